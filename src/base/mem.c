@@ -1,0 +1,86 @@
+/*
+ * mem.c - allocation wrappers with a failure-injection hook for tests.
+ */
+#include "mem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long fail_countdown;
+
+void opmfu_mem_fail_after(long n)
+{
+	fail_countdown = n;
+}
+
+static int should_fail(void)
+{
+	if (fail_countdown <= 0)
+		return 0;
+	return --fail_countdown == 0;
+}
+
+void *opmfu_malloc(size_t size)
+{
+	if (should_fail())
+		return NULL;
+	return malloc(size ? size : 1);
+}
+
+void *opmfu_calloc(size_t n, size_t size)
+{
+	if (should_fail())
+		return NULL;
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *opmfu_realloc(void *p, size_t size)
+{
+	if (should_fail())
+		return NULL;
+	return realloc(p, size ? size : 1);
+}
+
+void opmfu_free(void *p)
+{
+	free(p);
+}
+
+char *opmfu_strndup(const char *s, size_t n)
+{
+	char *d = opmfu_malloc(n + 1);
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *opmfu_strdup(const char *s)
+{
+	return opmfu_strndup(s, strlen(s));
+}
+
+int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / elem)
+		return -1;
+	np = opmfu_realloc(*p, ncap * elem);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * mem.h - allocation through one place, so out-of-memory paths can be tested
+ * (opmfu_mem_fail_after) and growable arrays share one overflow-checked helper.
+ */
+#ifndef OPMFU_MEM_H
+#define OPMFU_MEM_H
+
+#include <stddef.h>
+
+void *opmfu_malloc(size_t size);
+void *opmfu_calloc(size_t n, size_t size);
+void *opmfu_realloc(void *p, size_t size);
+void opmfu_free(void *p);
+char *opmfu_strndup(const char *s, size_t n);
+char *opmfu_strdup(const char *s);
+
+/*
+ * Makes room for `need` elements of `elem` bytes in *p (capacity *cap),
+ * doubling. Returns 0 on success, -1 on overflow or allocation failure
+ * (then *p and *cap are unchanged).
+ */
+int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* Test hook: the n-th allocation from now fails (0 disables). Not thread-safe;
+ * tests only. */
+void opmfu_mem_fail_after(long n);
+
+#define OPMFU_GROW(ptr, cap, need) \
+	opmfu_grow((void **)&(ptr), &(cap), (need), sizeof(*(ptr)))
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * sbuf.c - growable string buffer.
+ */
+#include "sbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mem.h"
+
+static char empty_buf[1];
+
+void sbuf_init(struct sbuf *sb)
+{
+	sb->buf = empty_buf;
+	sb->len = sb->cap = 0;
+	sb->oom = 0;
+}
+
+void sbuf_release(struct sbuf *sb)
+{
+	if (sb->cap)
+		opmfu_free(sb->buf);
+	sbuf_init(sb);
+}
+
+void sbuf_reset(struct sbuf *sb)
+{
+	sb->len = 0;
+	if (sb->cap)
+		sb->buf[0] = '\0';
+}
+
+static int reserve(struct sbuf *sb, size_t extra)
+{
+	char *p;
+	size_t need = sb->len + extra + 1, ncap;
+
+	if (sb->oom)
+		return -1;
+	if (need <= sb->cap)
+		return 0;
+	ncap = sb->cap ? sb->cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	p = opmfu_realloc(sb->cap ? sb->buf : NULL, ncap);
+	if (!p) {
+		sb->oom = 1;
+		return -1;
+	}
+	if (!sb->cap)
+		p[0] = '\0';
+	sb->buf = p;
+	sb->cap = ncap;
+	return 0;
+}
+
+void sbuf_add(struct sbuf *sb, const char *s, size_t n)
+{
+	if (reserve(sb, n))
+		return;
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sbuf_adds(struct sbuf *sb, const char *s)
+{
+	sbuf_add(sb, s, strlen(s));
+}
+
+void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || reserve(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}

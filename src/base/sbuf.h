@@ -1,0 +1,27 @@
+/*
+ * sbuf.h - a growable NUL-terminated byte buffer.
+ * Invariant: buf is never NULL after sbuf_init; len excludes the NUL.
+ */
+#ifndef OPMFU_SBUF_H
+#define OPMFU_SBUF_H
+
+#include <stddef.h>
+
+struct sbuf {
+	char *buf;
+	size_t len, cap;
+	int oom; /* set once an append failed; later appends are ignored */
+};
+
+void sbuf_init(struct sbuf *sb);
+void sbuf_release(struct sbuf *sb);
+void sbuf_reset(struct sbuf *sb);
+void sbuf_add(struct sbuf *sb, const char *s, size_t n);
+void sbuf_adds(struct sbuf *sb, const char *s);
+void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+#endif

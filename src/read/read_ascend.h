@@ -1,0 +1,22 @@
+/*
+ * read_ascend.h - reads one Ascend PyTorch profiler database (SPEC 1.2) into
+ * a struct opmfu_trace. The database is opened read-only and never written.
+ */
+#ifndef OPMFU_READ_ASCEND_H
+#define OPMFU_READ_ASCEND_H
+
+#include "../base/err.h"
+#include "../model/trace.h"
+
+/*
+ * Fills t (which must be initialised) from the database at path: strings,
+ * the (kernel, op) links of all three kernel sources, the mfu_flops records
+ * (parsed; malformed ones counted in t->drops) and the Module ranges.
+ * Returns OPMFU_OK, or an error naming the file and the table at fault;
+ * on error t holds whatever was read and must still be released.
+ * An optional table (MSTX_EVENTS, the communication tables) may be absent.
+ */
+enum opmfu_status opmfu_read_ascend(const char *path, struct opmfu_trace *t,
+				    struct opmfu_err *err);
+
+#endif

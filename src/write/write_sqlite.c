@@ -1,0 +1,224 @@
+/*
+ * write_sqlite.c - the database export. One INSERT statement per table is
+ * prepared once and reused; everything happens inside one transaction.
+ */
+#include "write_sqlite.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../base/mem.h"
+#include "../model/parse.h"
+#include "sql_out.h"
+
+struct opmfu_sqlite_out {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *ins_op, *ins_mod, *ins_sum;
+	int in_txn;
+};
+
+static enum opmfu_status fail(struct opmfu_sqlite_out *o, const char *what, struct opmfu_err *err)
+{
+	return opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: %s: %s", o->path, what, sqlite3_errmsg(o->db));
+}
+
+static enum opmfu_status exec(struct opmfu_sqlite_out *o, const char *sql, const char *what,
+			      struct opmfu_err *err)
+{
+	if (sqlite3_exec(o->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return fail(o, what, err);
+	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_sqlite_out_open(struct opmfu_sqlite_out **out, const char *path,
+					struct opmfu_err *err)
+{
+	struct opmfu_sqlite_out *o = opmfu_calloc(1, sizeof(*o));
+	enum opmfu_status st;
+
+	*out = NULL;
+	if (!o || !(o->path = opmfu_strdup(path))) {
+		opmfu_free(o);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory opening %s", path);
+	}
+	if (sqlite3_open_v2(path, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		st = o->db ? fail(o, "cannot open for writing", err)
+			   : opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open for writing", path);
+		goto bad;
+	}
+	sqlite3_busy_timeout(o->db, 5000);
+	if ((st = exec(o, "BEGIN IMMEDIATE", "cannot start a transaction", err)))
+		goto bad;
+	o->in_txn = 1;
+	if ((st = exec(o, "DROP TABLE IF EXISTS \"OperatorMFU\"; DROP TABLE IF EXISTS \"ModuleMFU\";"
+			  "DROP TABLE IF EXISTS \"OpmfuRankSummary\";",
+		       "cannot replace the previous results", err)) ||
+	    (st = exec(o, opmfu_sql_out_operator_mfu, "cannot create OperatorMFU", err)) ||
+	    (st = exec(o, opmfu_sql_out_module_mfu, "cannot create ModuleMFU", err)) ||
+	    (st = exec(o, opmfu_sql_out_rank_summary, "cannot create OpmfuRankSummary", err)))
+		goto bad;
+	if (sqlite3_prepare_v2(o->db, "INSERT INTO \"OperatorMFU\" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
+			       &o->ins_op, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(o->db, "INSERT INTO \"ModuleMFU\" VALUES (?,?,?,?,?,?,?,?,?)", -1, &o->ins_mod,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(o->db, "INSERT INTO \"OpmfuRankSummary\" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &o->ins_sum, NULL) != SQLITE_OK) {
+		st = fail(o, "cannot prepare inserts", err);
+		goto bad;
+	}
+	*out = o;
+	return OPMFU_OK;
+bad:
+	opmfu_sqlite_out_close(o);
+	return st;
+}
+
+static void bind_sid(sqlite3_stmt *s, int col, const struct opmfu_trace *t, uint32_t sid)
+{
+	const char *v = opmfu_strtab_str(&t->strs, sid);
+	if (v)
+		sqlite3_bind_text(s, col, v, (int)opmfu_strtab_len(&t->strs, sid), SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, col);
+}
+
+static void bind_shape(sqlite3_stmt *s, int col, const struct opmfu_trace *t, uint32_t sid)
+{
+	const char *v = opmfu_strtab_str(&t->strs, sid);
+	size_t a, n;
+	if (!v) {
+		sqlite3_bind_null(s, col);
+		return;
+	}
+	opmfu_shape_strip(v, opmfu_strtab_len(&t->strs, sid), &a, &n);
+	sqlite3_bind_text(s, col, v + a, (int)n, SQLITE_STATIC);
+}
+
+static enum opmfu_status step(struct opmfu_sqlite_out *o, sqlite3_stmt *s, const char *what,
+			      struct opmfu_err *err)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return fail(o, what, err);
+	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_sqlite_out_rank(struct opmfu_sqlite_out *o, int rank, const struct opmfu_trace *t,
+					const struct opmfu_op_mfu *op, const struct opmfu_module_mfu *mod,
+					struct opmfu_err *err)
+{
+	sqlite3_stmt *s = o->ins_op;
+	size_t i;
+	enum opmfu_status st;
+
+	for (i = 0; i < op->n_r; i++) {
+		const struct opmfu_link *r = &t->links[op->r[i]];
+		uint32_t e = opmfu_op_mfu_first(op, t, r);
+		for (; e != OPMFU_NO_ENTRY; e = op->m[e].next) {
+			const struct opmfu_mfu_entry *m = &op->m[e];
+			const struct opmfu_link *sl = &t->links[m->link];
+			const struct opmfu_flops_rec *rec = &t->recs[m->rec];
+			sqlite3_bind_int(s, 1, rank);
+			bind_sid(s, 2, t, r->op_name);
+			bind_sid(s, 3, t, r->k_name);
+			sqlite3_bind_int64(s, 4, r->k_start);
+			sqlite3_bind_int64(s, 5, r->k_end);
+			sqlite3_bind_int64(s, 6, r->k_end - r->k_start);
+			sqlite3_bind_double(s, 7, opmfu_round(m->mfu, 4));
+			sqlite3_bind_double(s, 8, opmfu_round(m->tput / 1e12, 2));
+			sqlite3_bind_double(s, 9, opmfu_round(m->peak / 1e12, 2));
+			sqlite3_bind_int64(s, 10, rec->flops);
+			sqlite3_bind_text(s, 11, opmfu_strtab_str(&t->strs, rec->msg) + rec->name_off,
+					  (int)(opmfu_strtab_len(&t->strs, rec->msg) - rec->name_off), SQLITE_STATIC);
+			bind_shape(s, 12, t, sl->in_shapes);
+			bind_shape(s, 13, t, sl->out_shapes);
+			if ((st = step(o, s, "cannot insert into OperatorMFU", err)))
+				return st;
+		}
+	}
+	if (mod) {
+		s = o->ins_mod;
+		for (i = 0; i < mod->n_rows; i++) {
+			const struct opmfu_module_row *r = &mod->rows[i];
+			sqlite3_bind_int(s, 1, rank);
+			sqlite3_bind_text(s, 2, r->parent, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, 3, r->module, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, 4, r->op_name, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, 5, r->kernel_list, -1, SQLITE_STATIC);
+			sqlite3_bind_double(s, 6, r->total_ns);
+			sqlite3_bind_double(s, 7, r->avg_ns);
+			sqlite3_bind_int64(s, 8, (sqlite3_int64)r->op_count);
+			sqlite3_bind_text(s, 9, r->avg_mfu, -1, SQLITE_STATIC);
+			if ((st = step(o, s, "cannot insert into ModuleMFU", err)))
+				return st;
+		}
+	}
+	return OPMFU_OK;
+}
+
+static void bind_peak(sqlite3_stmt *s, int col, double tflops)
+{
+	if (tflops > 0)
+		sqlite3_bind_double(s, col, tflops);
+	else
+		sqlite3_bind_null(s, col);
+}
+
+enum opmfu_status opmfu_sqlite_out_summary(struct opmfu_sqlite_out *o, const struct opmfu_rank_report *rr,
+					   struct opmfu_err *err)
+{
+	static const char *const state[] = { "ok", "no_mfu", "failed" };
+	sqlite3_stmt *s = o->ins_sum;
+	size_t dropped = 0;
+	int i;
+
+	for (i = 0; i < OPMFU_NDROP; i++)
+		dropped += rr->drops[i];
+	sqlite3_bind_int(s, 1, rr->rank);
+	sqlite3_bind_text(s, 2, rr->db_path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, state[rr->state], -1, SQLITE_STATIC);
+	if (rr->reason)
+		sqlite3_bind_text(s, 4, rr->reason, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 4);
+	bind_peak(s, 5, rr->peak_tflops[OPMFU_CLASS_FP16]);
+	bind_peak(s, 6, rr->peak_tflops[OPMFU_CLASS_INT8]);
+	bind_peak(s, 7, rr->peak_tflops[OPMFU_CLASS_FP8]);
+	if (rr->peak_source)
+		sqlite3_bind_text(s, 8, rr->peak_source, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 8);
+	sqlite3_bind_int64(s, 9, (sqlite3_int64)rr->kernels);
+	sqlite3_bind_int64(s, 10, (sqlite3_int64)rr->recs_read);
+	sqlite3_bind_int64(s, 11, (sqlite3_int64)rr->recs_used);
+	sqlite3_bind_int64(s, 12, (sqlite3_int64)dropped);
+	sqlite3_bind_int64(s, 13, (sqlite3_int64)rr->kernels_with_mfu);
+	sqlite3_bind_int64(s, 14, (sqlite3_int64)rr->op_rows);
+	sqlite3_bind_int64(s, 15, (sqlite3_int64)rr->module_rows);
+	return step(o, s, "cannot insert into OpmfuRankSummary", err);
+}
+
+enum opmfu_status opmfu_sqlite_out_commit(struct opmfu_sqlite_out *o, struct opmfu_err *err)
+{
+	enum opmfu_status st = exec(o, "COMMIT", "cannot commit the results", err);
+	if (st == OPMFU_OK)
+		o->in_txn = 0;
+	return st;
+}
+
+void opmfu_sqlite_out_close(struct opmfu_sqlite_out *o)
+{
+	if (!o)
+		return;
+	sqlite3_finalize(o->ins_op);
+	sqlite3_finalize(o->ins_mod);
+	sqlite3_finalize(o->ins_sum);
+	if (o->db && o->in_txn)
+		sqlite3_exec(o->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(o->db);
+	opmfu_free(o->path);
+	opmfu_free(o);
+}
