@@ -135,7 +135,7 @@ static void resolve_peaks(const struct opmfu_opts *o, const struct opmfu_rank_in
 	}
 }
 
-/* "fp16, int8: info.json ...; fp8: override (--peak)" */
+/* "fp16, int8 from info.json ...; fp8 from override (--peak)" */
 static char *peak_source_text(const struct peak_choice *pc)
 {
 	struct sbuf sb;
@@ -155,7 +155,7 @@ static char *peak_source_text(const struct peak_choice *pc)
 			any = 1;
 		}
 		if (any)
-			sbuf_addf(&sb, ": %s", label);
+			sbuf_addf(&sb, " from %s", label);
 	}
 	if (!sb.len) {
 		sbuf_release(&sb);
@@ -412,14 +412,18 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 			o->on_progress(o->ctx, &p);
 		}
 	}
+	if (rep->n_failed == rep->n_ranks) {
+		/* nothing was analysed: keep the previous results rather than empty tables */
+		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu rank%s failed; %s left unchanged",
+				   rep->n_failed, rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->out_db);
+		opmfu_free(rep->out_db);
+		rep->out_db = NULL;
+		goto out;
+	}
 	if ((st = opmfu_sqlite_out_commit(db, err)))
 		goto out;
 	if (rep->n_failed)
-		st = rep->n_failed == rep->n_ranks
-			     ? opmfu_err_set(err, OPMFU_ERR_PARTIAL, "all %zu rank%s failed", rep->n_ranks,
-					     rep->n_ranks == 1 ? "" : "s")
-			     : opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu ranks failed", rep->n_failed,
-					     rep->n_ranks);
+		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu ranks failed", rep->n_failed, rep->n_ranks);
 out:
 	opmfu_sqlite_out_close(db);
 	if (st != OPMFU_OK && st != OPMFU_ERR_PARTIAL) {

@@ -272,6 +272,7 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 		double total = 0;
 		enum opmfu_dtclass cls;
 		const char *dt;
+		char bad[48];
 		double peak;
 
 		while (hi < n_s && t->links[s[hi]].op_start <= rec->end)
@@ -290,12 +291,14 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 			}
 		}
 		dt = opmfu_strtab_str(&t->strs, t->links[win[0]].in_dtypes);
-		cls = opmfu_dtype_pick(dt, opmfu_strtab_len(&t->strs, t->links[win[0]].in_dtypes),
-				       res->stats.bad_dtype, sizeof(res->stats.bad_dtype));
+		cls = opmfu_dtype_pick(dt, opmfu_strtab_len(&t->strs, t->links[win[0]].in_dtypes), bad,
+				       sizeof(bad));
 		if (cls < 0) {
 			res->stats.drops[OPMFU_DROP_DTYPE]++;
-			if (cls == OPMFU_DT_NONE)
-				snprintf(res->stats.bad_dtype, sizeof(res->stats.bad_dtype), "%.40s", dt);
+			/* keep the first one seen as the example for the summary */
+			if (!res->stats.bad_dtype[0])
+				snprintf(res->stats.bad_dtype, sizeof(res->stats.bad_dtype), "%.40s",
+					 cls == OPMFU_DT_NONE ? dt : bad);
 			continue;
 		}
 		if (total <= 0) {
@@ -308,6 +311,7 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 			continue;
 		}
 		res->stats.recs_used++;
+		res->stats.sum_flops += (double)rec->flops;
 		for (k = 0; k < n_win; k++) {
 			const struct opmfu_link *l = &t->links[win[k]];
 			int64_t dur = l->k_end - l->k_start;
@@ -324,7 +328,6 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 			e->link = win[k];
 			e->rec = (uint32_t)i;
 			e->next = OPMFU_NO_ENTRY;
-			res->stats.sum_flops += (double)rec->flops;
 			res->stats.sum_capacity += (double)dur * 1e-9 * peak;
 		}
 	}

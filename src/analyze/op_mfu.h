@@ -36,8 +36,8 @@ struct opmfu_op_mfu_stats {
 	size_t kernels_with_mfu;         /* distinct kernel keys with an entry */
 	size_t rows;                     /* OperatorMFU rows */
 	char bad_dtype[48];              /* an example unsupported dtype */
-	/* Sum of FLOPs of used records and of kernel time x peak, for an MFU of
-	 * the recorded ops (cluster straggler view). */
+	/* FLOPs of the used records (each once) and the sum of their kernels'
+	 * time x peak: their ratio is the MFU of the recorded ops. */
 	double sum_flops, sum_capacity;
 };
 

@@ -9,7 +9,7 @@
 
 static const struct opmfu_chip chips[] = {
 	/* Ascend: 24 AI cores x 1800 MHz x 8192 (fp16) or 16384 (int8) FLOPs per cycle */
-	{ "Ascend910B", "910B|Ascend 910B", 0, 0, 353.8944, 0, 707.7888, "24 AI cores at 1800 MHz, cube formula (SPEC 1.4)" },
+	{ "Ascend910B", "910B|Ascend 910B", 0, 0, 353.8944, 0, 707.7888, "24 AI cores at 1800 MHz, cube formula" },
 	{ "A100", "A100 SXM|A100 PCIe", 19.5, 156, 312, 0, 624, "NVIDIA A100 datasheet, dense" },
 	{ "H100 SXM", "H100 SXM5", 67, 494.7, 989.4, 1978.9, 1978.9, "NVIDIA H100 datasheet, dense" },
 	{ "H200 SXM", NULL, 67, 494.7, 989.4, 1978.9, 1978.9, "NVIDIA H200 datasheet, dense" },

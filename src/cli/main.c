@@ -52,11 +52,12 @@ static const char usage_analyze[] =
 	"\n"
 	"exit status: 0 ok, 1 failure, 2 usage error, 3 some ranks failed\n";
 
-static void die_usage(const char *usage, const char *fmt, const char *arg)
+/* Usage errors: one line naming the fault, one line pointing at the help. */
+static void die_usage(const char *cmd, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: error: ", prog);
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n\n%s", usage);
+	fprintf(stderr, "\nRun 'opmfu %s--help' for usage.\n", cmd);
 	exit(EXIT_USAGE);
 }
 
@@ -134,7 +135,7 @@ static void print_peaks(const struct opmfu_rank_report *r)
 			any = 1;
 		}
 	if (any)
-		printf(" from %s\n", r->peak_source ? r->peak_source : "?");
+		printf("\n    %s\n", r->peak_source ? r->peak_source : "?");
 	else
 		printf(" none\n");
 }
@@ -153,9 +154,9 @@ static void print_summary(const struct opmfu_report *rep)
 		}
 		for (d = 0; d < OPMFU_NDROP; d++)
 			dropped += r->drops[d];
-		printf("  kernels: %zu linked to framework ops", r->kernels);
+		printf("  kernels: %zu kernel-op links", r->kernels);
 		if (r->comm_links)
-			printf(", %zu communication", r->comm_links);
+			printf(" (+%zu communication)", r->comm_links);
 		printf("\n  FLOPs records: %zu read, %zu used, %zu dropped", r->recs_read, r->recs_used, dropped);
 		if (dropped) {
 			int first = 1;
@@ -206,7 +207,8 @@ static int cmd_analyze(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.exports = OPMFU_EXPORT_DB;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1) {
+	opterr = 0; /* we word the messages ourselves */
+	while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.out_dir = optarg;
@@ -219,12 +221,12 @@ static int cmd_analyze(int argc, char **argv)
 			else if (!strcmp(optarg, "db,xlsx") || !strcmp(optarg, "xlsx,db"))
 				o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX;
 			else
-				die_usage(usage_analyze, "--export: '%s' is not db, xlsx or db,xlsx", optarg);
+				die_usage("analyze ", "--export: '%s' is not db, xlsx or db,xlsx", optarg);
 			break;
 		}
 		case 'P':
 			if (opmfu_parse_peak_spec(optarg, o.peak_tflops, msg, sizeof(msg)))
-				die_usage(usage_analyze, "--peak: %s", msg);
+				die_usage("analyze ", "--peak: %s", msg);
 			o.peak_origin = "--peak";
 			have_cli_peak = 1;
 			break;
@@ -235,14 +237,14 @@ static int cmd_analyze(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 1 || v > 1024)
-				die_usage(usage_analyze, "--jobs: '%s' is not a number from 1 to 1024", optarg);
+				die_usage("analyze ", "--jobs: '%s' is not a number from 1 to 1024", optarg);
 			o.jobs = (int)v;
 			break;
 		}
 		case 'R': {
 			int n = parse_rank_list(optarg, &ranks);
 			if (n < 0)
-				die_usage(usage_analyze, "--rank-list: '%s' is not a list like 0,3,8-15", optarg);
+				die_usage("analyze ", "--rank-list: '%s' is not a list like 0,3,8-15", optarg);
 			free((void *)o.ranks);
 			o.ranks = ranks;
 			o.n_ranks = (size_t)n;
@@ -254,16 +256,18 @@ static int cmd_analyze(int argc, char **argv)
 		case 'h':
 			fputs(usage_analyze, stdout);
 			return 0;
+		case ':':
+			die_usage("analyze ", "option '%s' needs a value", argv[optind - 1]);
+			break;
 		default:
-			fprintf(stderr, "\n%s", usage_analyze);
-			return EXIT_USAGE;
+			die_usage("analyze ", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		die_usage(usage_analyze, "%s", "analyze needs at least one PATH");
+		die_usage("analyze ", "%s", "analyze needs at least one PATH");
 	if (!have_cli_peak && env_peak && *env_peak) {
 		if (opmfu_parse_peak_spec(env_peak, o.peak_tflops, msg, sizeof(msg)))
-			die_usage(usage_analyze, "OPMFU_PEAK: %s", msg);
+			die_usage("analyze ", "OPMFU_PEAK: %s", msg);
 		o.peak_origin = "OPMFU_PEAK";
 	}
 	o.inputs = (const char *const *)(argv + optind);
@@ -314,7 +318,7 @@ static int cmd_chips(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1)
-		die_usage("usage: opmfu chips\n", "chips takes no arguments, got '%s'", argv[1]);
+		die_usage("chips ", "chips takes no arguments, got '%s'", argv[1]);
 	printf("%-12s %9s %9s %9s %9s %9s  %s\n", "chip", "fp32", "tf32", "bf16/fp16", "fp8", "int8", "aliases");
 	for (i = 0; opmfu_chip_row(i, &r); i++) {
 		double v[5] = { r.fp32, r.tf32, r.fp16, r.fp8, r.int8 };
@@ -334,7 +338,7 @@ static int cmd_chips(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		die_usage(usage_main, "%s", "no command given");
+		die_usage("", "%s", "no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		fputs(usage_main, stdout);
 		return 0;
@@ -348,7 +352,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "chips"))
 		return cmd_chips(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
-		die_usage(usage_main, "unknown option '%s'", argv[1]);
-	die_usage(usage_main, "unknown command '%s'", argv[1]);
+		die_usage("", "unknown option '%s'", argv[1]);
+	die_usage("", "unknown command '%s'", argv[1]);
 	return EXIT_USAGE;
 }

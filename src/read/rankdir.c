@@ -194,6 +194,7 @@ static enum opmfu_status add_rank(struct opmfu_rank_list *list, struct opmfu_ran
 				  opmfu_warn_fn warn, void *ctx, struct opmfu_err *err)
 {
 	size_t i;
+	int cmp;
 	for (i = 0; i < list->n; i++) {
 		struct opmfu_rank_input *o = &list->v[i];
 		if (o->rank != in.rank)
@@ -202,14 +203,15 @@ static enum opmfu_status add_rank(struct opmfu_rank_list *list, struct opmfu_ran
 			rank_input_release(&in);
 			return OPMFU_OK;
 		}
-		if (newer(in.dir, o->dir) > 0) {
+		cmp = newer(in.dir, o->dir);
+		if (cmp > 0) {
 			warnf(warn, ctx, "rank %d found twice: using %s (newer timestamp), ignoring %s",
 			      in.rank, in.dir, o->dir);
 			rank_input_release(o);
 			*o = in;
 		} else {
-			warnf(warn, ctx, "rank %d found twice: using %s (newer timestamp), ignoring %s",
-			      in.rank, o->dir, in.dir);
+			warnf(warn, ctx, "rank %d found twice: using %s (%s), ignoring %s", in.rank, o->dir,
+			      cmp < 0 ? "newer timestamp" : "same or no timestamp: the first found", in.dir);
 			rank_input_release(&in);
 		}
 		return OPMFU_OK;

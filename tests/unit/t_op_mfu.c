@@ -1,1 +1,132 @@
-int main(void){return 0;}
+/*
+ * t_op_mfu.c - SPEC 2 range mapping on a hand-built trace: several kernels
+ * per op, a kernel linked to two ops, overlapping records, a zero-duration
+ * kernel, N/A shapes, a record with no op inside, an int8 kernel.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "analyze/op_mfu.h"
+#include "base/mem.h"
+#include "check.h"
+
+static struct opmfu_trace T;
+
+static uint32_t S(const char *s)
+{
+	return opmfu_strtab_intern(&T.strs, s, strlen(s));
+}
+
+static void link(const char *op, int64_t os, int64_t oe, const char *k, int64_t ks, int64_t ke, const char *dt,
+		 const char *shape)
+{
+	struct opmfu_link l = { ks, ke, os, oe, S(k), S(op), S(shape), S(dt), S(shape), (uint32_t)T.n_links };
+	OPMFU_GROW(T.links, T.cap_links, T.n_links + 1);
+	T.links[T.n_links++] = l;
+	T.n_compute++;
+}
+
+static void rec(int64_t start, int64_t end, int64_t flops, const char *msg)
+{
+	OPMFU_GROW(T.recs, T.cap_recs, T.n_recs + 1);
+	T.recs[T.n_recs++] = (struct opmfu_flops_rec){ start, end, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+}
+
+/* expected entries of one OperatorMFU row: (op, kernel start) -> record flops list */
+struct row {
+	const char *op, *kernel;
+	int64_t ks, ke, flops;
+	double mfu; /* hand-computed, checked to 1e-12 */
+	double peak;
+};
+
+int main(void)
+{
+	struct opmfu_op_mfu res;
+	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	const char *f16 = "FLOAT16;FLOAT16", *i8 = "INT8;INT8;FLOAT", *sh = "\"4,4;4,4\"";
+	size_t i, n = 0;
+	/* R order: (op start, kernel start); each kernel's entries in record-start order */
+	static const struct row want[] = {
+		{ "aten::mm", "Cast", 110, 120, 2000, 0.2, 1e12 },     /* R5 */
+		{ "aten::mm", "Cast", 110, 120, 1000, 0.1, 1e12 },     /* R1 */
+		{ "aten::mm", "MatMulV3", 120, 170, 2000, 0.04, 1e12 },
+		{ "aten::mm", "MatMulV3", 120, 170, 1000, 0.02, 1e12 },
+		{ "aten::mm", "TransData", 170, 180, 2000, 0.2, 1e12 },
+		{ "aten::mm", "TransData", 170, 180, 1000, 0.1, 1e12 },
+		/* R5's dtype is decided by its first row (Cast, fp16), so K4 gets the fp16 peak there */
+		{ "aten::mm", "MatMulV3", 310, 360, 2000, 0.04, 1e12 },
+		{ "aten::mm", "MatMulV3", 310, 360, 5000, 0.05, 2e12 }, /* R2, int8 */
+		/* the same kernel under its second framework op, same MFU */
+		{ "aclnnMm", "MatMulV3", 310, 360, 2000, 0.04, 1e12 },
+		{ "aclnnMm", "MatMulV3", 310, 360, 5000, 0.05, 2e12 },
+		/* the zero-duration kernel ZeroK gets nothing; K6 gets R5 and R3 */
+		{ "aten::add", "Add", 520, 540, 2000, 0.1, 1e12 },
+		{ "aten::add", "Add", 520, 540, 100, 0.005, 1e12 },
+	};
+
+	opmfu_trace_init(&T);
+	opmfu_op_mfu_init(&res);
+	/* read order deliberately not sorted */
+	link("aten::add", 500, 600, "Add", 520, 540, f16, sh);
+	link("aten::mm", 100, 200, "MatMulV3", 120, 170, f16, sh);
+	link("aten::mm", 100, 200, "Cast", 110, 120, f16, sh);
+	link("aten::mm", 100, 200, "TransData", 170, 180, f16, sh);
+	link("aclnnMm", 305, 395, "MatMulV3", 310, 360, i8, sh);
+	link("aten::mm", 300, 400, "MatMulV3", 310, 360, i8, sh);
+	link("aten::add", 500, 600, "ZeroK", 510, 510, f16, sh);
+	link("aten::na", 700, 800, "NaShape", 710, 750, f16, "N/A");
+	link("aten::zero", 2000, 2100, "ZeroOnly", 2010, 2010, f16, sh);
+
+	rec(50, 250, 1000, "1000-mm");     /* R1: op aten::mm@100 */
+	rec(290, 310, 5000, "5000-mm");    /* R2: both ops of K4 start inside; deduped */
+	rec(450, 650, 100, "100-add");     /* R3 */
+	rec(650, 850, 7, "7-na");          /* R4: only an N/A-shaped kernel: no kernel */
+	rec(0, 1000, 2000, "2000-outer");  /* R5: overlaps everything above */
+	rec(1990, 2200, 9, "9-zero");      /* R6: kernels of zero total duration */
+
+	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &res, &e), OPMFU_OK);
+	CHECK_INT(res.stats.recs_used, 4);
+	CHECK_INT(res.stats.drops[OPMFU_DROP_NO_KERNEL], 1);
+	CHECK_INT(res.stats.drops[OPMFU_DROP_DURATION], 1);
+	CHECK_INT(res.stats.kernels_with_mfu, 5);
+	CHECK_INT(res.n_m, 5 + 3 + 1 + 1);
+	CHECK_INT(res.stats.rows, sizeof(want) / sizeof(want[0]));
+
+	for (i = 0; i < res.n_r; i++) {
+		const struct opmfu_link *r = &T.links[res.r[i]];
+		uint32_t k = opmfu_op_mfu_first(&res, &T, r);
+		for (; k != OPMFU_NO_ENTRY; k = res.m[k].next, n++) {
+			const struct opmfu_mfu_entry *m = &res.m[k];
+			const struct opmfu_flops_rec *fr = &T.recs[m->rec];
+			if (n >= sizeof(want) / sizeof(want[0]))
+				break;
+			CHECK_STR(opmfu_strtab_str(&T.strs, r->op_name), want[n].op);
+			CHECK_STR(opmfu_strtab_str(&T.strs, r->k_name), want[n].kernel);
+			CHECK_INT(r->k_start, want[n].ks);
+			CHECK_INT(r->k_end, want[n].ke);
+			CHECK_INT(fr->flops, want[n].flops);
+			CHECK_DBL(m->peak, want[n].peak);
+			CHECK(fabs(m->mfu - want[n].mfu) < 1e-12);
+			/* the exact value follows SPEC 2.5's operation order */
+			CHECK_DBL(m->mfu, (double)fr->flops / ((double)(r->k_end - r->k_start) * 1e-9) / m->peak);
+		}
+	}
+	CHECK_INT(n, sizeof(want) / sizeof(want[0]));
+
+	/* records were put in start order */
+	CHECK_INT(T.recs[0].start, 0);
+	CHECK_INT(T.recs[5].start, 1990);
+
+	/* without an int8 peak, the int8 record is dropped for that reason */
+	opmfu_op_mfu_release(&res);
+	pk.flops[OPMFU_DT_INT8] = 0;
+	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &res, &e), OPMFU_OK);
+	CHECK_INT(res.stats.drops[OPMFU_DROP_NO_PEAK], 1);
+	CHECK_INT(res.stats.recs_used, 3);
+
+	opmfu_op_mfu_release(&res);
+	opmfu_trace_release(&T);
+	return check_done();
+}

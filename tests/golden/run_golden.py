@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Run one golden case of fixtures/: build its input tree, run opmfu, compare.
+
+A case directory holds:
+  tree/         the input tree, built by tools/build_fixture.py (FILE.db.sql
+                becomes the SQLite database FILE.db)
+  dbpath        where the output database is (default {out}/cluster_analysis_output/...)
+  cmd           the opmfu arguments, one per line; {tree} and {out} are replaced
+                (default: analyze {tree} -o {out})
+  expected/     exit (default 0), <Table>.tsv for each table of
+                {out}/cluster_analysis_output/cluster_analysis.db to compare,
+                stdout / stderr (optional, exact after replacing paths and timings),
+                absent (optional: output paths that must not exist)
+Input files must be byte-identical after the run (opmfu never writes its input).
+Expected files are written by hand from SPEC.md; this script never writes them.
+"""
+import hashlib
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from build_fixture import build_tree  # noqa: E402
+
+
+def tree_hashes(top):
+    """Hashes of the input files; opmfu's own output folder is not input."""
+    res = {}
+    for root, dirs, files in os.walk(top):
+        if "cluster_analysis_output" in dirs:
+            dirs.remove("cluster_analysis_output")
+        for name in files:
+            p = os.path.join(root, name)
+            with open(p, "rb") as f:
+                res[os.path.relpath(p, top)] = hashlib.sha256(f.read()).hexdigest()
+    return res
+
+
+def fmt(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, bytes):
+        return "x'" + v.hex() + "'"
+    if isinstance(v, int):
+        return str(v)
+    return v.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+
+def dump_table(db, table):
+    con = sqlite3.connect(db)
+    try:
+        cur = con.execute('SELECT * FROM "%s" ORDER BY rowid' % table)
+    except sqlite3.OperationalError as e:
+        con.close()
+        return "(%s)\n" % e
+    lines = ["\t".join(d[0] for d in cur.description)]
+    for row in cur:
+        lines.append("\t".join(fmt(v) for v in row))
+    con.close()
+    return "\n".join(lines) + "\n"
+
+
+def normalize(text, subst):
+    for key, val in subst.items():
+        text = text.replace(val, key)
+    text = re.sub(r"in \d+\.\d+ s\b", "in X s", text)
+    return text
+
+
+def diff(name, want, got):
+    import difflib
+    sys.stdout.write("MISMATCH in %s:\n" % name)
+    sys.stdout.writelines(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
+                                               "expected", "actual"))
+    return 1
+
+
+def main():
+    opmfu, case, schema_path = sys.argv[1], sys.argv[2], sys.argv[3]
+    with open(schema_path, encoding="utf-8") as f:
+        schema = f.read()
+    expected = os.path.join(case, "expected")
+    shared = os.path.normpath(os.path.join(os.path.dirname(schema_path), "..", "..", "..", "shared"))
+    tmp = tempfile.mkdtemp(prefix="opmfu-golden-")
+    try:
+        tree = os.path.join(tmp, "tree")
+        out = os.path.join(tmp, "out")
+        os.makedirs(out)
+        if os.path.isdir(os.path.join(case, "tree")):
+            build_tree(os.path.join(case, "tree"), tree, schema)
+        cmd_file = os.path.join(case, "cmd")
+        args = ["analyze", "{tree}", "-o", "{out}"]
+        if os.path.exists(cmd_file):
+            with open(cmd_file, encoding="utf-8") as f:
+                args = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#")]
+        if any("{shared}" in a for a in args) and not os.path.isdir(os.path.join(shared, "real")):
+            print("skip: %s/real is not there" % shared)
+            return 77
+        subst = {"{tree}": tree, "{out}": out, "{shared}": shared}
+        args = [normalize_arg(a, subst) for a in args]
+        before = tree_hashes(tree) if os.path.isdir(tree) else {}
+        env = dict(os.environ)
+        env.pop("OPMFU_PEAK", None)
+        envfile = os.path.join(case, "env")
+        if os.path.exists(envfile):
+            with open(envfile, encoding="utf-8") as f:
+                for line in f:
+                    if "=" in line:
+                        k, v = line.rstrip("\n").split("=", 1)
+                        env[k] = v
+        proc = subprocess.run([opmfu] + args, capture_output=True, text=True, env=env, timeout=300)
+        fails = 0
+        want_exit = 0
+        if os.path.exists(os.path.join(expected, "exit")):
+            with open(os.path.join(expected, "exit")) as f:
+                want_exit = int(f.read().strip())
+        if proc.returncode != want_exit:
+            print("exit status %d, expected %d" % (proc.returncode, want_exit))
+            print("stdout:\n" + proc.stdout + "stderr:\n" + proc.stderr)
+            fails += 1
+        for stream, got in (("stdout", proc.stdout), ("stderr", proc.stderr)):
+            path = os.path.join(expected, stream)
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    want = f.read()
+                got = normalize(got, subst)
+                if want != got:
+                    fails += diff(stream, want, got)
+        db = os.path.join(out, "cluster_analysis_output", "cluster_analysis.db")
+        if os.path.exists(os.path.join(case, "dbpath")):
+            with open(os.path.join(case, "dbpath"), encoding="utf-8") as f:
+                db = normalize_arg(f.read().strip(), subst)
+        for name in sorted(os.listdir(expected)):
+            if not name.endswith(".tsv"):
+                continue
+            with open(os.path.join(expected, name), encoding="utf-8") as f:
+                want = f.read()
+            got = dump_table(db, name[:-4]) if os.path.exists(db) else "(no database)\n"
+            got = normalize(got, subst)
+            if want != got:
+                fails += diff(name, want, got)
+        absent = os.path.join(expected, "absent")
+        if os.path.exists(absent):
+            with open(absent, encoding="utf-8") as f:
+                for line in f:
+                    p = normalize_arg(line.strip(), subst)
+                    if p and os.path.exists(p):
+                        print("%s exists but should not" % p)
+                        fails += 1
+        after = tree_hashes(tree) if os.path.isdir(tree) else {}
+        if before != after:
+            print("the input tree changed during the run")
+            fails += 1
+        print("%s: %s" % (os.path.basename(case), "ok" if not fails else "%d mismatches" % fails))
+        return 1 if fails else 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def normalize_arg(a, subst):
+    for k, v in subst.items():
+        a = a.replace(k, v)
+    return a
+
+
+if __name__ == "__main__":
+    sys.exit(main())

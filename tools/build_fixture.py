@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Build a fixture's input tree: build_fixture.py SRC_TREE DST_DIR SCHEMA.sql [STAMP]
+
+Every FILE.db.sql under SRC_TREE becomes the SQLite database FILE.db, made from
+SCHEMA.sql (the part of the profiler schema opmfu reads) followed by the file's
+own statements; a file whose first line is '-- schema: own' brings its own DDL.
+FILE.bin.hex becomes the bytes it spells in hex. Other files are copied.
+"""
+import os
+import shutil
+import sqlite3
+import sys
+
+
+def build_tree(src, dst, schema):
+    for root, dirs, files in os.walk(src):
+        dirs.sort()
+        rel = os.path.relpath(root, src)
+        out_dir = os.path.normpath(os.path.join(dst, rel))
+        os.makedirs(out_dir, exist_ok=True)
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            if name.endswith(".db.sql"):
+                with open(path, encoding="utf-8") as f:
+                    sql = f.read()
+                if not sql.startswith("-- schema: own"):
+                    sql = schema + "\n" + sql
+                target = os.path.join(out_dir, name[:-4])
+                if os.path.exists(target):
+                    os.remove(target)
+                con = sqlite3.connect(target)
+                con.executescript(sql)
+                con.commit()
+                con.close()
+            elif name.endswith(".bin.hex"):
+                with open(path, encoding="ascii") as f:
+                    data = bytes.fromhex("".join(f.read().split()))
+                with open(os.path.join(out_dir, name[:-8]), "wb") as f:
+                    f.write(data)
+            else:
+                shutil.copyfile(path, os.path.join(out_dir, name))
+
+
+def main():
+    src, dst, schema_path = sys.argv[1:4]
+    with open(schema_path, encoding="utf-8") as f:
+        schema = f.read()
+    if os.path.isdir(dst):
+        shutil.rmtree(dst)
+    build_tree(src, dst, schema)
+    if len(sys.argv) > 4:
+        with open(sys.argv[4], "w") as f:
+            f.write("built\n")
+
+
+if __name__ == "__main__":
+    main()
