@@ -6,11 +6,13 @@
 #include "opmfu.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analyze/module_mfu.h"
 #include "analyze/op_mfu.h"
@@ -330,6 +332,146 @@ static enum opmfu_status select_ranks(const struct opmfu_opts *o, struct opmfu_r
 	return OPMFU_OK;
 }
 
+/* ---- the rank pool ----
+ * Workers analyse ranks in parallel; the calling thread writes them strictly in
+ * rank order and frees each one at once. A worker may run at most `window`
+ * ranks ahead of the writer, so memory is bounded by the window, not by the
+ * number of ranks, and the output is identical for every -j.
+ */
+
+struct pool {
+	const struct opmfu_opts *o;
+	const struct opmfu_rank_list *list;
+	struct opmfu_report *rep;
+	struct rank_work *work; /* one per rank; only `window` are live at once */
+	unsigned char *done;
+	size_t next, written, window;
+	int abort;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	for (;;) {
+		size_t i;
+		pthread_mutex_lock(&p->mu);
+		while (!p->abort && p->next < p->list->n && p->next >= p->written + p->window)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->abort || p->next >= p->list->n) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+
+		analyse_rank(p->o, &p->list->v[i], &p->work[i], &p->rep->ranks[i]);
+
+		pthread_mutex_lock(&p->mu);
+		p->done[i] = 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+static int default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+static enum opmfu_status write_rank(const struct opmfu_opts *o, struct rank_work *w, struct opmfu_rank_report *rr,
+				    struct opmfu_sqlite_out *db, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	(void)o;
+	if (w->analysed)
+		st = opmfu_sqlite_out_rank(db, rr->rank, &w->trace, &w->op, &w->mod, err);
+	if (st == OPMFU_OK)
+		st = opmfu_sqlite_out_summary(db, rr, err);
+	return st;
+}
+
+static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
+				   struct opmfu_report *rep, struct opmfu_sqlite_out *db, double t0,
+				   struct opmfu_err *err)
+{
+	struct pool p;
+	pthread_t *th = NULL;
+	size_t i, n_threads, started = 0, kernels_done = 0;
+	enum opmfu_status st = OPMFU_OK;
+
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.list = list;
+	p.rep = rep;
+	n_threads = (size_t)(o->jobs > 0 ? o->jobs : default_jobs());
+	if (n_threads > list->n)
+		n_threads = list->n;
+	p.window = 2 * n_threads;
+	p.work = opmfu_calloc(list->n, sizeof(*p.work));
+	p.done = opmfu_calloc(list->n, 1);
+	th = opmfu_calloc(n_threads, sizeof(*th));
+	if (!p.work || !p.done || !th) {
+		opmfu_free(p.work);
+		opmfu_free(p.done);
+		opmfu_free(th);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory starting %zu workers", n_threads);
+	}
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	for (i = 0; i < n_threads; i++) {
+		if (pthread_create(&th[i], NULL, worker, &p) != 0)
+			break;
+		started++;
+	}
+	if (started == 0) {
+		/* no thread could be started: analyse on this thread, one rank at a time */
+		p.window = 1;
+	}
+
+	for (i = 0; i < list->n; i++) {
+		struct opmfu_rank_report *rr = &rep->ranks[i];
+		if (started == 0) {
+			analyse_rank(o, &list->v[i], &p.work[i], rr);
+		} else {
+			pthread_mutex_lock(&p.mu);
+			while (!p.done[i])
+				pthread_cond_wait(&p.cv, &p.mu);
+			pthread_mutex_unlock(&p.mu);
+		}
+		if (rr->state == OPMFU_RANK_FAILED)
+			rep->n_failed++;
+		st = write_rank(o, &p.work[i], rr, db, err);
+		kernels_done += rr->kernels;
+		work_release(&p.work[i]);
+		pthread_mutex_lock(&p.mu);
+		p.written = i + 1;
+		if (st)
+			p.abort = 1;
+		pthread_cond_broadcast(&p.cv);
+		pthread_mutex_unlock(&p.mu);
+		if (st)
+			break;
+		if (o->on_progress) {
+			struct opmfu_progress pr = { i + 1, list->n, kernels_done, now_s() - t0 };
+			o->on_progress(o->ctx, &pr);
+		}
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	/* after an abort, ranks analysed ahead of the writer are still held */
+	for (i = 0; i < list->n; i++)
+		work_release(&p.work[i]);
+	pthread_cond_destroy(&p.cv);
+	pthread_mutex_destroy(&p.mu);
+	opmfu_free(p.work);
+	opmfu_free(p.done);
+	opmfu_free(th);
+	return st;
+}
+
 enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_err *err)
 {
 	struct opmfu_rank_list list = { NULL, 0, 0 };
@@ -337,7 +479,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	struct sbuf sb;
 	enum opmfu_status st = OPMFU_OK;
 	double t0 = now_s();
-	size_t i, kernels_done = 0;
+	size_t i;
 	const char *base;
 
 	memset(rep, 0, sizeof(*rep));
@@ -393,25 +535,9 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	if ((st = opmfu_sqlite_out_open(&db, rep->out_db, err)))
 		goto out;
 
-	for (i = 0; i < list.n; i++) {
-		struct rank_work w;
-		struct opmfu_rank_report *rr = &rep->ranks[i];
-		analyse_rank(o, &list.v[i], &w, rr);
-		if (rr->state == OPMFU_RANK_FAILED)
-			rep->n_failed++;
-		if (w.analysed)
-			st = opmfu_sqlite_out_rank(db, rr->rank, &w.trace, &w.op, &w.mod, err);
-		if (st == OPMFU_OK)
-			st = opmfu_sqlite_out_summary(db, rr, err);
-		kernels_done += rr->kernels;
-		work_release(&w);
-		if (st)
-			goto out;
-		if (o->on_progress) {
-			struct opmfu_progress p = { i + 1, list.n, kernels_done, now_s() - t0 };
-			o->on_progress(o->ctx, &p);
-		}
-	}
+	st = run_ranks(o, &list, rep, db, t0, err);
+	if (st)
+		goto out;
 	if (rep->n_failed == rep->n_ranks) {
 		/* nothing was analysed: keep the previous results rather than empty tables */
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu rank%s failed; %s left unchanged",
