@@ -140,6 +140,66 @@ static void print_peaks(const struct opmfu_rank_report *r)
 		printf(" none\n");
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The cluster view: how many ranks were analysed, and the ranks whose MFU of
+ * recorded ops is furthest below the median (stragglers slow the whole job).
+ */
+static void print_cluster(const struct opmfu_report *rep)
+{
+	size_t i, n = 0, no_mfu = 0, shown = 0;
+	double *v = malloc(rep->n_ranks * sizeof(*v)), median;
+	size_t *order = malloc(rep->n_ranks * sizeof(*order));
+
+	for (i = 0; i < rep->n_ranks; i++) {
+		if (rep->ranks[i].state == OPMFU_RANK_NO_MFU)
+			no_mfu++;
+		if (v && rep->ranks[i].state == OPMFU_RANK_OK && rep->ranks[i].mfu_recorded >= 0)
+			v[n++] = rep->ranks[i].mfu_recorded;
+	}
+	printf("cluster: %zu ranks, %zu analysed, %zu failed, %zu without MFU\n", rep->n_ranks,
+	       rep->n_ranks - rep->n_failed, rep->n_failed, no_mfu);
+	if (!v || !order || n < 2) {
+		free(v);
+		free(order);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	printf("  MFU of recorded ops: median %.2f%% over %zu ranks (min %.2f%%, max %.2f%%)\n", median * 100, n,
+	       v[0] * 100, v[n - 1] * 100);
+	/* ranks below the median, furthest first; ties in rank order */
+	n = 0;
+	for (i = 0; i < rep->n_ranks; i++)
+		if (rep->ranks[i].state == OPMFU_RANK_OK && rep->ranks[i].mfu_recorded >= 0 &&
+		    rep->ranks[i].mfu_recorded < median)
+			order[n++] = i;
+	for (i = 1; i < n; i++) {
+		size_t k = order[i], j = i;
+		while (j > 0 && rep->ranks[order[j - 1]].mfu_recorded > rep->ranks[k].mfu_recorded) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = k;
+	}
+	if (n) {
+		printf("  stragglers (furthest below the median):");
+		for (i = 0; i < n && shown < 5; i++, shown++) {
+			const struct opmfu_rank_report *r = &rep->ranks[order[i]];
+			printf("%s rank %d %.2f%% (%.2f points below)", i ? "," : "", r->rank, r->mfu_recorded * 100,
+			       (median - r->mfu_recorded) * 100);
+		}
+		printf("\n");
+	}
+	free(v);
+	free(order);
+}
+
 static void print_summary(const struct opmfu_report *rep)
 {
 	size_t i;
@@ -178,6 +238,8 @@ static void print_summary(const struct opmfu_report *rep)
 		if (r->state == OPMFU_RANK_NO_MFU)
 			printf("  no MFU: %s\n", r->reason ? r->reason : "?");
 	}
+	if (rep->n_ranks > 1)
+		print_cluster(rep);
 	if (rep->out_db)
 		printf("wrote %s (%zu rank%s", rep->out_db, rep->n_ranks, rep->n_ranks == 1 ? "" : "s");
 	if (rep->out_db && rep->n_failed)

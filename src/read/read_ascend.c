@@ -26,9 +26,7 @@ static enum opmfu_status sql_fail(struct reader *r, const char *what)
 {
 	int code = sqlite3_extended_errcode(r->db);
 	const char *hint = "";
-	if (code == SQLITE_NOTADB)
-		hint = " (not a SQLite database)";
-	else if (code == SQLITE_CORRUPT || (code & 0xff) == SQLITE_CORRUPT)
+	if ((code & 0xff) == SQLITE_CORRUPT)
 		hint = " (the database is corrupt or truncated)";
 	else if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
 		hint = " (the database is locked by another process)";

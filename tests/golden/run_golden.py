@@ -4,6 +4,7 @@
 A case directory holds:
   tree/         the input tree, built by tools/build_fixture.py (FILE.db.sql
                 becomes the SQLite database FILE.db)
+  tree_from     instead of tree/: the case folder (relative) whose tree/ to use
   dbpath        where the output database is (default {out}/cluster_analysis_output/...)
   cmd           the opmfu arguments, one per line; {tree} and {out} are replaced
                 (default: analyze {tree} -o {out})
@@ -92,8 +93,12 @@ def main():
         tree = os.path.join(tmp, "tree")
         out = os.path.join(tmp, "out")
         os.makedirs(out)
-        if os.path.isdir(os.path.join(case, "tree")):
-            build_tree(os.path.join(case, "tree"), tree, schema)
+        src_tree = os.path.join(case, "tree")
+        if os.path.exists(os.path.join(case, "tree_from")):
+            with open(os.path.join(case, "tree_from"), encoding="utf-8") as f:
+                src_tree = os.path.join(case, f.read().strip(), "tree")
+        if os.path.isdir(src_tree):
+            build_tree(src_tree, tree, schema)
         cmd_file = os.path.join(case, "cmd")
         args = ["analyze", "{tree}", "-o", "{out}"]
         if os.path.exists(cmd_file):

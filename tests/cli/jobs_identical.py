@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""-j 1, -j 2 and -j 4 on fixtures/cluster_faults give byte-identical tables, the
+same exit status (3) and the same cluster view (hand-derived in that README).
+usage: jobs_identical.py OPMFU SOURCE_ROOT"""
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+root = sys.argv[2]
+sys.path.insert(0, os.path.join(root, "tools"))
+from build_fixture import build_tree  # noqa: E402
+
+CLUSTER_VIEW = [
+    "cluster: 6 ranks, 4 analysed, 2 failed, 0 without MFU",
+    "  MFU of recorded ops: median 35.00% over 4 ranks (min 10.00%, max 50.00%)",
+    "  stragglers (furthest below the median): rank 0 10.00% (25.00 points below), "
+    "rank 4 30.00% (5.00 points below)",
+]
+
+
+def dump(db):
+    con = sqlite3.connect(db)
+    out = []
+    for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
+        out.append(t)
+        out.extend(repr(r) for r in con.execute('SELECT * FROM "%s" ORDER BY rowid' % t))
+    con.close()
+    return out
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="opmfu-jobs-")
+    fails = 0
+    try:
+        with open(os.path.join(root, "schema", "in", "ascend.sql")) as f:
+            schema = f.read()
+        tree = os.path.join(tmp, "tree")
+        build_tree(os.path.join(root, "fixtures", "cluster_faults", "tree"), tree, schema)
+        dumps = {}
+        for j in (1, 2, 4):
+            out = os.path.join(tmp, "out%d" % j)
+            p = subprocess.run([sys.argv[1], "analyze", tree, "-o", out, "-j", str(j)],
+                               capture_output=True, text=True, timeout=120)
+            if p.returncode != 3:
+                print("-j %d: exit %d, expected 3\n%s" % (j, p.returncode, p.stderr))
+                fails += 1
+            lines = p.stdout.splitlines()
+            for want in CLUSTER_VIEW:
+                if want not in lines:
+                    print("-j %d: missing line %r in stdout:\n%s" % (j, want, p.stdout))
+                    fails += 1
+            dumps[j] = dump(os.path.join(out, "cluster_analysis_output", "cluster_analysis.db"))
+        for j in (2, 4):
+            if dumps[j] != dumps[1]:
+                print("-j %d tables differ from -j 1" % j)
+                fails += 1
+        if not any(l.startswith("OperatorMFU") for l in dumps[1]) or len(dumps[1]) < 8:
+            print("tables look empty: %r" % dumps[1][:5])
+            fails += 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("jobs_identical: %s" % ("ok" if not fails else "%d failures" % fails))
+    return 1 if fails else 0
+
+
+sys.exit(main())
