@@ -6,6 +6,7 @@
 #include "opmfu.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "read/rankdir.h"
 #include "read/read_ascend.h"
 #include "write/write_sqlite.h"
+#include "write/write_xlsx.h"
 
 _Static_assert((int)OPMFU_CLASS_FP16 == (int)OPMFU_DT_FP16 && (int)OPMFU_CLASS_INT8 == (int)OPMFU_DT_INT8 &&
 		       (int)OPMFU_CLASS_FP8 == (int)OPMFU_DT_FP8 && (int)OPMFU_NCLASS == (int)OPMFU_DT__COUNT,
@@ -37,6 +39,7 @@ struct rank_work {
 	struct opmfu_op_mfu op;
 	struct opmfu_module_mfu mod;
 	int analysed; /* trace and results are valid */
+	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
 };
 
 const char *opmfu_drop_reason(int i)
@@ -83,11 +86,13 @@ struct peak_choice {
 	char no_peak_why[1200];
 };
 
-static void resolve_peaks(const struct opmfu_opts *o, const struct opmfu_rank_input *in,
-			  struct peak_choice *pc)
+/* Fills pc; OPMFU_ERR_NOMEM (message in err) only if the search ran out of memory. */
+static enum opmfu_status resolve_peaks(const struct opmfu_opts *o, const struct opmfu_rank_input *in,
+				       struct peak_choice *pc, struct opmfu_err *err)
 {
 	int c;
-	char *info;
+	char *info = NULL;
+	enum opmfu_status st;
 
 	memset(pc, 0, sizeof(*pc));
 	snprintf(pc->labels[0], sizeof(pc->labels[0]), "override (%s)", o->peak_origin ? o->peak_origin : "--peak");
@@ -110,16 +115,20 @@ static void resolve_peaks(const struct opmfu_opts *o, const struct opmfu_rank_in
 		}
 	}
 	if (pc->src[OPMFU_CLASS_FP16] && pc->src[OPMFU_CLASS_INT8])
-		return; /* info.json could add nothing */
-	info = opmfu_find_info_json(in->dir);
+		return OPMFU_OK; /* info.json could add nothing */
+	if ((st = opmfu_find_info_json(in->dir, &info, err)))
+		return st;
 	if (!info) {
 		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why),
 			 "no chip info file (PROF_*/device_N/info.json.N) under %s", in->dir);
-		return;
 	} else {
 		struct opmfu_chip_info ci;
 		struct opmfu_err e = OPMFU_ERR_INIT;
-		if (opmfu_read_info_json(info, &ci, &e)) {
+		st = opmfu_read_info_json(info, &ci, &e);
+		if (st == OPMFU_ERR_NOMEM) {
+			opmfu_free(info);
+			return opmfu_err_set(err, st, "%s", e.msg);
+		} else if (st) {
 			snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "%s", e.msg);
 		} else {
 			snprintf(pc->labels[2], sizeof(pc->labels[2]), "info.json %s (%lld AI cores at %g MHz)", info,
@@ -135,55 +144,55 @@ static void resolve_peaks(const struct opmfu_opts *o, const struct opmfu_rank_in
 		}
 		opmfu_free(info);
 	}
+	return OPMFU_OK;
+}
+
+/* Appends to a fixed buffer (truncating), so reports never need memory. */
+static void bufcat(char *buf, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+static void bufcat(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
 }
 
 /* "fp16, int8 from info.json ...; fp8 from override (--peak)" */
-static char *peak_source_text(const struct peak_choice *pc)
+static void peak_source_text(const struct peak_choice *pc, char *out, size_t size)
 {
-	struct sbuf sb;
 	int l, c, any;
 	static const char *const names[] = { "fp16", "int8", "fp8" };
 
-	sbuf_init(&sb);
+	out[0] = '\0';
 	for (l = 0; l < 3; l++) {
 		const char *label = pc->labels[l];
 		any = 0;
 		for (c = 0; c < OPMFU_NCLASS; c++) {
 			if (pc->src[c] != label)
 				continue;
-			if (!any && sb.len)
-				sbuf_adds(&sb, "; ");
-			sbuf_addf(&sb, "%s%s", any ? ", " : "", names[c]);
+			if (!any && out[0])
+				bufcat(out, size, "; ");
+			bufcat(out, size, "%s%s", any ? ", " : "", names[c]);
 			any = 1;
 		}
 		if (any)
-			sbuf_addf(&sb, " from %s", label);
+			bufcat(out, size, " from %s", label);
 	}
-	if (!sb.len) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	return sbuf_take(&sb);
 }
 
 /* ---- one rank ---- */
 
-static void drop_summary(struct sbuf *sb, const size_t *drops)
-{
-	int i, first = 1;
-	for (i = 0; i < OPMFU_NDROP; i++) {
-		if (!drops[i])
-			continue;
-		sbuf_addf(sb, "%s%zu %s", first ? "" : ", ", drops[i], opmfu_drop_name((enum opmfu_drop)i));
-		first = 0;
-	}
-}
-
-static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state, struct sbuf *sb)
+static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state, const char *msg)
 {
 	rr->state = state;
-	opmfu_free(rr->reason);
-	rr->reason = sbuf_take(sb);
+	snprintf(rr->reason, sizeof(rr->reason), "%s", msg);
 }
 
 static void analyse_rank(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
@@ -191,41 +200,46 @@ static void analyse_rank(const struct opmfu_opts *o, const struct opmfu_rank_inp
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	struct peak_choice pc;
-	struct sbuf why;
 	enum opmfu_status st;
 	int c, have_peak = 0;
 	size_t i, valid;
 
-	sbuf_init(&why);
 	opmfu_trace_init(&w->trace);
 	opmfu_op_mfu_init(&w->op);
 	opmfu_module_mfu_init(&w->mod);
 	w->analysed = 0;
 
-	st = opmfu_read_ascend(in->db_path, &w->trace, &e);
+	st = opmfu_read_ascend_threads(in->db_path, &w->trace, w->read_threads, &e);
 	rr->kernels = w->trace.n_compute;
 	rr->comm_links = w->trace.n_comm_op + w->trace.n_comm_sched;
 	rr->recs_read = w->trace.n_recs_read;
 	rr->modules = w->trace.n_mods;
+	rr->bad_rows = w->trace.n_bad_rows;
 	for (i = 0; i < OPMFU_NDROP; i++)
 		rr->drops[i] = w->trace.drops[i];
 	if (st) {
-		sbuf_adds(&why, e.msg);
-		set_reason(rr, OPMFU_RANK_FAILED, &why);
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
 	}
 
-	resolve_peaks(o, in, &pc);
+	if ((st = resolve_peaks(o, in, &pc, &e))) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
 	for (c = 0; c < OPMFU_NCLASS; c++) {
 		rr->peak_tflops[c] = pc.pk.flops[c] / 1e12;
 		have_peak |= pc.pk.flops[c] > 0;
 	}
-	rr->peak_source = peak_source_text(&pc);
+	peak_source_text(&pc, rr->peak_source, sizeof(rr->peak_source));
 
 	st = opmfu_op_mfu_run(&w->trace, &pc.pk, &w->op, &e);
 	if (st) {
-		sbuf_adds(&why, e.msg);
-		set_reason(rr, OPMFU_RANK_FAILED, &why);
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e);
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
 	}
 	w->analysed = 1;
@@ -235,38 +249,54 @@ static void analyse_rank(const struct opmfu_opts *o, const struct opmfu_rank_inp
 	rr->kernels_with_mfu = w->op.stats.kernels_with_mfu;
 	rr->op_rows = w->op.stats.rows;
 	rr->module_rows = w->mod.n_rows;
+	rr->module_ops_too_deep = w->mod.ops_too_deep;
+	/* totals come most kernel time first */
+	for (rr->n_top = 0; rr->n_top < w->mod.n_totals && rr->n_top < sizeof(rr->top) / sizeof(rr->top[0]);
+	     rr->n_top++) {
+		const struct opmfu_module_total *mt = &w->mod.totals[rr->n_top];
+		struct opmfu_module_top *top = &rr->top[rr->n_top];
+		snprintf(top->name, sizeof(top->name), "%s%s%s", mt->parent, mt->parent[0] ? "/" : "", mt->module);
+		top->kernel_ns = mt->kernel_ns;
+		top->mfu = mt->mfu;
+	}
 	rr->mfu_recorded = w->op.stats.sum_capacity > 0 ? w->op.stats.sum_flops / w->op.stats.sum_capacity : -1;
-	if (w->op.stats.bad_dtype[0])
-		rr->bad_dtype = opmfu_strdup(w->op.stats.bad_dtype);
+	snprintf(rr->bad_dtype, sizeof(rr->bad_dtype), "%s", w->op.stats.bad_dtype);
 
 	valid = w->trace.n_recs;
 	if (rr->kernels_with_mfu > 0) {
 		rr->state = OPMFU_RANK_OK;
 	} else if (w->trace.n_compute == 0) {
-		sbuf_adds(&why, "no compute kernels linked to framework ops (COMPUTE_TASK_INFO/TASK/CONNECTION_IDS/PYTORCH_API)");
-		set_reason(rr, OPMFU_RANK_NO_MFU, &why);
+		set_reason(rr, OPMFU_RANK_NO_MFU,
+			   "no compute kernels linked to framework ops (COMPUTE_TASK_INFO/TASK/CONNECTION_IDS/PYTORCH_API)");
 	} else if (!w->trace.has_mstx) {
-		sbuf_adds(&why, "no MSTX_EVENTS table: the profile was collected without mstx, so it holds no FLOPs records (collect with with_flops=True and mstx enabled)");
-		set_reason(rr, OPMFU_RANK_NO_MFU, &why);
+		set_reason(rr, OPMFU_RANK_NO_MFU,
+			   "no MSTX_EVENTS table: the profile was collected without mstx, so it holds no FLOPs records (collect with with_flops=True and mstx enabled)");
 	} else if (w->trace.n_recs_read == 0) {
-		sbuf_adds(&why, "no mfu_flops records in MSTX_EVENTS (collect with with_flops=True)");
-		set_reason(rr, OPMFU_RANK_NO_MFU, &why);
+		set_reason(rr, OPMFU_RANK_NO_MFU, "no mfu_flops records in MSTX_EVENTS (collect with with_flops=True)");
 	} else if (!have_peak && valid > 0) {
-		sbuf_addf(&why, "no peak FLOPS: %s; give --peak fp16=TFLOPS,int8=TFLOPS (or OPMFU_PEAK) or --chip NAME",
-			  pc.no_peak_why[0] ? pc.no_peak_why : "no source");
-		set_reason(rr, OPMFU_RANK_FAILED, &why);
+		rr->state = OPMFU_RANK_FAILED;
+		rr->reason[0] = '\0';
+		bufcat(rr->reason, sizeof(rr->reason),
+		       "no peak FLOPS: %s; give --peak fp16=TFLOPS,int8=TFLOPS (or OPMFU_PEAK) or --chip NAME",
+		       pc.no_peak_why[0] ? pc.no_peak_why : "no source");
 		return;
 	} else {
-		sbuf_addf(&why, "none of the %zu mfu_flops records gave an MFU (", w->trace.n_recs_read);
-		drop_summary(&why, rr->drops);
-		sbuf_adds(&why, ")");
-		set_reason(rr, OPMFU_RANK_NO_MFU, &why);
+		int first = 1;
+		rr->state = OPMFU_RANK_NO_MFU;
+		snprintf(rr->reason, sizeof(rr->reason), "none of the %zu mfu_flops records gave an MFU (",
+			 w->trace.n_recs_read);
+		for (i = 0; i < OPMFU_NDROP; i++)
+			if (rr->drops[i]) {
+				bufcat(rr->reason, sizeof(rr->reason), "%s%zu %s", first ? "" : ", ", rr->drops[i],
+				       opmfu_drop_name((enum opmfu_drop)i));
+				first = 0;
+			}
+		bufcat(rr->reason, sizeof(rr->reason), ")");
 	}
 	if (!have_peak && rr->state == OPMFU_RANK_NO_MFU) {
 		/* say it now so the user is not surprised on the next collection */
-		sbuf_addf(&why, "%s; also no peak FLOPS: %s", rr->reason,
-			  pc.no_peak_why[0] ? pc.no_peak_why : "no source");
-		set_reason(rr, OPMFU_RANK_NO_MFU, &why);
+		bufcat(rr->reason, sizeof(rr->reason), "; also no peak FLOPS: %s",
+		       pc.no_peak_why[0] ? pc.no_peak_why : "no source");
 	}
 }
 
@@ -291,9 +321,14 @@ static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
 		if (buf[i] != '/' && buf[i] != '\0')
 			continue;
 		buf[i] = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create directory: %s", buf,
-					     strerror(errno));
+		if (mkdir(buf, 0777) != 0) {
+			struct stat st;
+			if (errno != EEXIST)
+				return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create directory: %s", buf,
+						     strerror(errno));
+			if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+				return opmfu_err_set(err, OPMFU_ERR_IO, "%s: exists but is not a directory", buf);
+		}
 		buf[i] = path[i];
 	}
 	{
@@ -381,15 +416,45 @@ static int default_jobs(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* Says what the workbooks could not hold as the database export holds it. */
+static void xlsx_warn(const struct opmfu_opts *o, int rank, const struct opmfu_xlsx_stats *xs)
+{
+	char msg[256];
+	if (xs->truncated) {
+		snprintf(msg, sizeof(msg),
+			 "rank %d: %zu strings longer than Excel's 32767 characters were cut in the xlsx export", rank,
+			 xs->truncated);
+		warn(o, msg);
+	}
+	if (xs->repaired) {
+		snprintf(msg, sizeof(msg),
+			 "rank %d: %zu strings with invalid UTF-8 or NUL bytes show U+FFFD in the xlsx export", rank,
+			 xs->repaired);
+		warn(o, msg);
+	}
+	if (xs->blanks) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu NaN or infinite numbers are empty cells in the xlsx export",
+			 rank, xs->blanks);
+		warn(o, msg);
+	}
+}
+
 static enum opmfu_status write_rank(const struct opmfu_opts *o, struct rank_work *w, struct opmfu_rank_report *rr,
-				    struct opmfu_sqlite_out *db, struct opmfu_err *err)
+				    struct opmfu_sqlite_out *db, struct opmfu_report *rep, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
-	(void)o;
-	if (w->analysed)
+	if (db && w->analysed)
 		st = opmfu_sqlite_out_rank(db, rr->rank, &w->trace, &w->op, &w->mod, err);
-	if (st == OPMFU_OK)
+	if (db && st == OPMFU_OK)
 		st = opmfu_sqlite_out_summary(db, rr, err);
+	/* a failed rank keeps the workbooks of an earlier run: this run knows nothing about it */
+	if (rep->xlsx_dir && w->analysed && st == OPMFU_OK) {
+		struct opmfu_xlsx_stats xs;
+		st = opmfu_xlsx_out_rank(rep->xlsx_dir, rr->rank, &w->trace, &w->op, &w->mod, &rr->xlsx, &xs, err);
+		rep->xlsx_files += !!(rr->xlsx & OPMFU_XLSX_KERNEL) + !!(rr->xlsx & OPMFU_XLSX_MODULE);
+		if (st == OPMFU_OK)
+			xlsx_warn(o, rr->rank, &xs);
+	}
 	return st;
 }
 
@@ -399,16 +464,15 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 {
 	struct pool p;
 	pthread_t *th = NULL;
-	size_t i, n_threads, started = 0, kernels_done = 0;
+	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
 	enum opmfu_status st = OPMFU_OK;
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;
 	p.list = list;
 	p.rep = rep;
-	n_threads = (size_t)(o->jobs > 0 ? o->jobs : default_jobs());
-	if (n_threads > list->n)
-		n_threads = list->n;
+	jobs = (size_t)(o->jobs > 0 ? o->jobs : default_jobs());
+	n_threads = jobs < list->n ? jobs : list->n;
 	p.window = 2 * n_threads;
 	p.work = opmfu_calloc(list->n, sizeof(*p.work));
 	p.done = opmfu_calloc(list->n, 1);
@@ -419,6 +483,8 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 		opmfu_free(th);
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory starting %zu workers", n_threads);
 	}
+	for (i = 0; i < list->n; i++)
+		p.work[i].read_threads = (int)(jobs / n_threads);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
 	for (i = 0; i < n_threads; i++) {
@@ -443,7 +509,7 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 		}
 		if (rr->state == OPMFU_RANK_FAILED)
 			rep->n_failed++;
-		st = write_rank(o, &p.work[i], rr, db, err);
+		st = write_rank(o, &p.work[i], rr, db, rep, err);
 		kernels_done += rr->kernels;
 		work_release(&p.work[i]);
 		pthread_mutex_lock(&p.mu);
@@ -513,6 +579,17 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	}
 	if ((st = mkdirs(rep->out_dir, err)))
 		goto out;
+	if (o->exports & OPMFU_EXPORT_XLSX) {
+		sbuf_addf(&sb, "%s/OperatorMfu", rep->out_dir);
+		rep->xlsx_dir = sbuf_take(&sb);
+		sbuf_init(&sb);
+		if (!rep->xlsx_dir) {
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		if ((st = mkdirs(rep->xlsx_dir, err)))
+			goto out;
+	}
 	rep->ranks = opmfu_calloc(list.n, sizeof(*rep->ranks));
 	if (!rep->ranks) {
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
@@ -523,6 +600,10 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		rep->ranks[i].rank = list.v[i].rank;
 		rep->ranks[i].db_path = opmfu_strdup(list.v[i].db_path);
 		rep->ranks[i].mfu_recorded = -1;
+		if (!rep->ranks[i].db_path) {
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+			goto out;
+		}
 	}
 
 	sbuf_addf(&sb, "%s/cluster_analysis.db", rep->out_dir);
@@ -532,8 +613,13 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if ((st = opmfu_sqlite_out_open(&db, rep->out_db, err)))
+	if (o->exports && !(o->exports & OPMFU_EXPORT_DB)) {
+		/* --export xlsx writes the workbooks only, as the reference's text export does */
+		opmfu_free(rep->out_db);
+		rep->out_db = NULL;
+	} else if ((st = opmfu_sqlite_out_open(&db, rep->out_db, err))) {
 		goto out;
+	}
 
 	st = run_ranks(o, &list, rep, db, t0, err);
 	if (st)
@@ -541,12 +627,15 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	if (rep->n_failed == rep->n_ranks) {
 		/* nothing was analysed: keep the previous results rather than empty tables */
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu rank%s failed; %s left unchanged",
-				   rep->n_failed, rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->out_db);
+				   rep->n_failed, rep->n_ranks, rep->n_ranks == 1 ? "" : "s",
+				   rep->out_db ? rep->out_db : "the previous workbooks");
 		opmfu_free(rep->out_db);
 		rep->out_db = NULL;
+		opmfu_free(rep->xlsx_dir);
+		rep->xlsx_dir = NULL;
 		goto out;
 	}
-	if ((st = opmfu_sqlite_out_commit(db, err)))
+	if (db && (st = opmfu_sqlite_out_commit(db, err)))
 		goto out;
 	if (rep->n_failed)
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu ranks failed", rep->n_failed, rep->n_ranks);
@@ -565,15 +654,12 @@ out:
 void opmfu_report_release(struct opmfu_report *rep)
 {
 	size_t i;
-	for (i = 0; i < rep->n_ranks; i++) {
+	for (i = 0; i < rep->n_ranks; i++)
 		opmfu_free(rep->ranks[i].db_path);
-		opmfu_free(rep->ranks[i].reason);
-		opmfu_free(rep->ranks[i].peak_source);
-		opmfu_free(rep->ranks[i].bad_dtype);
-	}
 	opmfu_free(rep->ranks);
 	opmfu_free(rep->out_db);
 	opmfu_free(rep->out_dir);
+	opmfu_free(rep->xlsx_dir);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -18,6 +18,9 @@ enum { OPMFU_CLASS_FP16 = 0, OPMFU_CLASS_INT8 = 1, OPMFU_CLASS_FP8 = 2, OPMFU_NC
 
 enum opmfu_export_flags { OPMFU_EXPORT_DB = 1 << 0, OPMFU_EXPORT_XLSX = 1 << 1 };
 
+/* Workbooks written for one rank (opmfu_rank_report.xlsx). */
+enum opmfu_xlsx_flags { OPMFU_XLSX_KERNEL = 1 << 0, OPMFU_XLSX_MODULE = 1 << 1 };
+
 struct opmfu_progress {
 	size_t ranks_done, ranks_total;
 	size_t kernels_done; /* compute kernel rows analysed so far */
@@ -51,17 +54,20 @@ enum opmfu_rank_state {
 
 #define OPMFU_NDROP 8
 
+/* A module (parent_module/module, before _k suffixes) by the kernel time of
+ * the ops directly under it. */
 struct opmfu_module_top {
 	char name[256];     /* parent/module */
 	double kernel_ns;   /* total kernel time */
-	double mfu;         /* FLOPs-weighted MFU of its kernels with an MFU, or -1 */
+	double mfu;         /* sum(mfu x ns) / sum(ns) over its kernels with an MFU > 0, or -1 */
 };
 
 struct opmfu_rank_report {
 	int rank;
 	char *db_path;
 	enum opmfu_rank_state state;
-	char *reason;               /* why no MFU / why it failed; NULL when OK */
+	/* Text fields are arrays so that reporting never needs memory. */
+	char reason[1024];          /* why no MFU / why it failed; empty when OK */
 	size_t kernels;             /* compute kernel rows linked to framework ops */
 	size_t comm_links;          /* communication rows (module tree only) */
 	size_t recs_read, recs_used;
@@ -69,12 +75,15 @@ struct opmfu_rank_report {
 	size_t kernels_with_mfu;
 	size_t op_rows, module_rows;
 	size_t modules;             /* Module ranges read */
+	size_t module_ops_too_deep; /* ops left out of ModuleMFU: nested deeper than 20 modules */
+	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
 	struct opmfu_module_top top[5];
 	size_t n_top;
 	double peak_tflops[OPMFU_NCLASS]; /* 0 = none */
-	char *peak_source;          /* e.g. "info.json .../info.json.0 (24 AI cores at 1800 MHz)" */
+	char peak_source[1024];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz)"; empty: none */
 	double mfu_recorded;        /* sum FLOPs / sum(kernel time x peak) of used records, or -1 */
-	char *bad_dtype;            /* an unsupported dtype seen, or NULL */
+	char bad_dtype[48];         /* the first unsupported dtype seen; empty: none */
+	unsigned xlsx;              /* OPMFU_XLSX_* bits: workbooks written for this rank */
 };
 
 struct opmfu_report {
@@ -82,7 +91,8 @@ struct opmfu_report {
 	size_t n_ranks, n_failed;
 	char *out_db;    /* cluster_analysis.db written, or NULL */
 	char *out_dir;   /* cluster_analysis_output directory */
-	size_t xlsx_files;
+	char *xlsx_dir;  /* OperatorMfu directory when xlsx was asked for, or NULL */
+	size_t xlsx_files; /* workbooks written */
 	double seconds;
 };
 

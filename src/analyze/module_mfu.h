@@ -11,22 +11,55 @@
 #include "../model/trace.h"
 #include "op_mfu.h"
 
-/* One ModuleMFU row. Strings point into the result's pool. */
+/* Module levels below the root that yield rows (SPEC 3.3); deeper modules and
+ * their ops yield none, as in the reference. */
+#define OPMFU_MODULE_MAX_DEPTH 20
+
+/* One ModuleMFU row. Strings point into the result's pool or into the
+ * trace's string table. */
 struct opmfu_module_row {
 	const char *parent, *module, *op_name, *kernel_list, *avg_mfu;
 	double total_ns, avg_ns;
 	size_t op_count;
-	double flops, capacity; /* for the summary's module MFU: sum FLOPs, sum time x peak */
+	/* over the group's kernels with an MFU > 0: sum of mfu x ns, and of ns,
+	 * so any set of rows has a time-weighted MFU */
+	double mfu_x_ns, mfu_ns;
+};
+
+/* Kernel time of one (parent_module, module) pair, before the _k suffixes of
+ * SPEC 3.6, over the ops directly under it. */
+struct opmfu_module_total {
+	const char *parent, *module;
+	double kernel_ns;
+	double mfu; /* sum(mfu x ns) / sum(ns) over its kernels with an MFU > 0, or -1 */
 };
 
 struct opmfu_module_mfu {
-	struct opmfu_module_row *rows;
+	struct opmfu_module_row *rows; /* in output order (SPEC 3.7) */
 	size_t n_rows, cap_rows;
-	char **pool; /* owned strings */
+	struct opmfu_module_total *totals; /* most kernel time first, ties in row order */
+	size_t n_totals;
+	size_t ops_too_deep; /* op nodes left out: their module is deeper than OPMFU_MODULE_MAX_DEPTH */
+	char **pool; /* owned string blocks */
 	size_t n_pool, cap_pool;
 };
 
 void opmfu_module_mfu_init(struct opmfu_module_mfu *res);
 void opmfu_module_mfu_release(struct opmfu_module_mfu *res);
+
+/*
+ * Builds the ModuleMFU rows of trace t (SPEC 3). op must be the result of
+ * opmfu_op_mfu_run() on t: its R order gives the compute rows and its entries
+ * the kernels' MFU. res must be freshly initialised; its strings may point
+ * into t's string table, so t must outlive res. A trace without Module ranges
+ * gives no rows. Cost O(n log n) in the kernel rows; memory proportional to
+ * them. Returns OPMFU_OK, or OPMFU_ERR_NOMEM with a message in err (res is
+ * then empty).
+ */
+/* ndarray.mean() of n > 0 float64 values, bit for bit; exposed for tests. */
+double opmfu_np_mean(const double *a, size_t n);
+
+enum opmfu_status opmfu_module_mfu_run(const struct opmfu_trace *t, const struct opmfu_op_mfu *op,
+				       struct opmfu_module_mfu *res, struct opmfu_err *err);
 
 #endif

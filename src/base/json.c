@@ -213,7 +213,9 @@ static int parse_value(struct parser *p, int depth)
 	case 'n':
 		return parse_literal(p, "null", JSON_NULL);
 	default:
-		return parse_number(p);
+		if (p->s[p->pos] == '-' || (p->s[p->pos] >= '0' && p->s[p->pos] <= '9'))
+			return parse_number(p);
+		return fail(p, "unexpected character");
 	}
 }
 

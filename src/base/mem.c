@@ -3,22 +3,31 @@
  */
 #include "mem.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static long fail_countdown;
+/* atomic because ranks allocate on worker threads */
+static _Atomic long fail_countdown;
+static _Atomic long alloc_count;
 
 void opmfu_mem_fail_after(long n)
 {
-	fail_countdown = n;
+	atomic_store(&fail_countdown, n);
+}
+
+long opmfu_mem_count(void)
+{
+	return atomic_load(&alloc_count);
 }
 
 static int should_fail(void)
 {
-	if (fail_countdown <= 0)
+	atomic_fetch_add(&alloc_count, 1);
+	if (atomic_load(&fail_countdown) <= 0)
 		return 0;
-	return --fail_countdown == 0;
+	return atomic_fetch_sub(&fail_countdown, 1) == 1;
 }
 
 void *opmfu_malloc(size_t size)

@@ -21,9 +21,10 @@ char *opmfu_strdup(const char *s);
  */
 int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem);
 
-/* Test hook: the n-th allocation from now fails (0 disables). Not thread-safe;
- * tests only. */
+/* Test hook: the n-th allocation from now fails (0 disables). Tests only. */
 void opmfu_mem_fail_after(long n);
+/* Test hook: allocations made so far. */
+long opmfu_mem_count(void);
 
 #define OPMFU_GROW(ptr, cap, need) \
 	opmfu_grow((void **)&(ptr), &(cap), (need), sizeof(*(ptr)))

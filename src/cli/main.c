@@ -135,7 +135,7 @@ static void print_peaks(const struct opmfu_rank_report *r)
 			any = 1;
 		}
 	if (any)
-		printf("\n    %s\n", r->peak_source ? r->peak_source : "?");
+		printf("\n    %s\n", r->peak_source);
 	else
 		printf(" none\n");
 }
@@ -200,6 +200,56 @@ static void print_cluster(const struct opmfu_report *rep)
 	free(order);
 }
 
+/* Which workbooks a rank got, and why one is missing. */
+static void print_xlsx(const struct opmfu_rank_report *r)
+{
+	int k = (r->xlsx & OPMFU_XLSX_KERNEL) != 0, m = (r->xlsx & OPMFU_XLSX_MODULE) != 0;
+	printf("  xlsx:");
+	if (k)
+		printf(" operator_mfu_kernel_%d.xlsx", r->rank);
+	if (m)
+		printf("%s operator_mfu_module_%d.xlsx", k ? "," : "", r->rank);
+	if (!k)
+		printf("%s no kernel workbook (no OperatorMFU rows)", m ? ";" : "");
+	if (!m)
+		printf("; no module workbook (no ModuleMFU rows)"); /* something always precedes it */
+	printf("\n");
+}
+
+/* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
+static void format_ns(double ns, char *out, size_t size)
+{
+	if (ns < 1e3)
+		snprintf(out, size, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(out, size, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(out, size, "%.2f ms", ns / 1e6);
+	else
+		snprintf(out, size, "%.2f s", ns / 1e9);
+}
+
+/* Module ranges, and the modules with the most kernel time in the ops
+ * directly under them. */
+static void print_modules(const struct opmfu_rank_report *r)
+{
+	size_t k;
+	printf("  modules: %zu Module range%s, %zu ModuleMFU row%s\n", r->modules, r->modules == 1 ? "" : "s",
+	       r->module_rows, r->module_rows == 1 ? "" : "s");
+	if (r->module_ops_too_deep)
+		printf("  %zu op%s under modules nested more than 20 deep left out of ModuleMFU\n",
+		       r->module_ops_too_deep, r->module_ops_too_deep == 1 ? "" : "s");
+	if (r->n_top)
+		printf("  top modules by kernel time (ops directly under them):\n");
+	for (k = 0; k < r->n_top; k++) {
+		char t[32], m[32] = "-";
+		format_ns(r->top[k].kernel_ns, t, sizeof(t));
+		if (r->top[k].mfu >= 0)
+			snprintf(m, sizeof(m), "%.2f%%", r->top[k].mfu * 100);
+		printf("    %10s  MFU %-7s  %s\n", t, m, r->top[k].name);
+	}
+}
+
 static void print_summary(const struct opmfu_report *rep)
 {
 	size_t i;
@@ -209,7 +259,7 @@ static void print_summary(const struct opmfu_report *rep)
 		size_t dropped = 0;
 		printf("rank %d: %s\n", r->rank, r->db_path);
 		if (r->state == OPMFU_RANK_FAILED) {
-			printf("  FAILED: %s\n", r->reason ? r->reason : "?");
+			printf("  FAILED: %s\n", r->reason);
 			continue;
 		}
 		for (d = 0; d < OPMFU_NDROP; d++)
@@ -232,11 +282,16 @@ static void print_summary(const struct opmfu_report *rep)
 		if (r->mfu_recorded >= 0)
 			printf(", MFU of recorded ops %.2f%%", r->mfu_recorded * 100);
 		printf(")\n");
-		if (r->bad_dtype)
+		print_modules(r);
+		if (r->bad_rows)
+			printf("  skipped: %zu rows with a NULL or non-numeric timestamp\n", r->bad_rows);
+		if (r->bad_dtype[0])
 			printf("  unsupported input dtype seen: %s\n", r->bad_dtype);
 		print_peaks(r);
 		if (r->state == OPMFU_RANK_NO_MFU)
-			printf("  no MFU: %s\n", r->reason ? r->reason : "?");
+			printf("  no MFU: %s\n", r->reason);
+		if (rep->xlsx_dir)
+			print_xlsx(r);
 	}
 	if (rep->n_ranks > 1)
 		print_cluster(rep);
@@ -246,6 +301,15 @@ static void print_summary(const struct opmfu_report *rep)
 		printf(", %zu failed", rep->n_failed);
 	if (rep->out_db)
 		printf(") in %.2f s\n", rep->seconds);
+	if (rep->xlsx_dir) {
+		printf("wrote %zu xlsx file%s to %s", rep->xlsx_files, rep->xlsx_files == 1 ? "" : "s", rep->xlsx_dir);
+		if (!rep->out_db && rep->n_failed)
+			printf(" (%zu rank%s, %zu failed) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s",
+			       rep->n_failed, rep->seconds);
+		else if (!rep->out_db)
+			printf(" (%zu rank%s) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->seconds);
+		printf("\n");
+	}
 }
 
 static int cmd_analyze(int argc, char **argv)

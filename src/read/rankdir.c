@@ -224,21 +224,30 @@ static enum opmfu_status add_rank(struct opmfu_rank_list *list, struct opmfu_ran
 	return OPMFU_OK;
 }
 
-/* If dir is a rank directory, returns the database name inside it (malloc'd). */
-static char *rank_db_in(const char *dir, int *rank)
+/* If dir is a rank directory, returns the database path inside it (malloc'd);
+ * sets *oom when an allocation failed on the way. */
+static char *rank_db_in(const char *dir, int *rank, int *oom)
 {
 	char *apo = path_join(dir, "ASCEND_PROFILER_OUTPUT"), **names = NULL, *found = NULL;
 	long n, i;
-	if (!apo)
+	if (!apo) {
+		*oom = 1;
 		return NULL;
+	}
 	n = list_dir(apo, &names);
+	if (n < 0 && errno == ENOMEM)
+		*oom = 1;
 	for (i = 0; i < n && !found; i++) {
 		int r = opmfu_db_name_rank(names[i]);
 		char *full;
 		if (r == -2)
 			continue;
 		full = path_join(apo, names[i]);
-		if (full && !is_dir(full)) {
+		if (!full) {
+			*oom = 1;
+			break;
+		}
+		if (!is_dir(full)) {
 			found = full;
 			*rank = r;
 		} else {
@@ -262,7 +271,7 @@ static enum opmfu_status walk(const char *dir, int depth, struct visit *seen, st
 	struct stat st;
 	char **names = NULL, *db;
 	long n, i;
-	int rank = -1, k;
+	int rank = -1, k, oom = 0;
 	enum opmfu_status status = OPMFU_OK;
 
 	if (stat(dir, &st) != 0)
@@ -273,7 +282,12 @@ static enum opmfu_status walk(const char *dir, int depth, struct visit *seen, st
 			warnf(warn, ctx, "%s: directory loop (symbolic link back to an ancestor), skipped", dir);
 			return OPMFU_OK;
 		}
-	if ((db = rank_db_in(dir, &rank)) != NULL) {
+	db = rank_db_in(dir, &rank, &oom);
+	if (oom) {
+		opmfu_free(db);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing %s", dir);
+	}
+	if (db) {
 		struct opmfu_rank_input in = { rank, opmfu_strdup(dir), db, opmfu_strdup(out_hint) };
 		if (!in.dir || !in.out_hint) {
 			rank_input_release(&in);
@@ -284,6 +298,8 @@ static enum opmfu_status walk(const char *dir, int depth, struct visit *seen, st
 	if (depth >= CLUSTER_DEPTH)
 		return OPMFU_OK;
 	n = list_dir(dir, &names);
+	if (n < 0 && errno == ENOMEM)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing %s", dir);
 	if (n < 0) {
 		if (depth == 0)
 			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot read directory: %s", dir,
@@ -395,19 +411,21 @@ static int name_matches(const char *name, const char *prefix)
 	return n > p && n <= p + 2 && !strncmp(name, prefix, p) && all_digits(name + p, n - p);
 }
 
-static char *find_info(const char *dir, int depth, int in_device, struct visit *seen)
+static char *find_info(const char *dir, int depth, int in_device, struct visit *seen, int *oom)
 {
 	char **names = NULL, *found = NULL;
 	long n, i;
 	struct stat st;
 	int k;
 
-	if (depth > INFO_DEPTH || stat(dir, &st) != 0)
+	if (*oom || depth > INFO_DEPTH || stat(dir, &st) != 0)
 		return NULL;
 	for (k = 0; k < seen->n; k++)
 		if (seen->dev[k] == st.st_dev && seen->ino[k] == st.st_ino)
 			return NULL;
 	n = list_dir(dir, &names);
+	if (n < 0 && errno == ENOMEM)
+		*oom = 1;
 	if (n <= 0) {
 		free_names(names, n);
 		return NULL;
@@ -418,7 +436,9 @@ static char *find_info(const char *dir, int depth, int in_device, struct visit *
 			if (!name_matches(names[i], "info.json."))
 				continue;
 			full = path_join(dir, names[i]);
-			if (full && !is_dir(full))
+			if (!full)
+				*oom = 1;
+			else if (!is_dir(full))
 				found = full;
 			else
 				opmfu_free(full);
@@ -428,10 +448,12 @@ static char *find_info(const char *dir, int depth, int in_device, struct visit *
 		seen->dev[seen->n] = st.st_dev;
 		seen->ino[seen->n] = st.st_ino;
 		seen->n++;
-		for (i = 0; i < n && !found; i++) {
+		for (i = 0; i < n && !found && !*oom; i++) {
 			char *full = path_join(dir, names[i]);
-			if (full && is_dir(full))
-				found = find_info(full, depth + 1, name_matches(names[i], "device_"), seen);
+			if (!full)
+				*oom = 1;
+			else if (is_dir(full))
+				found = find_info(full, depth + 1, name_matches(names[i], "device_"), seen, oom);
 			opmfu_free(full);
 		}
 		seen->n--;
@@ -440,11 +462,18 @@ static char *find_info(const char *dir, int depth, int in_device, struct visit *
 	return found;
 }
 
-char *opmfu_find_info_json(const char *dir)
+enum opmfu_status opmfu_find_info_json(const char *dir, char **path, struct opmfu_err *err)
 {
 	struct visit seen;
+	int oom = 0;
 	seen.n = 0;
-	return find_info(dir, 0, 0, &seen);
+	*path = find_info(dir, 0, 0, &seen, &oom);
+	if (oom) {
+		opmfu_free(*path);
+		*path = NULL;
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory searching %s for the chip info file", dir);
+	}
+	return OPMFU_OK;
 }
 
 /* A JSON number or a string holding a decimal number (real files use both). */

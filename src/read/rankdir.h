@@ -42,9 +42,11 @@ int opmfu_db_name_rank(const char *name);
 
 /*
  * Finds the chip info file (first info.json.N inside a device_N directory, up
- * to 10 levels below dir, in name order). Returns a malloc'd path or NULL.
+ * to 10 levels below dir, in name order). On OPMFU_OK *path is a malloc'd
+ * path, or NULL when there is none; OPMFU_ERR_NOMEM if the search ran out of
+ * memory (then *path is NULL).
  */
-char *opmfu_find_info_json(const char *dir);
+enum opmfu_status opmfu_find_info_json(const char *dir, char **path, struct opmfu_err *err);
 
 /* Peak FLOPS from info.json content (SPEC 1.4). */
 struct opmfu_chip_info {

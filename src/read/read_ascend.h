@@ -19,4 +19,12 @@
 enum opmfu_status opmfu_read_ascend(const char *path, struct opmfu_trace *t,
 				    struct opmfu_err *err);
 
+/*
+ * The same with up to `threads` threads: with 2 or more, a second connection
+ * scans PYTORCH_API and MSTX_EVENTS while this thread scans the other tables.
+ * The result is identical for every thread count.
+ */
+enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
+					    struct opmfu_err *err);
+
 #endif

@@ -21,6 +21,11 @@ struct opmfu_sqlite_out {
 
 static enum opmfu_status fail(struct opmfu_sqlite_out *o, const char *what, struct opmfu_err *err)
 {
+	/* SQLite says "disk I/O error" for most write faults; errno says which */
+	int os_err = sqlite3_system_errno(o->db);
+	if (os_err)
+		return opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: %s: %s (%s)", o->path, what, sqlite3_errmsg(o->db),
+				     strerror(os_err));
 	return opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: %s: %s", o->path, what, sqlite3_errmsg(o->db));
 }
 
@@ -180,14 +185,14 @@ enum opmfu_status opmfu_sqlite_out_summary(struct opmfu_sqlite_out *o, const str
 	sqlite3_bind_int(s, 1, rr->rank);
 	sqlite3_bind_text(s, 2, rr->db_path, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, state[rr->state], -1, SQLITE_STATIC);
-	if (rr->reason)
+	if (rr->reason[0])
 		sqlite3_bind_text(s, 4, rr->reason, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(s, 4);
 	bind_peak(s, 5, rr->peak_tflops[OPMFU_CLASS_FP16]);
 	bind_peak(s, 6, rr->peak_tflops[OPMFU_CLASS_INT8]);
 	bind_peak(s, 7, rr->peak_tflops[OPMFU_CLASS_FP8]);
-	if (rr->peak_source)
+	if (rr->peak_source[0])
 		sqlite3_bind_text(s, 8, rr->peak_source, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(s, 8);

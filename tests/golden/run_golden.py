@@ -11,7 +11,10 @@ A case directory holds:
   expected/     exit (default 0), <Table>.tsv for each table of
                 {out}/cluster_analysis_output/cluster_analysis.db to compare,
                 stdout / stderr (optional, exact after replacing paths and timings),
-                absent (optional: output paths that must not exist)
+                absent (optional: output paths that must not exist),
+                xlsx/PATH.cells (optional: the dump by tests/tools/xlsx_cells.py of the
+                workbook {out}/PATH, e.g. xlsx/cluster_analysis_output/OperatorMfu/
+                operator_mfu_kernel_0.xlsx.cells; no temporary file may be left beside it)
 Input files must be byte-identical after the run (opmfu never writes its input).
 Expected files are written by hand from SPEC.md; this script never writes them.
 """
@@ -26,6 +29,9 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 from build_fixture import build_tree  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from xlsx_cells import dump as dump_xlsx  # noqa: E402
 
 
 def tree_hashes(top):
@@ -150,6 +156,7 @@ def main():
             got = normalize(got, subst)
             if want != got:
                 fails += diff(name, want, got)
+        fails += check_xlsx(os.path.join(expected, "xlsx"), out, subst)
         absent = os.path.join(expected, "absent")
         if os.path.exists(absent):
             with open(absent, encoding="utf-8") as f:
@@ -166,6 +173,33 @@ def main():
         return 1 if fails else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_xlsx(want_dir, out, subst):
+    """Compares every expected/xlsx/PATH.cells with the dump of {out}/PATH."""
+    fails = 0
+    dirs_seen = set()
+    if not os.path.isdir(want_dir):
+        return 0
+    for root, dirs, files in os.walk(want_dir):
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(".cells"):
+                continue
+            rel = os.path.relpath(os.path.join(root, name), want_dir)[:-len(".cells")]
+            book = os.path.join(out, rel)
+            with open(os.path.join(root, name), encoding="utf-8") as f:
+                want = f.read()
+            got = normalize(dump_xlsx(book), subst) if os.path.exists(book) else "(no workbook)\n"
+            if want != got:
+                fails += diff("xlsx/" + rel, want, got)
+            dirs_seen.add(os.path.dirname(book))
+    for d in sorted(dirs_seen):
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if name.endswith(".tmp"):
+                print("temporary file left behind: %s" % os.path.join(d, name))
+                fails += 1
+    return fails
 
 
 def normalize_arg(a, subst):

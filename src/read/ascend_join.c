@@ -1,0 +1,584 @@
+/*
+ * ascend_join.c - the kernel <-> framework-op join of SPEC 1.2 over arrays:
+ * task rows find their info row by globalTaskId (sorted order, searched with
+ * a hint because TASK and COMPUTE_TASK_INFO both count globalTaskId up),
+ * CONNECTION_IDS and PYTORCH_API rows are kept only when a task can reach
+ * them, and are grouped by a counting sort on their key's dense index.
+ */
+#include "ascend_join.h"
+
+#include <string.h>
+
+#include "../base/mem.h"
+
+void opmfu_ajoin_init(struct opmfu_ajoin *j)
+{
+	memset(j, 0, sizeof(*j));
+}
+
+static void keyidx_release(struct opmfu_keyidx *m)
+{
+	opmfu_free(m->direct);
+	opmfu_free(m->hkey);
+	opmfu_free(m->hval);
+	memset(m, 0, sizeof(*m));
+}
+
+void opmfu_ajoin_release(struct opmfu_ajoin *j)
+{
+	int i;
+	opmfu_free(j->info_gid);
+	opmfu_free(j->info);
+	opmfu_free(j->info_sorted);
+	opmfu_free(j->sched_gid);
+	opmfu_free(j->sched_name);
+	opmfu_free(j->sched_sorted);
+	opmfu_free(j->stask);
+	for (i = 0; i < 3; i++)
+		opmfu_free(j->src[i].v);
+	keyidx_release(&j->conns);
+	opmfu_free(j->ci);
+	opmfu_free(j->ci_ids);
+	opmfu_free(j->ci_off);
+	keyidx_release(&j->ids);
+	opmfu_free(j->api);
+	opmfu_free(j->api_off);
+	opmfu_ajoin_init(j);
+}
+
+/* ---- key index ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void keyidx_note(struct opmfu_keyidx *m, int64_t key)
+{
+	if (!m->n_noted || key < m->min)
+		m->min = key;
+	if (!m->n_noted || key > m->max)
+		m->max = key;
+	m->n_noted++;
+}
+
+static int keyidx_alloc(struct opmfu_keyidx *m)
+{
+	/* unsigned difference: exact even when min < 0 < max */
+	uint64_t range = (uint64_t)m->max - (uint64_t)m->min;
+
+	if (!m->n_noted)
+		return 0;
+	if (m->n_noted >= OPMFU_AJ_NONE)
+		return -1;
+	if (range < (uint64_t)m->n_noted * 4 + 4096) {
+		m->direct = opmfu_malloc((size_t)(range + 1) * sizeof(*m->direct));
+		if (!m->direct)
+			return -1;
+		memset(m->direct, 0xff, (size_t)(range + 1) * sizeof(*m->direct));
+		return 0;
+	}
+	m->hcap = 16;
+	while (m->hcap < m->n_noted * 2)
+		m->hcap *= 2;
+	m->hkey = opmfu_malloc(m->hcap * sizeof(*m->hkey));
+	m->hval = opmfu_malloc(m->hcap * sizeof(*m->hval));
+	if (!m->hkey || !m->hval)
+		return -1;
+	memset(m->hval, 0xff, m->hcap * sizeof(*m->hval));
+	return 0;
+}
+
+/* Index of key, given the next free one if new. Only for noted keys. */
+static uint32_t keyidx_put(struct opmfu_keyidx *m, int64_t key)
+{
+	uint32_t *v;
+	if (m->direct) {
+		v = &m->direct[(uint64_t)key - (uint64_t)m->min];
+	} else {
+		size_t h = (size_t)mix64((uint64_t)key) & (m->hcap - 1);
+		while (m->hval[h] != OPMFU_AJ_NONE && m->hkey[h] != key)
+			h = (h + 1) & (m->hcap - 1);
+		m->hkey[h] = key;
+		v = &m->hval[h];
+	}
+	if (*v == OPMFU_AJ_NONE)
+		*v = (uint32_t)m->n++;
+	return *v;
+}
+
+static uint32_t keyidx_get(const struct opmfu_keyidx *m, int64_t key)
+{
+	size_t h;
+	if (m->direct)
+		return key < m->min || key > m->max ? OPMFU_AJ_NONE
+						    : m->direct[(uint64_t)key - (uint64_t)m->min];
+	if (!m->hcap)
+		return OPMFU_AJ_NONE;
+	h = (size_t)mix64((uint64_t)key) & (m->hcap - 1);
+	while (m->hval[h] != OPMFU_AJ_NONE) {
+		if (m->hkey[h] == key)
+			return m->hval[h];
+		h = (h + 1) & (m->hcap - 1);
+	}
+	return OPMFU_AJ_NONE;
+}
+
+/* ---- a stable sort of index arrays (merge sort; insertion sort for short runs) ---- */
+
+typedef int (*idx_less_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+static void sort_idx(uint32_t *v, uint32_t *tmp, size_t n, idx_less_fn less, const void *ctx)
+{
+	size_t i, mid, a, b, o;
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			uint32_t x = v[i];
+			size_t k = i;
+			while (k > 0 && less(ctx, x, v[k - 1])) {
+				v[k] = v[k - 1];
+				k--;
+			}
+			v[k] = x;
+		}
+		return;
+	}
+	mid = n / 2;
+	sort_idx(v, tmp, mid, less, ctx);
+	sort_idx(v + mid, tmp, n - mid, less, ctx);
+	if (!less(ctx, v[mid], v[mid - 1]))
+		return; /* already in order: the common case */
+	memcpy(tmp, v, mid * sizeof(*v));
+	for (a = 0, b = mid, o = 0; a < mid && b < n;)
+		v[o++] = less(ctx, v[b], tmp[a]) ? v[b++] : tmp[a++];
+	while (a < mid)
+		v[o++] = tmp[a++];
+}
+
+/* ---- info rows ---- */
+
+int opmfu_ajoin_add_info(struct opmfu_ajoin *j, int64_t gid, const struct opmfu_aj_info *info)
+{
+	size_t cap = j->cap_info;
+	if (j->n_info >= OPMFU_AJ_NONE - 1 || OPMFU_GROW(j->info_gid, cap, j->n_info + 1))
+		return -1;
+	if (OPMFU_GROW(j->info, j->cap_info, j->n_info + 1))
+		return -1;
+	j->info_gid[j->n_info] = gid;
+	j->info[j->n_info++] = *info;
+	return 0;
+}
+
+int opmfu_ajoin_add_sched(struct opmfu_ajoin *j, int64_t gid, uint32_t name)
+{
+	size_t cap = j->cap_sched;
+	if (j->n_sched >= OPMFU_AJ_NONE - 1 || OPMFU_GROW(j->sched_gid, cap, j->n_sched + 1))
+		return -1;
+	if (OPMFU_GROW(j->sched_name, j->cap_sched, j->n_sched + 1))
+		return -1;
+	j->sched_gid[j->n_sched] = gid;
+	j->sched_name[j->n_sched++] = name;
+	return 0;
+}
+
+static int less_gid(const void *ctx, uint32_t a, uint32_t b)
+{
+	const int64_t *gid = ctx;
+	return gid[a] != gid[b] ? gid[a] < gid[b] : a < b;
+}
+
+/* Row order by (gid, row); NULL when the rows are already in that order. */
+static int sort_by_gid(const int64_t *gid, size_t n, uint32_t **out)
+{
+	uint32_t *v, *tmp;
+	size_t i;
+	*out = NULL;
+	for (i = 1; i < n && gid[i - 1] <= gid[i]; i++)
+		;
+	if (i >= n)
+		return 0;
+	v = opmfu_malloc(n * sizeof(*v));
+	tmp = opmfu_malloc((n / 2 + 1) * sizeof(*tmp));
+	if (!v || !tmp) {
+		opmfu_free(v);
+		opmfu_free(tmp);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = (uint32_t)i;
+	sort_idx(v, tmp, n, less_gid, gid);
+	opmfu_free(tmp);
+	*out = v;
+	return 0;
+}
+
+int opmfu_ajoin_index_info(struct opmfu_ajoin *j)
+{
+	return sort_by_gid(j->info_gid, j->n_info, &j->info_sorted) ||
+	       sort_by_gid(j->sched_gid, j->n_sched, &j->sched_sorted);
+}
+
+#define AT(sorted, i) ((sorted) ? (sorted)[i] : (uint32_t)(i))
+
+/*
+ * First position (in gid order) of gid, or n when absent. *hint is where the
+ * last search ended: tasks come in globalTaskId order, so it is usually the
+ * answer and the search costs two comparisons.
+ */
+static size_t find_gid(const int64_t *gid, const uint32_t *sorted, size_t n, int64_t key, size_t *hint)
+{
+	size_t lo = *hint, hi;
+	if (!(lo <= n && (lo == 0 || gid[AT(sorted, lo - 1)] < key) && (lo == n || gid[AT(sorted, lo)] >= key))) {
+		lo = 0;
+		hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (gid[AT(sorted, mid)] < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	*hint = lo;
+	return lo < n && gid[AT(sorted, lo)] == key ? lo : n;
+}
+
+static int push_task(struct opmfu_aj_src *s, const struct opmfu_aj_task *k)
+{
+	if (OPMFU_GROW(s->v, s->cap, s->n + 1))
+		return -1;
+	s->v[s->n++] = *k;
+	return 0;
+}
+
+int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int64_t end, int bad,
+			 int conn_ok, int64_t conn)
+{
+	struct opmfu_aj_task k = { start, end, conn, 0, (uint8_t)(bad != 0) };
+	size_t p;
+
+	if (!conn_ok)
+		return 0; /* a NULL connection matches nothing */
+	for (p = find_gid(j->info_gid, j->info_sorted, j->n_info, gid, &j->hint_info);
+	     p < j->n_info && j->info_gid[AT(j->info_sorted, p)] == gid; p++) {
+		k.ref = AT(j->info_sorted, p);
+		if (push_task(&j->src[OPMFU_SRC_COMPUTE], &k))
+			return -1;
+		keyidx_note(&j->conns, conn);
+		j->hint_info = p + 1;
+	}
+	if (j->n_sched && find_gid(j->sched_gid, j->sched_sorted, j->n_sched, gid, &j->hint_sched) < j->n_sched) {
+		if (OPMFU_GROW(j->stask, j->cap_stask, j->n_stask + 1))
+			return -1;
+		j->stask[j->n_stask++] = (struct opmfu_aj_stask){ gid, k };
+		keyidx_note(&j->conns, conn);
+	}
+	return 0;
+}
+
+int opmfu_ajoin_add_comm(struct opmfu_ajoin *j, uint32_t name, int64_t start, int64_t end, int bad,
+			 int conn_ok, int64_t conn)
+{
+	struct opmfu_aj_task k = { start, end, conn, name, (uint8_t)(bad != 0) };
+	if (!conn_ok)
+		return 0;
+	keyidx_note(&j->conns, conn);
+	return push_task(&j->src[OPMFU_SRC_COMM_OP], &k);
+}
+
+static int less_stask(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct opmfu_aj_stask *s = ctx;
+	return s[a].gid != s[b].gid ? s[a].gid < s[b].gid : a < b;
+}
+
+/* Schedule kernels in link order: schedule rows in table order, each with its tasks in TASK order. */
+static int expand_sched(struct opmfu_ajoin *j)
+{
+	uint32_t *ord = NULL, *tmp = NULL;
+	size_t i, lo;
+	int rc = -1;
+
+	if (!j->n_stask)
+		return 0;
+	ord = opmfu_malloc(j->n_stask * sizeof(*ord));
+	tmp = opmfu_malloc((j->n_stask / 2 + 1) * sizeof(*tmp));
+	if (!ord || !tmp)
+		goto out;
+	for (i = 0; i < j->n_stask; i++)
+		ord[i] = (uint32_t)i;
+	sort_idx(ord, tmp, j->n_stask, less_stask, j->stask);
+	for (i = 0; i < j->n_sched; i++) {
+		size_t hi = j->n_stask;
+		int64_t gid = j->sched_gid[i];
+		/* first task with this gid */
+		for (lo = 0; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (j->stask[ord[mid]].gid < gid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < j->n_stask && j->stask[ord[lo]].gid == gid; lo++) {
+			struct opmfu_aj_task k = j->stask[ord[lo]].k;
+			k.ref = j->sched_name[i];
+			if (push_task(&j->src[OPMFU_SRC_COMM_SCHED], &k))
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	opmfu_free(ord);
+	opmfu_free(tmp);
+	opmfu_free(j->stask);
+	j->stask = NULL;
+	j->n_stask = j->cap_stask = 0;
+	return rc;
+}
+
+int opmfu_ajoin_index_conns(struct opmfu_ajoin *j)
+{
+	int s;
+	size_t i;
+
+	/* the info rows are no longer needed for lookups */
+	opmfu_free(j->info_gid);
+	opmfu_free(j->info_sorted);
+	j->info_gid = NULL;
+	j->info_sorted = NULL;
+	if (expand_sched(j) || keyidx_alloc(&j->conns))
+		return -1;
+	for (s = 0; s < 3; s++)
+		for (i = 0; i < j->src[s].n; i++)
+			keyidx_put(&j->conns, j->src[s].v[i].conn);
+	return 0;
+}
+
+/* ---- CONNECTION_IDS ---- */
+
+int opmfu_ajoin_add_connection(struct opmfu_ajoin *j, int64_t id, int64_t conn)
+{
+	if (keyidx_get(&j->conns, conn) == OPMFU_AJ_NONE)
+		return 0;
+	if (j->n_ci >= OPMFU_AJ_NONE - 1 || OPMFU_GROW(j->ci, j->cap_ci, j->n_ci + 1))
+		return -1;
+	j->ci[j->n_ci++] = (struct opmfu_aj_ci){ id, conn };
+	keyidx_note(&j->ids, id);
+	return 0;
+}
+
+static int less_ci(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct opmfu_aj_ci *c = ctx;
+	return c[a].id != c[b].id ? c[a].id < c[b].id : a < b;
+}
+
+/*
+ * Counting sort of n rows by their slot (0..n_slots-1): off gets n_slots + 1
+ * bucket starts, ord the rows bucket by bucket, in row order within one.
+ */
+static int bucket(const uint32_t *slot, size_t n, size_t n_slots, uint32_t **off_out, uint32_t **ord_out)
+{
+	uint32_t *off = opmfu_calloc(n_slots + 1, sizeof(*off));
+	uint32_t *ord = opmfu_malloc((n ? n : 1) * sizeof(*ord));
+	size_t i;
+
+	if (!off || !ord) {
+		opmfu_free(off);
+		opmfu_free(ord);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		off[slot[i] + 1]++;
+	for (i = 0; i < n_slots; i++)
+		off[i + 1] += off[i];
+	/* place with off[] as the running cursor, then shift it back to starts */
+	for (i = 0; i < n; i++)
+		ord[off[slot[i]]++] = (uint32_t)i;
+	for (i = n_slots; i > 0; i--)
+		off[i] = off[i - 1];
+	off[0] = 0;
+	*off_out = off;
+	*ord_out = ord;
+	return 0;
+}
+
+/* Sorts each bucket with more than one row. */
+static int sort_buckets(uint32_t *ord, const uint32_t *off, size_t n_slots, idx_less_fn less, const void *ctx)
+{
+	uint32_t *tmp = NULL;
+	size_t i, cap = 0;
+	for (i = 0; i < n_slots; i++) {
+		size_t n = off[i + 1] - off[i];
+		if (n < 2)
+			continue;
+		if (n / 2 + 1 > cap) {
+			opmfu_free(tmp);
+			cap = n / 2 + 1;
+			if (!(tmp = opmfu_malloc(cap * sizeof(*tmp))))
+				return -1;
+		}
+		sort_idx(ord + off[i], tmp, n, less, ctx);
+	}
+	opmfu_free(tmp);
+	return 0;
+}
+
+int opmfu_ajoin_index_connections(struct opmfu_ajoin *j)
+{
+	uint32_t *slot = NULL, *ord = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (keyidx_alloc(&j->ids))
+		return -1;
+	slot = opmfu_malloc((j->n_ci ? j->n_ci : 1) * sizeof(*slot));
+	if (!slot)
+		goto out;
+	for (i = 0; i < j->n_ci; i++)
+		slot[i] = keyidx_get(&j->conns, j->ci[i].conn);
+	/* rows of one connection in the SQL join's order: by id, then table order */
+	if (bucket(slot, j->n_ci, j->conns.n, &j->ci_off, &ord) ||
+	    sort_buckets(ord, j->ci_off, j->conns.n, less_ci, j->ci))
+		goto out;
+	/* the slot array becomes the id slots, in bucket order */
+	for (i = 0; i < j->n_ci; i++)
+		slot[i] = keyidx_put(&j->ids, j->ci[ord[i]].id);
+	j->ci_ids = slot;
+	slot = NULL;
+	rc = 0;
+out:
+	opmfu_free(slot);
+	opmfu_free(ord);
+	opmfu_free(j->ci);
+	j->ci = NULL;
+	j->n_ci = j->cap_ci = 0;
+	return rc;
+}
+
+/* ---- PYTORCH_API ---- */
+
+int opmfu_ajoin_want_api(const struct opmfu_ajoin *j, int64_t id)
+{
+	return keyidx_get(&j->ids, id) != OPMFU_AJ_NONE;
+}
+
+static int less_api(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct opmfu_aj_api *p = ctx;
+	if (p[a].start != p[b].start)
+		return p[a].start < p[b].start;
+	if (p[a].end != p[b].end)
+		return p[a].end < p[b].end;
+	return a < b;
+}
+
+int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t n)
+{
+	uint32_t *slot = NULL, *ord = NULL;
+	size_t i, k = 0;
+	int rc = -1;
+
+	/* keep the rows a connection reaches, compacting in place, and give the
+	 * rest back before the grouped copy is made */
+	for (i = 0; i < n; i++)
+		if (keyidx_get(&j->ids, rows[i].id) != OPMFU_AJ_NONE)
+			rows[k++] = rows[i];
+	n = k;
+	if (n) {
+		struct opmfu_aj_api *shrunk = opmfu_realloc(rows, n * sizeof(*rows));
+		if (shrunk)
+			rows = shrunk;
+	}
+	slot = opmfu_malloc((n ? n : 1) * sizeof(*slot));
+	j->api = opmfu_malloc((n ? n : 1) * sizeof(*j->api));
+	if (!slot || !j->api)
+		goto out;
+	for (i = 0; i < n; i++)
+		slot[i] = keyidx_get(&j->ids, rows[i].id);
+	/* rows of one id in the SQL join's order: by (startNs, endNs), then table order */
+	if (bucket(slot, n, j->ids.n, &j->api_off, &ord) || sort_buckets(ord, j->api_off, j->ids.n, less_api, rows))
+		goto out;
+	for (i = 0; i < n; i++)
+		j->api[i] = rows[ord[i]];
+	j->n_api = n;
+	rc = 0;
+out:
+	opmfu_free(rows);
+	opmfu_free(slot);
+	opmfu_free(ord);
+	return rc;
+}
+
+/* ---- links ---- */
+
+/* The CONNECTION_IDS rows (ci_ids[*c .. *ce)) of kernel k's connection. */
+static void ci_range(const struct opmfu_ajoin *j, const struct opmfu_aj_task *k, uint32_t *c, uint32_t *ce)
+{
+	uint32_t slot = keyidx_get(&j->conns, k->conn);
+	*c = *ce = 0;
+	if (slot != OPMFU_AJ_NONE && j->ci_off && j->api_off) {
+		*c = j->ci_off[slot];
+		*ce = j->ci_off[slot + 1];
+	}
+}
+
+int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
+{
+	size_t total = t->n_links, s, i, *count[3] = { &t->n_compute, &t->n_comm_op, &t->n_comm_sched };
+	uint32_t c, ce, a, ae;
+
+	/* count first, so the link array is allocated once and exactly */
+	for (s = 0; s < 3; s++)
+		for (i = 0; i < j->src[s].n; i++)
+			for (ci_range(j, &j->src[s].v[i], &c, &ce); c < ce; c++)
+				total += j->api_off[j->ci_ids[c] + 1] - j->api_off[j->ci_ids[c]];
+	if (total >= UINT32_MAX - 1)
+		return -1;
+	if (total > t->cap_links) {
+		struct opmfu_link *nl = opmfu_realloc(t->links, (total ? total : 1) * sizeof(*nl));
+		if (!nl)
+			return -1;
+		t->links = nl;
+		t->cap_links = total;
+	}
+	for (s = 0; s < 3; s++) {
+		size_t before = t->n_links;
+		for (i = 0; i < j->src[s].n; i++) {
+			const struct opmfu_aj_task *k = &j->src[s].v[i];
+			for (ci_range(j, k, &c, &ce); c < ce; c++)
+			for (a = j->api_off[j->ci_ids[c]], ae = j->api_off[j->ci_ids[c] + 1]; a < ae; a++) {
+				const struct opmfu_aj_api *op = &j->api[a];
+				struct opmfu_link *l;
+				if (k->bad || op->bad) {
+					t->n_bad_rows++;
+					continue;
+				}
+				l = &t->links[t->n_links];
+				l->k_start = k->start;
+				l->k_end = k->end;
+				l->op_start = op->start;
+				l->op_end = op->end;
+				l->op_name = op->name;
+				if (s == OPMFU_SRC_COMPUTE) {
+					const struct opmfu_aj_info *in = &j->info[k->ref];
+					l->k_name = in->name;
+					l->in_shapes = in->in_shapes;
+					l->in_dtypes = in->in_dtypes;
+					l->out_shapes = in->out_shapes;
+				} else {
+					l->k_name = k->ref;
+					l->in_shapes = l->in_dtypes = l->out_shapes = 0;
+				}
+				l->seq = (uint32_t)t->n_links++;
+			}
+		}
+		*count[s] = t->n_links - before;
+	}
+	return 0;
+}

@@ -1,0 +1,138 @@
+/*
+ * ascend_join.h - the kernel <-> framework-op join of SPEC 1.2, done in
+ * memory. The reader scans each table once and feeds the rows here; rows that
+ * cannot take part in a link are dropped as they arrive, and the links come
+ * out in the order of the SQL join this replaces (see opmfu_ajoin_emit).
+ * Every step is a linear pass, a counting sort or a hash/direct lookup, so
+ * the cost is linear in the rows read (SQLite's join built an automatic
+ * index per joined table and did one B-tree search per row: 10x slower).
+ * No SQLite here: it is plain C over arrays.
+ */
+#ifndef OPMFU_ASCEND_JOIN_H
+#define OPMFU_ASCEND_JOIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../model/trace.h"
+
+#define OPMFU_AJ_NONE UINT32_MAX
+
+/*
+ * A set of int64 keys, each given a dense index 0..n-1 in the order first
+ * put. Filled in two phases: note() every key (min, max, count), alloc(),
+ * then put() them; get() after that. Keys within a small range (ids in real
+ * files count up from 0) use a direct table, which also keeps lookups in
+ * table order sequential in memory; others use open addressing.
+ */
+struct opmfu_keyidx {
+	int64_t min, max;
+	size_t n_noted, n;
+	uint32_t *direct; /* direct[key - min], range max - min + 1 */
+	int64_t *hkey;    /* hash mode: keys and their index, OPMFU_AJ_NONE = empty */
+	uint32_t *hval;
+	size_t hcap;
+};
+
+/* A task row that joined its info row: a kernel candidate. */
+struct opmfu_aj_task {
+	int64_t start, end, conn; /* conn: TASK.connectionId (or COMMUNICATION_OP's) */
+	uint32_t ref;             /* compute: info row; communication: kernel name sid */
+	uint8_t bad;              /* start or end is not a number */
+};
+
+/* A framework-op row (PYTORCH_API) with a connection. */
+struct opmfu_aj_api {
+	int64_t id, start, end; /* id: PYTORCH_API.connectionId */
+	uint32_t name;          /* sid */
+	uint8_t bad;
+};
+
+/* Per kernel source (enum opmfu_link_src). */
+struct opmfu_aj_src {
+	struct opmfu_aj_task *v;
+	size_t n, cap;
+};
+
+struct opmfu_ajoin {
+	/* COMPUTE_TASK_INFO rows: globalTaskId and the strings of the kernel */
+	int64_t *info_gid;
+	struct opmfu_aj_info {
+		uint32_t name, in_shapes, in_dtypes, out_shapes;
+	} *info;
+	size_t n_info, cap_info;
+	uint32_t *info_sorted;    /* info rows by (globalTaskId, row); NULL: already so */
+	size_t hint_info, hint_sched; /* where the last globalTaskId search ended */
+	/* COMMUNICATION_SCHEDULE_TASK_INFO rows (globalTaskId, name sid) */
+	int64_t *sched_gid;
+	uint32_t *sched_name;
+	size_t n_sched, cap_sched;
+	uint32_t *sched_sorted;   /* sched rows by (globalTaskId, row) */
+	/* TASK rows that match a schedule row, with their globalTaskId */
+	struct opmfu_aj_stask {
+		int64_t gid;
+		struct opmfu_aj_task k;
+	} *stask;
+	size_t n_stask, cap_stask;
+	struct opmfu_aj_src src[3];
+
+	struct opmfu_keyidx conns; /* connection ids of all tasks -> conn slot */
+	/* CONNECTION_IDS rows of those connections, grouped by conn slot */
+	struct opmfu_aj_ci {
+		int64_t id, conn;
+	} *ci;
+	size_t n_ci, cap_ci;
+	uint32_t *ci_ids;          /* id slot of each row, grouped */
+	uint32_t *ci_off;          /* conn slot -> first row in ci_ids; n + 1 entries */
+	struct opmfu_keyidx ids;   /* CONNECTION_IDS.id of kept rows -> id slot */
+	struct opmfu_aj_api *api;  /* kept PYTORCH_API rows, grouped by id slot */
+	size_t n_api, cap_api;
+	uint32_t *api_off;         /* id slot -> first row in api; n + 1 entries */
+};
+
+void opmfu_ajoin_init(struct opmfu_ajoin *j);
+void opmfu_ajoin_release(struct opmfu_ajoin *j);
+
+/* Rows of COMPUTE_TASK_INFO / COMMUNICATION_SCHEDULE_TASK_INFO, in table
+ * order; then index() once. Return 0 or -1 (out of memory). */
+int opmfu_ajoin_add_info(struct opmfu_ajoin *j, int64_t gid, const struct opmfu_aj_info *info);
+int opmfu_ajoin_add_sched(struct opmfu_ajoin *j, int64_t gid, uint32_t name);
+int opmfu_ajoin_index_info(struct opmfu_ajoin *j);
+
+/* One TASK row, in table order (after index_info); keeps it as a compute
+ * kernel per matching info row and remembers it for matching schedule rows.
+ * conn_ok = 0 for a NULL connection (it can never link). */
+int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int64_t end, int bad,
+			 int conn_ok, int64_t conn);
+/* One COMMUNICATION_OP row (kernel name = opType sid), in table order. */
+int opmfu_ajoin_add_comm(struct opmfu_ajoin *j, uint32_t name, int64_t start, int64_t end, int bad,
+			 int conn_ok, int64_t conn);
+/* After the last task and communication row: indexes their connections. */
+int opmfu_ajoin_index_conns(struct opmfu_ajoin *j);
+
+/* One CONNECTION_IDS row, in table order; kept if a task has its connection. */
+int opmfu_ajoin_add_connection(struct opmfu_ajoin *j, int64_t id, int64_t conn);
+/* After the last CONNECTION_IDS row: groups them and indexes their ids. */
+int opmfu_ajoin_index_connections(struct opmfu_ajoin *j);
+
+/* 1 if a PYTORCH_API row with this connectionId can link (after index_connections). */
+int opmfu_ajoin_want_api(const struct opmfu_ajoin *j, int64_t id);
+/*
+ * The PYTORCH_API rows, in table order, as an array the join takes over
+ * (allocated with opmfu_malloc; it is freed or kept by the join). Rows not
+ * wanted are dropped here, so the caller may pass them unfiltered.
+ */
+int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t n);
+
+/*
+ * Appends the links to t->links: compute kernels, then COMMUNICATION_OP, then
+ * schedule tasks (t->n_compute, n_comm_op, n_comm_sched are set). The order
+ * is the SQL join's: kernels in TASK order (COMMUNICATION_OP / schedule
+ * table order for the others), per kernel its CONNECTION_IDS rows by (id,
+ * table order), per row its PYTORCH_API rows by (startNs, endNs, table
+ * order). A link with an unreadable time is counted in t->n_bad_rows and
+ * skipped. Returns 0, or -1 when out of memory or past 2^32 - 2 links.
+ */
+int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * write_xlsx.h - the Excel export (SPEC 4): per rank
+ * OperatorMfu/operator_mfu_kernel_{rank}.xlsx and operator_mfu_module_{rank}.xlsx.
+ * Each workbook is written under a temporary name in its own directory and
+ * renamed into place once complete: a reader never sees half a workbook and a
+ * failed write leaves the previous file as it was.
+ */
+#ifndef OPMFU_WRITE_XLSX_H
+#define OPMFU_WRITE_XLSX_H
+
+#include <stddef.h>
+
+#include "../analyze/module_mfu.h"
+#include "../analyze/op_mfu.h"
+#include "../base/err.h"
+#include "../model/trace.h"
+#include "../opmfu.h"
+
+/* Rows of one Excel sheet, header row included (Excel's own limit). */
+#define OPMFU_XLSX_MAX_ROWS 1048576
+
+/* What one write did to the data, for warnings. */
+struct opmfu_xlsx_stats {
+	size_t rows;      /* data rows written; 0 means no file */
+	size_t truncated; /* strings cut to Excel's 32767 characters */
+	size_t repaired;  /* strings whose invalid UTF-8 or NUL bytes became U+FFFD */
+	size_t blanks;    /* NaN or infinite numbers written as empty cells */
+};
+
+/*
+ * Writes the kernel workbook (the rank's OperatorMFU rows) to path. When the
+ * rank has no rows, no file is written and an existing file at path (from an
+ * earlier run) is removed. max_rows is the sheet's row limit, header
+ * included; 0 means OPMFU_XLSX_MAX_ROWS. More rows fail with OPMFU_ERR_LIMIT
+ * and write nothing. stats may be NULL.
+ */
+enum opmfu_status opmfu_xlsx_write_kernel(const char *path, int rank, const struct opmfu_trace *t,
+					  const struct opmfu_op_mfu *op, size_t max_rows,
+					  struct opmfu_xlsx_stats *stats, struct opmfu_err *err);
+
+/* Same for the module workbook (the rank's ModuleMFU rows). */
+enum opmfu_status opmfu_xlsx_write_module(const char *path, int rank, const struct opmfu_module_mfu *mod,
+					  size_t max_rows, struct opmfu_xlsx_stats *stats,
+					  struct opmfu_err *err);
+
+/*
+ * Writes both workbooks of one rank into dir (the OperatorMfu directory).
+ * *written gets the OPMFU_XLSX_KERNEL / OPMFU_XLSX_MODULE bits of the files
+ * written; stats (may be NULL) the sum over both.
+ */
+enum opmfu_status opmfu_xlsx_out_rank(const char *dir, int rank, const struct opmfu_trace *t,
+				      const struct opmfu_op_mfu *op, const struct opmfu_module_mfu *mod,
+				      unsigned *written, struct opmfu_xlsx_stats *stats, struct opmfu_err *err);
+
+#endif

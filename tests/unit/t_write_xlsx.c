@@ -1,0 +1,547 @@
+/*
+ * t_write_xlsx.c - the Excel writer on hand-built rows: the module workbook's
+ * merges (parent runs, equal module names under different parents), widths by
+ * header name, frozen header and cell types, checked through
+ * tests/tools/xlsx_cells.py; a kernel workbook; strings Excel cannot hold as
+ * they are, NaN; the row limit; stale, failed and unwritable outputs;
+ * allocation failures.
+ * argv: python3, xlsx_cells.py, a scratch directory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/op_mfu.h"
+#include "base/mem.h"
+#include "check.h"
+#include "write/write_xlsx.h"
+
+static const char *python, *dumper;
+static char dir[4096];
+
+/* The dump of a workbook by xlsx_cells.py (malloc'd), or NULL. */
+static char *dump(const char *path)
+{
+	char cmd[8192], *out = NULL;
+	size_t n = 0, cap = 0, got;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", python, dumper, path);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap) {
+			char *nb = realloc(out, cap = cap * 2 + 8192);
+			if (!nb)
+				break;
+			out = nb;
+		}
+		got = fread(out + n, 1, 4096, p);
+		n += got;
+	} while (got > 0);
+	if (out)
+		out[n] = '\0';
+	if (pclose(p) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void check_dump(const char *path, const char *want)
+{
+	char *got = dump(path);
+	CHECK(got != NULL);
+	if (got && strcmp(got, want) != 0) {
+		fprintf(stderr, "dump of %s differs; got:\n%s", path, got);
+		CHECK(0);
+	}
+	free(got);
+}
+
+static int dump_has(const char *dumped, const char *line)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "\n%s\n", line);
+	return dumped && strstr(dumped, buf) != NULL;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Temporary files left in dir by a writer. */
+static int leftovers(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp"))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static int file_is(const char *path, const char *text)
+{
+	char buf[256];
+	size_t n;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return !strcmp(buf, text);
+}
+
+static char *in_dir(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", dir, name);
+	return buf;
+}
+
+/* ---- module workbook ---- */
+
+static struct opmfu_module_row mrow(const char *parent, const char *module, const char *op, const char *klist,
+				    double total, double avg, size_t count, const char *mfu)
+{
+	struct opmfu_module_row r;
+	memset(&r, 0, sizeof(r));
+	r.parent = parent;
+	r.module = module;
+	r.op_name = op;
+	r.kernel_list = klist;
+	r.total_ns = total;
+	r.avg_ns = avg;
+	r.op_count = count;
+	r.avg_mfu = mfu;
+	return r;
+}
+
+/*
+ * Parent runs: Model/Layer rows 2-5, Model/Head 6-7, "" 8-9, Model/Layer
+ * again at 10 (not adjacent to the first run: not merged with it). Module
+ * MLP ends the first run (row 5) and starts the second (row 6): equal, but in
+ * different parent runs, so not merged (SPEC 5.4).
+ */
+static const char module_want[] =
+	"sheet Sheet1\n"
+	"dimension A1:I10\n"
+	"freeze A2\n"
+	"autofilter A1:I10\n"
+	"col B width 40 (xml 40.7109375)\n"
+	"col C width 40 (xml 40.7109375)\n"
+	"col D width 40 (xml 40.7109375)\n"
+	"col E width 50 (xml 50.7109375)\n"
+	"col F width 10 (xml 10.7109375)\n"
+	"col G width 10 (xml 10.7109375)\n"
+	"col H width 10 (xml 10.7109375)\n"
+	"col I width 10 (xml 10.7109375)\n"
+	"row 1 height 27\n"
+	"merge B2:B5\n"
+	"merge C2:C3\n"
+	"merge C4:C5\n"
+	"merge B6:B7\n"
+	"merge B8:B9\n"
+	"merge C8:C9\n"
+	"style 1: font \"Times New Roman\" 11 bold; fill solid FFAFEEEE; border thin; valign center; numfmt \"General\"\n"
+	"style 2: font \"Times New Roman\" 11; fill none; border thin; valign center; numfmt \"General\"\n"
+	"A1=Rank ID (s) s1\nB1=Parent Module (s) s1\nC1=Module (s) s1\nD1=Op Name (s) s1\nE1=Kernel List (s) s1\n"
+	"F1=Total Kernel Duration(ns) (s) s1\nG1=Avg Kernel Duration(ns) (s) s1\nH1=Op Count (s) s1\nI1=Avg MFU (s) s1\n"
+	"A2=7 (n) s2\nB2=Model/Layer (s) s2\nC2=Attention (s) s2\nD2=aten::mm (s) s2\nE2=MatMulV3 (s) s2\n"
+	"F2=100 (n) s2\nG2=100 (n) s2\nH2=1 (n) s2\nI2=50.0% (s) s2\n"
+	"A3=7 (n) s2\nB3= (blank) s2\nC3= (blank) s2\nD3=aten::add (s) s2\nE3=Add (s) s2\n"
+	"F3=20 (n) s2\nG3=20 (n) s2\nH3=1 (n) s2\nI3= (blank) s2\n"
+	"A4=7 (n) s2\nB4= (blank) s2\nC4=MLP (s) s2\nD4=aten::mm (s) s2\nE4=MatMulV3, Cast (s) s2\n"
+	"F4=300 (n) s2\nG4=150 (n) s2\nH4=2 (n) s2\nI4=12.5%,100.0% (s) s2\n"
+	"A5=7 (n) s2\nB5= (blank) s2\nC5= (blank) s2\nD5=aten::gelu (s) s2\nE5=Gelu (s) s2\n"
+	"F5=7.5 (n) s2\nG5=7.5 (n) s2\nH5=1 (n) s2\nI5= (blank) s2\n"
+	"A6=7 (n) s2\nB6=Model/Head (s) s2\nC6=MLP (s) s2\nD6=aten::mm (s) s2\nE6=MatMulV3 (s) s2\n"
+	"F6=50 (n) s2\nG6=50 (n) s2\nH6=1 (n) s2\nI6=1.0% (s) s2\n"
+	/* text that looks like formulas stays text; 0.1 + 0.2 is stored with 16 digits */
+	"A7=7 (n) s2\nB7= (blank) s2\nC7=Proj (s) s2\nD7==1+1 (s) s2\nE7==SUM(A1) (s) s2\n"
+	"F7=0.3 (n) s2\nG7=0.3 (n) s2\nH7=1 (n) s2\nI7= (blank) s2\n"
+	"A8=7 (n) s2\nB8= (blank) s2\nC8=Model (s) s2\nD8=aten::zero_ (s) s2\nE8=ZerosLike (s) s2\n"
+	"F8=1 (n) s2\nG8=1 (n) s2\nH8=1 (n) s2\nI8= (blank) s2\n"
+	"A9=7 (n) s2\nB9= (blank) s2\nC9= (blank) s2\nD9=aten::copy_ (s) s2\nE9=Copy (s) s2\n"
+	"F9=2 (n) s2\nG9=2 (n) s2\nH9=1 (n) s2\nI9= (blank) s2\n"
+	"A10=7 (n) s2\nB10=Model/Layer (s) s2\nC10=Attention (s) s2\nD10=aten::mm (s) s2\nE10=MatMulV3 (s) s2\n"
+	"F10=100 (n) s2\nG10=100 (n) s2\nH10=1 (n) s2\nI10=50.0% (s) s2\n";
+
+static void test_module(void)
+{
+	struct opmfu_module_row rows[9];
+	struct opmfu_module_mfu mod;
+	struct opmfu_xlsx_stats xs;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200];
+
+	rows[0] = mrow("Model/Layer", "Attention", "aten::mm", "MatMulV3", 100, 100, 1, "50.0%");
+	rows[1] = mrow("Model/Layer", "Attention", "aten::add", "Add", 20, 20, 1, "");
+	rows[2] = mrow("Model/Layer", "MLP", "aten::mm", "MatMulV3, Cast", 300, 150, 2, "12.5%,100.0%");
+	rows[3] = mrow("Model/Layer", "MLP", "aten::gelu", "Gelu", 7.5, 7.5, 1, "");
+	rows[4] = mrow("Model/Head", "MLP", "aten::mm", "MatMulV3", 50, 50, 1, "1.0%");
+	rows[5] = mrow("Model/Head", "Proj", "=1+1", "=SUM(A1)", 0.1 + 0.2, 0.1 + 0.2, 1, "");
+	rows[6] = mrow("", "Model", "aten::zero_", "ZerosLike", 1, 1, 1, NULL);
+	rows[7] = mrow("", "Model", "aten::copy_", "Copy", 2, 2, 1, "");
+	rows[8] = mrow("Model/Layer", "Attention", "aten::mm", "MatMulV3", 100, 100, 1, "50.0%");
+	opmfu_module_mfu_init(&mod);
+	mod.rows = rows;
+	mod.n_rows = mod.cap_rows = 9;
+
+	memset(&xs, 0, sizeof(xs));
+	in_dir(path, sizeof(path), "operator_mfu_module_7.xlsx");
+	CHECK_INT(opmfu_xlsx_write_module(path, 7, &mod, 0, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.rows, 9);
+	CHECK_INT(xs.truncated + xs.repaired + xs.blanks, 0);
+	check_dump(path, module_want);
+	CHECK_INT(leftovers(), 0);
+
+	/* the limit counts the header: 9 data rows need 10 */
+	CHECK_INT(opmfu_xlsx_write_module(path, 7, &mod, 10, NULL, &e), OPMFU_OK);
+	CHECK_INT(opmfu_xlsx_write_module(path, 7, &mod, 9, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK(strstr(e.msg, path) && strstr(e.msg, "--export db"));
+	/* a refused write leaves the previous file as it was */
+	check_dump(path, module_want);
+	CHECK_INT(leftovers(), 0);
+}
+
+/* Strings Excel cannot hold as they are, NaN and infinity. */
+static void test_module_edges(void)
+{
+	struct opmfu_module_row rows[2];
+	struct opmfu_module_mfu mod;
+	struct opmfu_xlsx_stats xs;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200], *longop = malloc(40001), *longparent = malloc(33001), *got, want[64];
+
+	CHECK(longop && longparent);
+	if (!longop || !longparent)
+		return;
+	memset(longop, 'x', 40000);
+	longop[40000] = '\0';
+	memset(longparent, 'p', 33000);
+	longparent[33000] = '\0';
+	rows[0] = mrow(longparent, "M", longop, "bad\xff\xfeutf8", NAN, INFINITY, 1, "=A1");
+	rows[1] = mrow(longparent, "M", "op", "\xe2\x82\xac ok", -INFINITY, 5, 1, "");
+	opmfu_module_mfu_init(&mod);
+	mod.rows = rows;
+	mod.n_rows = mod.cap_rows = 2;
+	memset(&xs, 0, sizeof(xs));
+	in_dir(path, sizeof(path), "edges.xlsx");
+	CHECK_INT(opmfu_xlsx_write_module(path, 0, &mod, 0, &xs, &e), OPMFU_OK);
+	/* the merged parent once, the op once; the bad kernel list once; three non-finite numbers */
+	CHECK_INT(xs.truncated, 2);
+	CHECK_INT(xs.repaired, 1);
+	CHECK_INT(xs.blanks, 3);
+	got = dump(path);
+	CHECK(got != NULL);
+	CHECK(dump_has(got, "merge B2:B3"));
+	CHECK(dump_has(got, "merge C2:C3"));
+	CHECK(dump_has(got, "E2=bad\xef\xbf\xbd\xef\xbf\xbdutf8 (s) s2"));
+	CHECK(dump_has(got, "E3=\xe2\x82\xac ok (s) s2"));
+	CHECK(dump_has(got, "F2= (blank) s2"));
+	CHECK(dump_has(got, "G2= (blank) s2"));
+	CHECK(dump_has(got, "F3= (blank) s2"));
+	CHECK(dump_has(got, "G3=5 (n) s2"));
+	CHECK(dump_has(got, "I2==A1 (s) s2"));
+	/* cut to exactly 32767 characters */
+	longop[32767] = '\0';
+	longparent[32767] = '\0';
+	CHECK(got && strstr(got, "\nD2=") && !strncmp(strstr(got, "\nD2=") + 4, longop, 32767) &&
+	      !strncmp(strstr(got, "\nD2=") + 4 + 32767, " (s)", 4));
+	CHECK(got && strstr(got, "\nB2=") && !strncmp(strstr(got, "\nB2=") + 4 + 32767, " (s)", 4));
+	snprintf(want, sizeof(want), "B2=%.8s", longparent);
+	CHECK(got && strstr(got, want));
+	free(got);
+	free(longop);
+	free(longparent);
+	unlink(path);
+}
+
+/* The real limit: 1,048,576 data rows do not fit beside the header. */
+static void test_real_limit(void)
+{
+	struct opmfu_module_mfu mod;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200];
+	size_t i;
+
+	CHECK_INT(OPMFU_XLSX_MAX_ROWS, 1048576);
+	opmfu_module_mfu_init(&mod);
+	mod.n_rows = mod.cap_rows = OPMFU_XLSX_MAX_ROWS;
+	mod.rows = calloc(mod.n_rows, sizeof(*mod.rows));
+	CHECK(mod.rows != NULL);
+	if (!mod.rows)
+		return;
+	for (i = 0; i < mod.n_rows; i++)
+		mod.rows[i] = mrow("P", "M", "op", "K", 1, 1, 1, "");
+	in_dir(path, sizeof(path), "operator_mfu_module_1.xlsx");
+	unlink(path);
+	CHECK_INT(opmfu_xlsx_write_module(path, 1, &mod, 0, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK(strstr(e.msg, "1048576 ModuleMFU rows") && strstr(e.msg, "at most 1048575") &&
+	      strstr(e.msg, "--export db"));
+	CHECK(!exists(path));
+	CHECK_INT(leftovers(), 0);
+	/* and the previous file stays */
+	put_file(path, "previous");
+	CHECK_INT(opmfu_xlsx_write_module(path, 1, &mod, 0, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK(file_is(path, "previous"));
+	unlink(path);
+	free(mod.rows);
+}
+
+/* An empty table writes nothing and removes the file of an earlier run. */
+static void test_empty(void)
+{
+	struct opmfu_module_mfu mod;
+	struct opmfu_xlsx_stats xs;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200];
+
+	opmfu_module_mfu_init(&mod);
+	in_dir(path, sizeof(path), "operator_mfu_module_3.xlsx");
+	put_file(path, "stale");
+	memset(&xs, 0, sizeof(xs));
+	CHECK_INT(opmfu_xlsx_write_module(path, 3, &mod, 0, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.rows, 0);
+	CHECK(!exists(path));
+	CHECK_INT(opmfu_xlsx_write_module(path, 3, &mod, 0, &xs, &e), OPMFU_OK);
+	CHECK(!exists(path));
+}
+
+/* Unwritable places: clear errors naming the file, nothing left behind. */
+static void test_unwritable(void)
+{
+	struct opmfu_module_row row = mrow("P", "M", "op", "K", 1, 1, 1, "");
+	struct opmfu_module_mfu mod;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4300], file[4200];
+
+	opmfu_module_mfu_init(&mod);
+	mod.rows = &row;
+	mod.n_rows = mod.cap_rows = 1;
+
+	CHECK_INT(opmfu_xlsx_write_module("/nonexistent-opmfu-dir/m.xlsx", 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
+	CHECK(strstr(e.msg, "/nonexistent-opmfu-dir/m.xlsx") && strstr(e.msg, "No such file or directory"));
+
+	/* a file where the directory should be (chmod would not stop root) */
+	in_dir(file, sizeof(file), "plainfile");
+	put_file(file, "x");
+	snprintf(path, sizeof(path), "%s/m.xlsx", file);
+	CHECK_INT(opmfu_xlsx_write_module(path, 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
+	CHECK(strstr(e.msg, path) != NULL);
+	unlink(file);
+
+	/* a directory in the workbook's place: the rename fails, the temporary goes */
+	in_dir(path, sizeof(path), "adir.xlsx");
+	CHECK(mkdir(path, 0777) == 0);
+	CHECK_INT(opmfu_xlsx_write_module(path, 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
+	CHECK(strstr(e.msg, path) != NULL);
+	CHECK_INT(leftovers(), 0);
+	rmdir(path);
+}
+
+/* Every allocation of a write failing in turn. */
+static void test_nomem(void)
+{
+	struct opmfu_module_row rows[2];
+	struct opmfu_module_mfu mod;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200];
+	long k;
+	int nomem = 0, ok = 0;
+
+	rows[0] = mrow("P", "M", "op\xff", "K", 1, 1, 1, "");
+	rows[1] = mrow("P", "M", "op", "K", 1, 1, 1, "");
+	opmfu_module_mfu_init(&mod);
+	mod.rows = rows;
+	mod.n_rows = mod.cap_rows = 2;
+	in_dir(path, sizeof(path), "nomem.xlsx");
+	put_file(path, "previous");
+	for (k = 1; k < 200 && !ok; k++) {
+		enum opmfu_status st;
+		opmfu_mem_fail_after(k);
+		st = opmfu_xlsx_write_module(path, 0, &mod, 0, NULL, &e);
+		opmfu_mem_fail_after(0);
+		if (st == OPMFU_OK) {
+			ok = 1;
+			break;
+		}
+		nomem++;
+		CHECK_INT(st, OPMFU_ERR_NOMEM);
+		CHECK(strstr(e.msg, "out of memory") != NULL);
+		CHECK(file_is(path, "previous"));
+		CHECK_INT(leftovers(), 0);
+	}
+	CHECK(ok);
+	CHECK(nomem >= 2);
+	unlink(path);
+}
+
+/* ---- kernel workbook ---- */
+
+static struct opmfu_trace T;
+
+static uint32_t S(const char *s)
+{
+	return opmfu_strtab_intern(&T.strs, s, strlen(s));
+}
+
+static void add_link(const char *op, int64_t os, const char *k, int64_t ks, int64_t ke)
+{
+	struct opmfu_link l = { ks, ke, os, os + 50, S(k), S(op), S("\"4,4;4,4\""), S("FLOAT16"), S("'4,4'"),
+				(uint32_t)T.n_links };
+	OPMFU_GROW(T.links, T.cap_links, T.n_links + 1);
+	T.links[T.n_links++] = l;
+	T.n_compute++;
+}
+
+static void add_rec(int64_t start, int64_t end, int64_t flops, const char *msg)
+{
+	OPMFU_GROW(T.recs, T.cap_recs, T.n_recs + 1);
+	T.recs[T.n_recs++] = (struct opmfu_flops_rec){ start, end, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+}
+
+static void test_kernel(void)
+{
+	struct opmfu_op_mfu op;
+	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_xlsx_stats xs;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200], *got;
+
+	opmfu_trace_init(&T);
+	opmfu_op_mfu_init(&op);
+	/* fp16 peak 1e12 FLOPS; each record charges its whole FLOPs to each kernel */
+	add_link("=1+1", 100, "-k", 1000, 2000);           /* 5e5 FLOPs / 1 us = 5e11 -> 0.5 */
+	add_link("aten::mm", 300, "MatMulV3", 3000, 7000); /* 2e6 / 4 us = 5e11 -> 0.5 */
+	add_link("aten::mm", 300, "Cast", 7000, 1736410576000013500LL); /* 19 digits, exact as text */
+	add_rec(50, 150, 500000, "500000-=cmd|' /C calc'!A0");
+	add_rec(250, 350, 2000000, "2000000-mm");
+	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &op, &e), OPMFU_OK);
+
+	in_dir(path, sizeof(path), "operator_mfu_kernel_5.xlsx");
+	memset(&xs, 0, sizeof(xs));
+	CHECK_INT(opmfu_xlsx_write_kernel(path, 5, &T, &op, 4, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.rows, 3);
+	got = dump(path);
+	CHECK(got != NULL);
+	CHECK(dump_has(got, "freeze A2"));
+	CHECK(dump_has(got, "autofilter A1:M4"));
+	CHECK(dump_has(got, "col C width 50 (xml 50.7109375)"));
+	CHECK(dump_has(got, "col G width 10 (xml 10.7109375)"));
+	CHECK(dump_has(got, "conditional G2:G4 colorScale num 0 FFF8696B, num 0.5 FFFFEB84, num 1 FF63BE7B"));
+	CHECK(dump_has(got, "ignore D2:E4 numberStoredAsText"));
+	CHECK(dump_has(got, "A2=5 (n) s2"));
+	CHECK(dump_has(got, "B2==1+1 (inlineStr) s2"));
+	CHECK(dump_has(got, "C2=-k (inlineStr) s2"));
+	CHECK(dump_has(got, "G2=0.5 (n) s3"));
+	CHECK(dump_has(got, "K2==cmd|' /C calc'!A0 (inlineStr) s2"));
+	CHECK(dump_has(got, "L2=4,4;4,4 (inlineStr) s2"));
+	CHECK(dump_has(got, "M2=4,4 (inlineStr) s2"));
+	CHECK(dump_has(got, "C3=MatMulV3 (inlineStr) s2"));
+	CHECK(dump_has(got, "G3=0.5 (n) s3"));
+	CHECK(dump_has(got, "E4=1736410576000013500 (inlineStr) s2"));
+	free(got);
+	CHECK_INT(leftovers(), 0);
+
+	/* three rows and a header need 4 */
+	CHECK_INT(opmfu_xlsx_write_kernel(path, 5, &T, &op, 3, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK(strstr(e.msg, "3 OperatorMFU rows") && strstr(e.msg, "--export db"));
+	CHECK(exists(path));
+	CHECK_INT(leftovers(), 0);
+
+	/* no entries: no file, and the earlier one goes */
+	opmfu_op_mfu_release(&op);
+	opmfu_op_mfu_init(&op);
+	CHECK_INT(opmfu_xlsx_write_kernel(path, 5, &T, &op, 0, NULL, &e), OPMFU_OK);
+	CHECK(!exists(path));
+	opmfu_op_mfu_release(&op);
+	opmfu_trace_release(&T);
+}
+
+/* Both workbooks of a rank, by name. */
+static void test_out_rank(void)
+{
+	struct opmfu_module_row row = mrow("P", "M", "op", "K", 1, 1, 1, "");
+	struct opmfu_module_mfu mod;
+	struct opmfu_op_mfu op;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200];
+	unsigned written = 99;
+
+	opmfu_trace_init(&T);
+	opmfu_op_mfu_init(&op);
+	opmfu_module_mfu_init(&mod);
+	mod.rows = &row;
+	mod.n_rows = mod.cap_rows = 1;
+	in_dir(path, sizeof(path), "operator_mfu_kernel_-1.xlsx");
+	put_file(path, "stale");
+	CHECK_INT(opmfu_xlsx_out_rank(dir, -1, &T, &op, &mod, &written, NULL, &e), OPMFU_OK);
+	CHECK_INT(written, OPMFU_XLSX_MODULE);
+	CHECK(!exists(path));
+	CHECK(exists(in_dir(path, sizeof(path), "operator_mfu_module_-1.xlsx")));
+	unlink(path);
+	opmfu_op_mfu_release(&op);
+	opmfu_trace_release(&T);
+}
+
+int main(int argc, char **argv)
+{
+	char tmpl[4096];
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: t_write_xlsx PYTHON XLSX_CELLS_PY SCRATCH_DIR\n");
+		return 2;
+	}
+	python = argv[1];
+	dumper = argv[2];
+	if (mkdir(argv[3], 0777) != 0 && errno != EEXIST) {
+		perror(argv[3]);
+		return 2;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/runXXXXXX", argv[3]);
+	if (!mkdtemp(tmpl)) {
+		perror(tmpl);
+		return 2;
+	}
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+
+	test_module();
+	test_module_edges();
+	test_real_limit();
+	test_empty();
+	test_unwritable();
+	test_nomem();
+	test_kernel();
+	test_out_rank();
+
+	if (!check_failures) {
+		char p[4200];
+		unlink(in_dir(p, sizeof(p), "operator_mfu_module_7.xlsx"));
+		rmdir(dir);
+	}
+	return check_done();
+}
