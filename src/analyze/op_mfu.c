@@ -1,8 +1,10 @@
 /*
  * op_mfu.c - SPEC 2. Each record takes the S rows whose op start lies in its
- * range (binary search over S sorted by op start), so the cost is the size of
- * the output plus O(log n) per record. Entries are chained per kernel key in
- * a hash table, which is how rows of R find their entries (SPEC 2.6).
+ * range; records are visited in start order, so the first such row only moves
+ * forward and the cost is the size of the output plus one pass over S.
+ * Entries are chained per kernel key, and every link gets the first entry of
+ * its key once (res->first), which is how rows of R, module_mfu and the
+ * writers find their entries (SPEC 2.6) with one array read.
  */
 #include "op_mfu.h"
 
@@ -21,7 +23,7 @@ void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
 {
 	opmfu_free(res->r);
 	opmfu_free(res->m);
-	opmfu_free(res->key_first);
+	opmfu_free(res->first);
 	opmfu_op_mfu_init(res);
 }
 
@@ -46,50 +48,42 @@ static int same_key(const struct opmfu_link *a, const struct opmfu_link *b)
 	return a->k_start == b->k_start && a->k_end == b->k_end && a->k_name == b->k_name;
 }
 
-/* ---- sorting: stable by construction (the last key is the read order) ---- */
+/* ---- orders: total (the last key is the read order), so any sort gives one result ---- */
 
-/* comparators see the links through this; thread-local so ranks can run in parallel */
-static _Thread_local const struct opmfu_link *sort_links;
+typedef int (*less_fn)(const void *ctx, uint32_t a, uint32_t b);
 
-static int cmp_r(const void *pa, const void *pb)
+/* R: (op start, kernel start, read order) */
+static int less_r(const void *ctx, uint32_t ia, uint32_t ib)
 {
-	const struct opmfu_link *a = &sort_links[*(const uint32_t *)pa];
-	const struct opmfu_link *b = &sort_links[*(const uint32_t *)pb];
+	const struct opmfu_link *a = (const struct opmfu_link *)ctx + ia, *b = (const struct opmfu_link *)ctx + ib;
 	if (a->op_start != b->op_start)
-		return a->op_start < b->op_start ? -1 : 1;
+		return a->op_start < b->op_start;
 	if (a->k_start != b->k_start)
-		return a->k_start < b->k_start ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
+		return a->k_start < b->k_start;
+	return a->seq < b->seq;
 }
 
-static int cmp_s(const void *pa, const void *pb)
+/* S: (op start, kernel start, kernel end, read order) */
+static int less_s(const void *ctx, uint32_t ia, uint32_t ib)
 {
-	const struct opmfu_link *a = &sort_links[*(const uint32_t *)pa];
-	const struct opmfu_link *b = &sort_links[*(const uint32_t *)pb];
+	const struct opmfu_link *a = (const struct opmfu_link *)ctx + ia, *b = (const struct opmfu_link *)ctx + ib;
 	if (a->op_start != b->op_start)
-		return a->op_start < b->op_start ? -1 : 1;
+		return a->op_start < b->op_start;
 	if (a->k_start != b->k_start)
-		return a->k_start < b->k_start ? -1 : 1;
+		return a->k_start < b->k_start;
 	if (a->k_end != b->k_end)
-		return a->k_end < b->k_end ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
+		return a->k_end < b->k_end;
+	return a->seq < b->seq;
 }
 
-struct rec_ix {
-	int64_t start;
-	uint32_t pos;
-};
-
-static int cmp_rec(const void *pa, const void *pb)
+/* records: (start, position) */
+static int less_rec(const void *ctx, uint32_t a, uint32_t b)
 {
-	const struct rec_ix *a = pa, *b = pb;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return (a->pos > b->pos) - (a->pos < b->pos);
+	const struct opmfu_flops_rec *r = ctx;
+	return r[a].start != r[b].start ? r[a].start < r[b].start : a < b;
 }
 
-static void sort_idx(uint32_t *v, size_t n, const struct opmfu_link *links,
-		     int (*cmp)(const void *, const void *));
+static int sort_idx(uint32_t *v, size_t n, less_fn less, const void *ctx);
 
 /* ---- a per-record set of (kernel start, kernel end), cleared by generation ---- */
 
@@ -137,64 +131,77 @@ static int pair_set_add(struct pair_set *s, int64_t a, int64_t b)
 	return 1;
 }
 
-/* ---- kernel key table ---- */
-
-static int key_table_init(struct opmfu_op_mfu *res, size_t n_entries)
-{
-	size_t cap = 16;
-	while (cap < n_entries * 2)
-		cap *= 2;
-	res->key_first = opmfu_malloc(cap * sizeof(*res->key_first));
-	if (!res->key_first)
-		return -1;
-	memset(res->key_first, 0xff, cap * sizeof(*res->key_first));
-	res->key_cap = cap;
-	return 0;
-}
+/* ---- kernel keys ---- */
 
 uint32_t opmfu_op_mfu_first(const struct opmfu_op_mfu *res, const struct opmfu_trace *t,
 			    const struct opmfu_link *link)
 {
-	size_t h;
-	if (!res->key_cap)
-		return OPMFU_NO_ENTRY;
-	h = (size_t)key_hash(link) & (res->key_cap - 1);
-	while (res->key_first[h] != OPMFU_NO_ENTRY) {
-		uint32_t e = res->key_first[h];
-		if (same_key(&t->links[res->m[e].link], link))
-			return e;
-		h = (h + 1) & (res->key_cap - 1);
-	}
-	return OPMFU_NO_ENTRY;
+	size_t i = (size_t)(link - t->links);
+	return i < res->n_first ? res->first[i] : OPMFU_NO_ENTRY;
 }
 
-/* Chains every entry after the previous one of its key, in M order. */
+/* A kernel key and its entry chain. The table holds the keys themselves, so
+ * a probe touches one slot and never the links or entries behind it. */
+struct key_slot {
+	int64_t start, end;
+	uint32_t name, first, last;
+};
+
+/* The slot of link l's key: its own, or the empty one where it goes. */
+static size_t key_find(const struct key_slot *tab, size_t cap, const struct opmfu_link *l)
+{
+	size_t h = (size_t)key_hash(l) & (cap - 1);
+	while (tab[h].first != OPMFU_NO_ENTRY &&
+	       !(tab[h].start == l->k_start && tab[h].end == l->k_end && tab[h].name == l->k_name))
+		h = (h + 1) & (cap - 1);
+	return h;
+}
+
+/*
+ * Chains every entry after the previous one of its key, in M order, then
+ * gives every link (all sources: SPEC 3.1 looks communication rows up too)
+ * the first entry of its key.
+ */
 static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
 {
-	uint32_t *last;
-	size_t i;
+	struct key_slot *tab;
+	size_t cap = 16, i, h;
+	const struct opmfu_link *prev = NULL;
 
-	if (key_table_init(res, res->n_m))
+	while (cap < res->n_m * 2)
+		cap *= 2;
+	tab = opmfu_malloc(cap * sizeof(*tab));
+	res->first = opmfu_malloc((t->n_links ? t->n_links : 1) * sizeof(*res->first));
+	if (!tab || !res->first) {
+		opmfu_free(tab);
 		return -1;
-	last = opmfu_malloc(res->key_cap * sizeof(*last));
-	if (!last)
-		return -1;
+	}
+	res->n_first = t->n_links;
+	for (i = 0; i < cap; i++)
+		tab[i].first = OPMFU_NO_ENTRY;
 	for (i = 0; i < res->n_m; i++) {
 		const struct opmfu_link *l = &t->links[res->m[i].link];
-		size_t h = (size_t)key_hash(l) & (res->key_cap - 1);
 		res->m[i].next = OPMFU_NO_ENTRY;
-		while (res->key_first[h] != OPMFU_NO_ENTRY &&
-		       !same_key(&t->links[res->m[res->key_first[h]].link], l))
-			h = (h + 1) & (res->key_cap - 1);
-		if (res->key_first[h] == OPMFU_NO_ENTRY) {
-			res->key_first[h] = (uint32_t)i;
+		h = key_find(tab, cap, l);
+		if (tab[h].first == OPMFU_NO_ENTRY) {
+			tab[h] = (struct key_slot){ l->k_start, l->k_end, l->k_name, (uint32_t)i, (uint32_t)i };
 			res->stats.kernels_with_mfu++;
 		} else {
-			res->m[last[h]].next = (uint32_t)i;
+			res->m[tab[h].last].next = (uint32_t)i;
+			tab[h].last = (uint32_t)i;
 		}
-		last[h] = (uint32_t)i;
 	}
-	opmfu_free(last);
+	for (i = 0; i < t->n_links; i++) {
+		const struct opmfu_link *l = &t->links[i];
+		/* a kernel linked to several ops gives consecutive links: one probe */
+		if (prev && same_key(prev, l)) {
+			res->first[i] = res->first[i - 1];
+			continue;
+		}
+		res->first[i] = tab[key_find(tab, cap, l)].first;
+		prev = l;
+	}
+	opmfu_free(tab);
 	return 0;
 }
 
@@ -204,79 +211,84 @@ static int shape_ok(const struct opmfu_trace *t, uint32_t sid)
 				  opmfu_strtab_len(&t->strs, sid));
 }
 
-/* Index of the first S row whose op start is >= v. */
-static size_t lower_bound(const uint32_t *s, size_t n, const struct opmfu_link *links, int64_t v)
+/* Puts t->recs in (start, position) order. */
+static int sort_recs(struct opmfu_trace *t)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (links[s[mid]].op_start < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static void sort_recs(struct opmfu_trace *t, struct rec_ix *ix)
-{
+	uint32_t *ix = opmfu_malloc(t->n_recs * sizeof(*ix));
+	struct opmfu_flops_rec *sorted = opmfu_malloc(t->n_recs * sizeof(*sorted));
 	size_t i;
+	int rc = -1;
+
+	if (!ix || !sorted)
+		goto out;
 	for (i = 0; i < t->n_recs; i++)
-		ix[i] = (struct rec_ix){ t->recs[i].start, (uint32_t)i };
-	qsort(ix, t->n_recs, sizeof(*ix), cmp_rec);
+		ix[i] = (uint32_t)i;
+	if (sort_idx(ix, t->n_recs, less_rec, t->recs))
+		goto out;
+	for (i = 0; i < t->n_recs; i++)
+		sorted[i] = t->recs[ix[i]];
+	memcpy(t->recs, sorted, t->n_recs * sizeof(*sorted));
+	rc = 0;
+out:
+	opmfu_free(ix);
+	opmfu_free(sorted);
+	return rc;
 }
 
 enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_peaks *peaks,
 				   struct opmfu_op_mfu *res, struct opmfu_err *err)
 {
 	uint32_t *s = NULL, *win = NULL;
-	size_t n_s = 0, i, win_cap = 0;
-	struct rec_ix *ix = NULL;
-	struct opmfu_flops_rec *sorted = NULL;
+	int64_t *s_start = NULL;
+	size_t n_s = 0, i, win_cap = 0, lo = 0;
 	struct pair_set seen = { NULL, 0, 0 };
 	enum opmfu_status st = OPMFU_OK;
 
 	/* R: compute links in (op start, kernel start) order */
 	res->n_r = t->n_compute;
-	res->r = opmfu_malloc(res->n_r * sizeof(*res->r));
-	s = opmfu_malloc(res->n_r * sizeof(*s));
+	res->r = opmfu_malloc((res->n_r ? res->n_r : 1) * sizeof(*res->r));
+	s = opmfu_malloc((res->n_r ? res->n_r : 1) * sizeof(*s));
 	if (!res->r || !s)
 		goto nomem;
 	for (i = 0; i < res->n_r; i++)
 		res->r[i] = (uint32_t)i;
-	sort_idx(res->r, res->n_r, t->links, cmp_r);
+	if (sort_idx(res->r, res->n_r, less_r, t->links))
+		goto nomem;
 
-	/* S: rows with shape information, not N/A */
+	/* S: rows with shape information, not N/A; R's order already sorts all
+	 * but ties of (op start, kernel start), so this sort is one pass */
 	for (i = 0; i < res->n_r; i++) {
 		const struct opmfu_link *l = &t->links[res->r[i]];
 		if (shape_ok(t, l->in_shapes) && shape_ok(t, l->out_shapes))
 			s[n_s++] = res->r[i];
 	}
-	sort_idx(s, n_s, t->links, cmp_s);
+	if (sort_idx(s, n_s, less_s, t->links))
+		goto nomem;
+	/* op starts of S side by side, for the range searches */
+	s_start = opmfu_malloc((n_s ? n_s : 1) * sizeof(*s_start));
+	if (!s_start)
+		goto nomem;
+	for (i = 0; i < n_s; i++)
+		s_start[i] = t->links[s[i]].op_start;
 
 	/* records in start order (stable) */
-	if (t->n_recs) {
-		ix = opmfu_malloc(t->n_recs * sizeof(*ix));
-		sorted = opmfu_malloc(t->n_recs * sizeof(*sorted));
-		if (!ix || !sorted)
-			goto nomem;
-		sort_recs(t, ix);
-		for (i = 0; i < t->n_recs; i++)
-			sorted[i] = t->recs[ix[i].pos];
-		memcpy(t->recs, sorted, t->n_recs * sizeof(*sorted));
-	}
+	if (t->n_recs && sort_recs(t))
+		goto nomem;
 
 	for (i = 0; i < t->n_recs; i++) {
 		const struct opmfu_flops_rec *rec = &t->recs[i];
-		size_t lo = lower_bound(s, n_s, t->links, rec->start), hi = lo, k, n_win = 0;
+		size_t hi, k, n_win = 0;
 		double total = 0;
 		enum opmfu_dtclass cls;
 		const char *dt;
 		char bad[48];
 		double peak;
 
-		while (hi < n_s && t->links[s[hi]].op_start <= rec->end)
-			hi++;
+		/* first S row with op start >= record start: starts only grow */
+		while (lo < n_s && s_start[lo] < rec->start)
+			lo++;
+		for (hi = lo; hi < n_s && s_start[hi] <= rec->end; hi++)
+			;
 		if (hi == lo) {
 			res->stats.drops[OPMFU_DROP_NO_KERNEL]++;
 			continue;
@@ -343,32 +355,89 @@ nomem:
 	st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory computing kernel MFU");
 out:
 	opmfu_free(s);
+	opmfu_free(s_start);
 	opmfu_free(win);
-	opmfu_free(ix);
-	opmfu_free(sorted);
 	opmfu_free(seen.slot);
 	return st;
 }
 
-/* ---- merge sort of index arrays (stable, no globals, thread-safe) ---- */
+/* ---- sorting index arrays ----
+ * A natural merge sort: runs already in order are found first (short ones are
+ * extended to MIN_RUN by insertion sort), then merged pairwise. Links, S and
+ * records arrive nearly sorted (tables are written in time order), which
+ * costs one pass; any input costs O(n log n). The orders are total, so the
+ * result does not depend on the algorithm.
+ */
 
-static void merge_pass(uint32_t *v, uint32_t *tmp, size_t n, int (*cmp)(const void *, const void *))
+#define MIN_RUN 32
+
+/* Sorts v[lo, hi) whose prefix v[lo, sorted_to) is in order. */
+static void insertion_sort(uint32_t *v, size_t lo, size_t hi, size_t sorted_to, less_fn less, const void *ctx)
 {
-	size_t width;
-	uint32_t *src = v, *dst = tmp;
-	for (width = 1; width < n; width *= 2) {
-		size_t lo;
-		for (lo = 0; lo < n; lo += 2 * width) {
-			size_t mid = lo + width < n ? lo + width : n;
-			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-			size_t a = lo, b = mid, o = lo;
-			while (a < mid && b < hi)
-				dst[o++] = cmp(&src[b], &src[a]) < 0 ? src[b++] : src[a++];
-			while (a < mid)
-				dst[o++] = src[a++];
-			while (b < hi)
-				dst[o++] = src[b++];
+	size_t i;
+	for (i = sorted_to; i < hi; i++) {
+		uint32_t x = v[i];
+		size_t k = i;
+		while (k > lo && less(ctx, x, v[k - 1])) {
+			v[k] = v[k - 1];
+			k--;
 		}
+		v[k] = x;
+	}
+}
+
+static void merge(const uint32_t *src, uint32_t *dst, size_t lo, size_t mid, size_t hi, less_fn less,
+		  const void *ctx)
+{
+	size_t a = lo, b = mid, o = lo;
+	while (a < mid && b < hi)
+		dst[o++] = less(ctx, src[b], src[a]) ? src[b++] : src[a++];
+	while (a < mid)
+		dst[o++] = src[a++];
+	while (b < hi)
+		dst[o++] = src[b++];
+}
+
+static int sort_idx(uint32_t *v, size_t n, less_fn less, const void *ctx)
+{
+	size_t *run, n_run = 0, i = 0;
+	uint32_t *tmp, *src = v, *dst;
+
+	if (n < 2)
+		return 0;
+	run = opmfu_malloc((n / MIN_RUN + 2) * sizeof(*run));
+	tmp = opmfu_malloc(n * sizeof(*tmp));
+	if (!run || !tmp) {
+		opmfu_free(run);
+		opmfu_free(tmp);
+		return -1;
+	}
+	while (i < n) {
+		size_t j = i + 1, end;
+		while (j < n && !less(ctx, v[j], v[j - 1]))
+			j++;
+		end = j;
+		if (end - i < MIN_RUN) {
+			end = n - i < MIN_RUN ? n : i + MIN_RUN;
+			insertion_sort(v, i, end, j, less, ctx);
+		}
+		run[n_run++] = i;
+		i = end;
+	}
+	run[n_run] = n;
+	dst = tmp;
+	while (n_run > 1) {
+		size_t r, k = 0;
+		for (r = 0; r + 1 < n_run; r += 2) {
+			merge(src, dst, run[r], run[r + 1], run[r + 2], less, ctx);
+			run[k++] = run[r];
+		}
+		if (r < n_run) {
+			memcpy(dst + run[r], src + run[r], (run[r + 1] - run[r]) * sizeof(*src));
+			run[k++] = run[r];
+		}
+		run[k] = n;
+		n_run = k;
 		{
 			uint32_t *x = src;
 			src = dst;
@@ -377,20 +446,7 @@ static void merge_pass(uint32_t *v, uint32_t *tmp, size_t n, int (*cmp)(const vo
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
-}
-
-static void sort_idx(uint32_t *v, size_t n, const struct opmfu_link *links,
-		     int (*cmp)(const void *, const void *))
-{
-	uint32_t *tmp;
-	if (n < 2)
-		return;
-	sort_links = links;
-	tmp = opmfu_malloc(n * sizeof(*tmp));
-	if (!tmp) {
-		qsort(v, n, sizeof(*v), cmp); /* comparators end on seq: still deterministic */
-		return;
-	}
-	merge_pass(v, tmp, n, cmp);
+	opmfu_free(run);
 	opmfu_free(tmp);
+	return 0;
 }

@@ -46,8 +46,8 @@ struct opmfu_op_mfu {
 	size_t n_r;
 	struct opmfu_mfu_entry *m;
 	size_t n_m, cap_m;
-	uint32_t *key_first; /* hash slots: first entry of each kernel key */
-	size_t key_cap;
+	uint32_t *first; /* by link index (all sources): first entry of the link's kernel key */
+	size_t n_first;
 	struct opmfu_op_mfu_stats stats;
 };
 

@@ -6,6 +6,8 @@
  * MSTX_EVENTS (the largest tables) while the first scans the rest.
  * Strings are read once from STRING_IDS and referenced by sid.
  */
+
+struct scan;
 #include "read_ascend.h"
 
 #include <errno.h>
@@ -25,6 +27,7 @@ struct reader {
 	const char *path;
 	struct opmfu_trace *t;
 	struct opmfu_err *err;
+	struct scan *cur; /* the scan opmfu_row() feeds */
 };
 
 static enum opmfu_status sql_fail(struct reader *r, const char *what)
@@ -100,25 +103,25 @@ static enum opmfu_status need_table(struct reader *r, const char *table, const c
  * values fail (-1). Keys are read the same way: integral text in a key
  * column compares equal to the integer, as SQLite's numeric affinity would.
  */
-static int column_ns(sqlite3_stmt *s, int col, int64_t *out)
+static int value_ns(sqlite3_value *v, int64_t *out)
 {
-	switch (sqlite3_column_type(s, col)) {
+	switch (sqlite3_value_type(v)) {
 	case SQLITE_INTEGER:
-		*out = sqlite3_column_int64(s, col);
+		*out = sqlite3_value_int64(v);
 		return 0;
 	case SQLITE_FLOAT: {
-		double d = sqlite3_column_double(s, col);
+		double d = sqlite3_value_double(v);
 		if (!(d >= -9.2e18 && d <= 9.2e18) || d != (double)(int64_t)d)
 			return -1;
 		*out = (int64_t)d;
 		return 0;
 	}
 	case SQLITE_TEXT: {
-		const char *txt = (const char *)sqlite3_column_text(s, col);
-		int n = sqlite3_column_bytes(s, col), i;
+		const char *txt = (const char *)sqlite3_value_text(v);
+		int n = sqlite3_value_bytes(v), i;
 		uint64_t u = 0;
 		char *end;
-		long long v;
+		long long ll;
 		if (!txt || !*txt)
 			return -1;
 		/* fast path, every PYTORCH_API row: up to 19 plain digits */
@@ -129,12 +132,12 @@ static int column_ns(sqlite3_stmt *s, int col, int64_t *out)
 			return 0;
 		}
 		errno = 0;
-		v = strtoll(txt, &end, 10);
+		ll = strtoll(txt, &end, 10);
 		while (*end == ' ')
 			end++;
 		if (errno || *end || end == txt || txt[0] == ' ')
 			return -1;
-		*out = v;
+		*out = ll;
 		return 0;
 	}
 	default:
@@ -143,42 +146,137 @@ static int column_ns(sqlite3_stmt *s, int col, int64_t *out)
 }
 
 /* Integer id column (STRING_IDS reference) -> sid; NULL or unknown -> 0. */
-static uint32_t column_sid(struct reader *r, sqlite3_stmt *s, int col)
+static uint32_t value_sid(const struct reader *r, sqlite3_value *v)
 {
-	if (sqlite3_column_type(s, col) != SQLITE_INTEGER)
+	if (sqlite3_value_type(v) != SQLITE_INTEGER)
 		return 0;
-	return opmfu_strtab_lookup(&r->t->strs, sqlite3_column_int64(s, col));
+	return opmfu_strtab_lookup(&r->t->strs, sqlite3_value_int64(v));
+}
+
+/* ---- scans ----
+ * Each table is read by one statement made from its schema/in/ascend/ file,
+ * "SELECT <columns> FROM ...", rewritten as
+ * "SELECT count(opmfu_row(<columns>)) FROM ...": SQLite calls opmfu_row for
+ * every row inside one sqlite3_step, with the values as arguments, which
+ * costs a third less than returning to C for every row and fetching each
+ * column. opmfu_row hands them to the row function of the scan in progress.
+ */
+
+/* One row's values (in the query's column order); returns 0, or -1 when out of memory. */
+typedef int (*row_fn)(struct scan *sc, sqlite3_value **v);
+
+struct scan {
+	struct reader *r;
+	row_fn row;
+	int n_cols;
+	int nomem;
+	struct opmfu_ajoin *j;
+	/* PYTORCH_API: rows kept, and the join that filters them (NULL: keep all) */
+	const struct opmfu_ajoin *filter;
+	struct opmfu_aj_api *api;
+	size_t n_api, cap_api;
+	/* MSTX_EVENTS: the two domains kept */
+	uint32_t sid_flops, sid_module;
+};
+
+static void row_cb(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct reader *r = sqlite3_user_data(ctx);
+	struct scan *sc = r->cur;
+	if (argc != sc->n_cols) {
+		sqlite3_result_error(ctx, "opmfu_row: wrong number of columns", -1);
+	} else if (sc->row(sc, argv)) {
+		sc->nomem = 1;
+		sqlite3_result_error_nomem(ctx);
+	}
+}
+
+/*
+ * "SELECT a, b FROM t ..." (after leading comment lines) ->
+ * "SELECT count(opmfu_row(a, b)) FROM t ...". The schema/in/ascend/ files
+ * keep that form: one select list, then the first FROM. Returns 0, -1 when
+ * sql is not of that form, -2 when out of memory.
+ */
+static int wrap_query(const char *sql, char **out)
+{
+	static const char head[] = "SELECT count(opmfu_row(", mid[] = ")) ";
+	const char *p = sql, *cols, *from;
+	size_t n_cols;
+
+	*out = NULL;
+	while (p[0] == '-' && p[1] == '-') {
+		p = strchr(p, '\n');
+		if (!p)
+			return -1;
+		p++;
+	}
+	if (strncmp(p, "SELECT ", 7) != 0)
+		return -1;
+	cols = p + 7;
+	for (from = cols; *from; from++)
+		if ((from[-1] == ' ' || from[-1] == '\n') && strncmp(from, "FROM ", 5) == 0)
+			break;
+	if (!*from)
+		return -1;
+	for (n_cols = (size_t)(from - cols); n_cols && (cols[n_cols - 1] == ' ' || cols[n_cols - 1] == '\n');)
+		n_cols--;
+	*out = opmfu_malloc(sizeof(head) + n_cols + sizeof(mid) + strlen(from));
+	if (!*out)
+		return -2;
+	sprintf(*out, "%s%.*s%s%s", head, (int)n_cols, cols, mid, from);
+	return 0;
+}
+
+/* Runs one scan: sql is a schema/in/ascend/ query whose rows go to sc->row. */
+static enum opmfu_status run_scan(struct reader *r, struct scan *sc, const char *sql, const char *what)
+{
+	char *q;
+	sqlite3_stmt *s = NULL;
+	enum opmfu_status st = OPMFU_OK;
+	int rc = wrap_query(sql, &q);
+
+	if (rc == -1)
+		return opmfu_err_set(r->err, OPMFU_ERR_SQLITE, "%s: %s: the reader's query is not SELECT ... FROM ...",
+				     r->path, what);
+	if (rc)
+		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory %s", r->path, what);
+	sc->r = r;
+	sc->nomem = 0;
+	r->cur = sc;
+	rc = sqlite3_prepare_v2(r->db, q, -1, &s, NULL);
+	opmfu_free(q);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (sc->nomem)
+		st = opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory %s", r->path, what);
+	else if (rc != SQLITE_ROW)
+		st = sql_fail(r, what);
+	sqlite3_finalize(s);
+	r->cur = NULL;
+	return st;
+}
+
+static int string_row(struct scan *sc, sqlite3_value **v)
+{
+	struct opmfu_strtab *t = &sc->r->t->strs;
+	const char *txt;
+	uint32_t sid;
+	if (sqlite3_value_type(v[0]) != SQLITE_INTEGER || sqlite3_value_type(v[1]) == SQLITE_NULL)
+		return 0;
+	txt = (const char *)sqlite3_value_text(v[1]);
+	sid = opmfu_strtab_intern(t, txt ? txt : "", txt ? (size_t)sqlite3_value_bytes(v[1]) : 0);
+	return !sid || opmfu_strtab_map_id(t, sqlite3_value_int64(v[0]), sid) ? -1 : 0;
 }
 
 static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uint32_t *sid_module)
 {
 	static const char *const cols[] = { "id", "value", NULL };
-	sqlite3_stmt *s = NULL;
-	enum opmfu_status st = need_table(r, "STRING_IDS", cols);
-	int rc;
+	struct scan sc = { .row = string_row, .n_cols = 2 };
+	enum opmfu_status st;
 
-	if (st)
+	if ((st = need_table(r, "STRING_IDS", cols)) ||
+	    (st = run_scan(r, &sc, opmfu_sql_ascend_strings, "reading STRING_IDS")))
 		return st;
-	if (sqlite3_prepare_v2(r->db, opmfu_sql_ascend_strings, -1, &s, NULL) != SQLITE_OK)
-		return sql_fail(r, "reading STRING_IDS");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *v;
-		int n;
-		uint32_t sid;
-		if (sqlite3_column_type(s, 0) != SQLITE_INTEGER || sqlite3_column_type(s, 1) == SQLITE_NULL)
-			continue;
-		v = (const char *)sqlite3_column_text(s, 1);
-		n = sqlite3_column_bytes(s, 1);
-		sid = opmfu_strtab_intern(&r->t->strs, v ? v : "", v ? (size_t)n : 0);
-		if (!sid || opmfu_strtab_map_id(&r->t->strs, sqlite3_column_int64(s, 0), sid)) {
-			sqlite3_finalize(s);
-			return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading STRING_IDS",
-					     r->path);
-		}
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return sql_fail(r, "reading STRING_IDS");
 	*sid_flops = opmfu_strtab_intern(&r->t->strs, "mfu_flops", 9);
 	*sid_module = opmfu_strtab_intern(&r->t->strs, "Module", 6);
 	if (!*sid_flops || !*sid_module || opmfu_strtab_finish(&r->t->strs))
@@ -186,237 +284,151 @@ static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uin
 	return OPMFU_OK;
 }
 
-/*
- * The table scans. Each runs one statement from schema/in/ascend/ and hands
- * the rows to the join (j); a row whose key is NULL can never link and is
- * dropped, as the SQL join would.
- */
+/* The row functions; a row whose key is NULL can never link and is dropped,
+ * as the SQL join would. */
 
-static sqlite3_stmt *prepare(struct reader *r, const char *sql)
+static int info_row(struct scan *sc, sqlite3_value **v)
 {
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		sqlite3_finalize(s);
-		return NULL;
-	}
-	return s;
+	struct opmfu_aj_info in;
+	int64_t gid;
+	if (value_ns(v[0], &gid))
+		return 0;
+	in.name = value_sid(sc->r, v[1]);
+	in.in_shapes = value_sid(sc->r, v[2]);
+	in.in_dtypes = value_sid(sc->r, v[3]);
+	in.out_shapes = value_sid(sc->r, v[4]);
+	return opmfu_ajoin_add_info(sc->j, gid, &in);
 }
 
-/* Finishes a scan: a failed step is reported, a failed join is out of memory. */
-static enum opmfu_status scan_end(struct reader *r, sqlite3_stmt *s, int rc, int nomem, const char *what)
+static int sched_row(struct scan *sc, sqlite3_value **v)
 {
-	sqlite3_finalize(s);
-	if (nomem)
-		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory %s", r->path, what);
-	if (rc != SQLITE_DONE)
-		return sql_fail(r, what);
-	return OPMFU_OK;
+	int64_t gid;
+	return value_ns(v[0], &gid) ? 0 : opmfu_ajoin_add_sched(sc->j, gid, value_sid(sc->r, v[1]));
 }
 
-static enum opmfu_status scan_info(struct reader *r, struct opmfu_ajoin *j)
+static int task_row(struct scan *sc, sqlite3_value **v)
 {
-	static const char what[] = "reading COMPUTE_TASK_INFO";
-	sqlite3_stmt *s = prepare(r, opmfu_sql_ascend_compute_info);
-	int rc, nomem = 0;
-
-	if (!s)
-		return sql_fail(r, what);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct opmfu_aj_info in;
-		int64_t gid;
-		if (column_ns(s, 0, &gid))
-			continue;
-		in.name = column_sid(r, s, 1);
-		in.in_shapes = column_sid(r, s, 2);
-		in.in_dtypes = column_sid(r, s, 3);
-		in.out_shapes = column_sid(r, s, 4);
-		if ((nomem = opmfu_ajoin_add_info(j, gid, &in)))
-			break;
-	}
-	return scan_end(r, s, rc, nomem, what);
+	int64_t gid, start = 0, end = 0, conn = 0;
+	int bad, conn_ok;
+	if (value_ns(v[0], &gid))
+		return 0;
+	bad = value_ns(v[1], &start) | value_ns(v[2], &end);
+	conn_ok = !value_ns(v[3], &conn);
+	return opmfu_ajoin_add_task(sc->j, gid, start, end, bad, conn_ok, conn);
 }
 
-static enum opmfu_status scan_sched(struct reader *r, struct opmfu_ajoin *j)
+static int comm_row(struct scan *sc, sqlite3_value **v)
 {
-	static const char what[] = "reading COMMUNICATION_SCHEDULE_TASK_INFO";
-	sqlite3_stmt *s = prepare(r, opmfu_sql_ascend_comm_sched);
-	int rc, nomem = 0;
-
-	if (!s)
-		return sql_fail(r, what);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t gid;
-		if (column_ns(s, 0, &gid))
-			continue;
-		if ((nomem = opmfu_ajoin_add_sched(j, gid, column_sid(r, s, 1))))
-			break;
-	}
-	return scan_end(r, s, rc, nomem, what);
+	int64_t start = 0, end = 0, conn = 0;
+	int bad = value_ns(v[1], &start) | value_ns(v[2], &end);
+	int conn_ok = !value_ns(v[3], &conn);
+	return opmfu_ajoin_add_comm(sc->j, value_sid(sc->r, v[0]), start, end, bad, conn_ok, conn);
 }
 
-static enum opmfu_status scan_tasks(struct reader *r, struct opmfu_ajoin *j)
+static int connection_row(struct scan *sc, sqlite3_value **v)
 {
-	static const char what[] = "reading TASK";
-	sqlite3_stmt *s = prepare(r, opmfu_sql_ascend_tasks);
-	int rc, nomem = 0;
-
-	if (!s)
-		return sql_fail(r, what);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t gid, start = 0, end = 0, conn = 0;
-		int bad, conn_ok;
-		if (column_ns(s, 0, &gid))
-			continue;
-		bad = column_ns(s, 1, &start) | column_ns(s, 2, &end);
-		conn_ok = !column_ns(s, 3, &conn);
-		if ((nomem = opmfu_ajoin_add_task(j, gid, start, end, bad, conn_ok, conn)))
-			break;
-	}
-	return scan_end(r, s, rc, nomem, what);
-}
-
-static enum opmfu_status scan_comm(struct reader *r, struct opmfu_ajoin *j)
-{
-	static const char what[] = "reading COMMUNICATION_OP";
-	sqlite3_stmt *s = prepare(r, opmfu_sql_ascend_comm_op);
-	int rc, nomem = 0;
-
-	if (!s)
-		return sql_fail(r, what);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t start = 0, end = 0, conn = 0;
-		int bad = column_ns(s, 1, &start) | column_ns(s, 2, &end);
-		int conn_ok = !column_ns(s, 3, &conn);
-		if ((nomem = opmfu_ajoin_add_comm(j, column_sid(r, s, 0), start, end, bad, conn_ok, conn)))
-			break;
-	}
-	return scan_end(r, s, rc, nomem, what);
-}
-
-static enum opmfu_status scan_connections(struct reader *r, struct opmfu_ajoin *j)
-{
-	static const char what[] = "reading CONNECTION_IDS";
-	sqlite3_stmt *s = prepare(r, opmfu_sql_ascend_connections);
-	int rc, nomem = 0;
-
-	if (!s)
-		return sql_fail(r, what);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id, conn;
-		if (column_ns(s, 0, &id) || column_ns(s, 1, &conn))
-			continue;
-		if ((nomem = opmfu_ajoin_add_connection(j, id, conn)))
-			break;
-	}
-	return scan_end(r, s, rc, nomem, what);
+	int64_t id, conn;
+	if (value_ns(v[0], &id) || value_ns(v[1], &conn))
+		return 0;
+	return opmfu_ajoin_add_connection(sc->j, id, conn);
 }
 
 /*
- * PYTORCH_API rows with a connection. With filter set (the connections are
+ * PYTORCH_API rows with a connection. With a filter (the connections are
  * already known) only rows that can link are kept; the helper thread scans
  * before they are known and keeps them all.
  */
+static int api_row(struct scan *sc, sqlite3_value **v)
+{
+	struct opmfu_aj_api a;
+	if (value_ns(v[0], &a.id) || (sc->filter && !opmfu_ajoin_want_api(sc->filter, a.id)))
+		return 0;
+	a.name = value_sid(sc->r, v[1]);
+	a.start = a.end = 0;
+	a.bad = (uint8_t)(value_ns(v[2], &a.start) | value_ns(v[3], &a.end));
+	if (OPMFU_GROW(sc->api, sc->cap_api, sc->n_api + 1))
+		return -1;
+	sc->api[sc->n_api++] = a;
+	return 0;
+}
+
+/* Reads PYTORCH_API into *rows (the caller frees them). */
 static enum opmfu_status scan_api(struct reader *r, const struct opmfu_ajoin *filter, struct opmfu_aj_api **rows,
 				  size_t *n_rows)
 {
-	static const char what[] = "reading PYTORCH_API";
-	struct opmfu_aj_api *v = NULL;
-	size_t n = 0, cap = 0;
-	sqlite3_stmt *s = prepare(r, opmfu_sql_ascend_pytorch_api);
-	int rc, nomem = 0;
-	enum opmfu_status st;
+	struct scan sc = { .row = api_row, .n_cols = 4, .filter = filter };
+	enum opmfu_status st = run_scan(r, &sc, opmfu_sql_ascend_pytorch_api, "reading PYTORCH_API");
 
-	*rows = NULL;
-	*n_rows = 0;
-	if (!s)
-		return sql_fail(r, what);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct opmfu_aj_api a;
-		if (column_ns(s, 0, &a.id) || (filter && !opmfu_ajoin_want_api(filter, a.id)))
-			continue;
-		a.name = column_sid(r, s, 1);
-		a.start = a.end = 0;
-		a.bad = (uint8_t)(column_ns(s, 2, &a.start) | column_ns(s, 3, &a.end));
-		if ((nomem = OPMFU_GROW(v, cap, n + 1)))
-			break;
-		v[n++] = a;
-	}
-	st = scan_end(r, s, rc, nomem, what);
 	if (st) {
-		opmfu_free(v);
-		return st;
+		opmfu_free(sc.api);
+		sc.api = NULL;
+		sc.n_api = 0;
 	}
-	*rows = v;
-	*n_rows = n;
-	return OPMFU_OK;
+	*rows = sc.api;
+	*n_rows = sc.n_api;
+	return st;
+}
+
+static int mstx_row(struct scan *sc, sqlite3_value **v)
+{
+	struct opmfu_trace *t = sc->r->t;
+	uint32_t dom = value_sid(sc->r, v[4]), msg = value_sid(sc->r, v[3]);
+	int64_t start = 0, end = 0;
+	int bad_time;
+
+	if (dom != sc->sid_flops && dom != sc->sid_module)
+		return 0;
+	bad_time = value_ns(v[0], &start);
+	/* a NULL end counts as 0 (SPEC 1.3), so the range is empty */
+	if (sqlite3_value_type(v[1]) == SQLITE_NULL)
+		end = 0;
+	else if (value_ns(v[1], &end))
+		bad_time = 1;
+	if (dom == sc->sid_flops) {
+		struct opmfu_flops_rec rec;
+		enum opmfu_drop why;
+		size_t off = 0;
+		t->n_recs_read++;
+		if (!msg || opmfu_parse_flops_msg(opmfu_strtab_str(&t->strs, msg), opmfu_strtab_len(&t->strs, msg),
+						  &rec.flops, &off, &why)) {
+			t->drops[msg ? why : OPMFU_DROP_FORMAT]++;
+			return 0;
+		}
+		if (bad_time || end <= start) {
+			t->drops[OPMFU_DROP_RANGE]++;
+			return 0;
+		}
+		rec.start = start;
+		rec.end = end;
+		rec.msg = msg;
+		rec.name_off = (uint32_t)off;
+		if (OPMFU_GROW(t->recs, t->cap_recs, t->n_recs + 1))
+			return -1;
+		t->recs[t->n_recs++] = rec;
+	} else if (sqlite3_value_type(v[2]) == SQLITE_INTEGER && sqlite3_value_int64(v[2]) == 2) {
+		if (bad_time) {
+			t->n_bad_rows++;
+			return 0;
+		}
+		if (OPMFU_GROW(t->mods, t->cap_mods, t->n_mods + 1))
+			return -1;
+		t->mods[t->n_mods++] = (struct opmfu_module_range){ start, end, msg };
+	}
+	return 0;
 }
 
 static enum opmfu_status read_mstx(struct reader *r, uint32_t sid_flops, uint32_t sid_module)
 {
 	static const char *const cols[] = { "startNs", "endNs", "eventType", "message", "domainId", NULL };
-	struct opmfu_trace *t = r->t;
-	sqlite3_stmt *s = NULL;
+	struct scan sc = { .row = mstx_row, .n_cols = 5, .sid_flops = sid_flops, .sid_module = sid_module };
 	enum opmfu_status st;
-	int rc;
 
 	if (!table_exists(r, "MSTX_EVENTS", &st))
 		return st;
-	t->has_mstx = 1;
+	r->t->has_mstx = 1;
 	if ((st = need_columns(r, "MSTX_EVENTS", cols)))
 		return st;
-	if (sqlite3_prepare_v2(r->db, opmfu_sql_ascend_mstx, -1, &s, NULL) != SQLITE_OK)
-		return sql_fail(r, "reading MSTX_EVENTS");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t dom = column_sid(r, s, 4), msg = column_sid(r, s, 3);
-		int64_t start = 0, end = 0;
-		int bad_time;
-		if (dom != sid_flops && dom != sid_module)
-			continue;
-		bad_time = column_ns(s, 0, &start);
-		/* a NULL end counts as 0 (SPEC 1.3), so the range is empty */
-		if (sqlite3_column_type(s, 1) == SQLITE_NULL)
-			end = 0;
-		else if (column_ns(s, 1, &end))
-			bad_time = 1;
-		if (dom == sid_flops) {
-			struct opmfu_flops_rec rec;
-			enum opmfu_drop why;
-			size_t off = 0;
-			t->n_recs_read++;
-			if (!msg || opmfu_parse_flops_msg(opmfu_strtab_str(&t->strs, msg),
-							  opmfu_strtab_len(&t->strs, msg), &rec.flops,
-							  &off, &why)) {
-				t->drops[msg ? why : OPMFU_DROP_FORMAT]++;
-				continue;
-			}
-			if (bad_time || end <= start) {
-				t->drops[OPMFU_DROP_RANGE]++;
-				continue;
-			}
-			rec.start = start;
-			rec.end = end;
-			rec.msg = msg;
-			rec.name_off = (uint32_t)off;
-			if (OPMFU_GROW(t->recs, t->cap_recs, t->n_recs + 1))
-				goto nomem;
-			t->recs[t->n_recs++] = rec;
-		} else if (sqlite3_column_type(s, 2) == SQLITE_INTEGER && sqlite3_column_int64(s, 2) == 2) {
-			if (bad_time) {
-				t->n_bad_rows++;
-				continue;
-			}
-			if (OPMFU_GROW(t->mods, t->cap_mods, t->n_mods + 1))
-				goto nomem;
-			t->mods[t->n_mods++] = (struct opmfu_module_range){ start, end, msg };
-		}
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return sql_fail(r, "reading MSTX_EVENTS");
-	return OPMFU_OK;
-nomem:
-	sqlite3_finalize(s);
-	return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading MSTX_EVENTS", r->path);
+	return run_scan(r, &sc, opmfu_sql_ascend_mstx, "reading MSTX_EVENTS");
 }
 
 /* ---- the helper thread: PYTORCH_API and MSTX_EVENTS over its own connection ---- */
@@ -448,12 +460,23 @@ static enum opmfu_status open_db(const char *path, sqlite3 **db, struct opmfu_er
 	return OPMFU_OK;
 }
 
+/* Opens r's connection and gives it opmfu_row(). */
+static enum opmfu_status open_reader(struct reader *r)
+{
+	enum opmfu_status st = open_db(r->path, &r->db, r->err);
+	if (st)
+		return st;
+	if (sqlite3_create_function(r->db, "opmfu_row", -1, SQLITE_UTF8, r, row_cb, NULL, NULL) != SQLITE_OK)
+		return sql_fail(r, "registering opmfu_row");
+	return OPMFU_OK;
+}
+
 static void *helper_run(void *arg)
 {
 	struct helper *h = arg;
-	struct reader r = { NULL, h->path, &h->t, &h->err };
+	struct reader r = { NULL, h->path, &h->t, &h->err, NULL };
 
-	h->st = open_db(h->path, &r.db, &h->err);
+	h->st = open_reader(&r);
 	if (!h->st)
 		h->st = scan_api(&r, NULL, &h->api, &h->n_api);
 	if (!h->st)
@@ -484,16 +507,23 @@ static void take_mstx(struct opmfu_trace *t, struct helper *h)
 /* The scans of the first connection, in dependency order (see ascend_join.h). */
 static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int has_comm, int has_sched)
 {
+	struct scan info = { .row = info_row, .n_cols = 5, .j = j }, sched = { .row = sched_row, .n_cols = 2, .j = j };
+	struct scan task = { .row = task_row, .n_cols = 4, .j = j }, comm = { .row = comm_row, .n_cols = 4, .j = j };
+	struct scan conn = { .row = connection_row, .n_cols = 2, .j = j };
 	enum opmfu_status st;
-	if ((st = scan_info(r, j)) || (has_sched && (st = scan_sched(r, j))))
+
+	if ((st = run_scan(r, &info, opmfu_sql_ascend_compute_info, "reading COMPUTE_TASK_INFO")) ||
+	    (has_sched && (st = run_scan(r, &sched, opmfu_sql_ascend_comm_sched,
+					 "reading COMMUNICATION_SCHEDULE_TASK_INFO"))))
 		return st;
 	if (opmfu_ajoin_index_info(j))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading COMPUTE_TASK_INFO", r->path);
-	if ((st = scan_tasks(r, j)) || (has_comm && (st = scan_comm(r, j))))
+	if ((st = run_scan(r, &task, opmfu_sql_ascend_tasks, "reading TASK")) ||
+	    (has_comm && (st = run_scan(r, &comm, opmfu_sql_ascend_comm_op, "reading COMMUNICATION_OP"))))
 		return st;
 	if (opmfu_ajoin_index_conns(j))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading TASK", r->path);
-	if ((st = scan_connections(r, j)))
+	if ((st = run_scan(r, &conn, opmfu_sql_ascend_connections, "reading CONNECTION_IDS")))
 		return st;
 	if (opmfu_ajoin_index_connections(j))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading CONNECTION_IDS", r->path);
@@ -578,12 +608,11 @@ static enum opmfu_status read_all(struct reader *r, int threads)
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
 					    struct opmfu_err *err)
 {
-	struct reader r = { NULL, path, t, err };
-	enum opmfu_status st = open_db(path, &r.db, err);
+	struct reader r = { NULL, path, t, err, NULL };
+	enum opmfu_status st = open_reader(&r);
 
-	if (st)
-		return st;
-	st = read_all(&r, threads);
+	if (!st)
+		st = read_all(&r, threads);
 	sqlite3_close(r.db);
 	return st;
 }

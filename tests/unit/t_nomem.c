@@ -44,7 +44,8 @@ int main(int argc, char **argv)
 	snprintf(out, sizeof(out), "%s", argv[2]);
 	before = opmfu_mem_count();
 	CHECK_INT(run(argv[1], out, &rep, &err), OPMFU_OK);
-	CHECK(rep.n_ranks == 1 && rep.ranks[0].op_rows == 9);
+	/* fixtures/module_tree: 6 OperatorMFU rows, 9 ModuleMFU rows */
+	CHECK(rep.n_ranks == 1 && rep.ranks[0].op_rows == 6 && rep.ranks[0].module_rows == 9);
 	opmfu_report_release(&rep);
 	total = opmfu_mem_count() - before;
 	CHECK(total > 20);

@@ -1,0 +1,116 @@
+/*
+ * fuzz_module.c - module names and tree shapes: the input becomes a trace of
+ * Module ranges (names are raw bytes, '/' and all), ops, kernels and FLOPs
+ * records, which runs through kernel MFU and the module tree (SPEC 2, 3).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/module_mfu.h"
+#include "analyze/op_mfu.h"
+#include "base/mem.h"
+#include "fuzz.h"
+
+struct reader {
+	const uint8_t *p;
+	size_t n;
+};
+
+static unsigned byte(struct reader *r)
+{
+	if (!r->n)
+		return 0;
+	r->n--;
+	return *r->p++;
+}
+
+/* small times so that ranges overlap and tie often */
+static int64_t when(struct reader *r)
+{
+	return (int64_t)byte(r) * 4 + (byte(r) & 3);
+}
+
+static uint32_t name(struct reader *r, struct opmfu_trace *t)
+{
+	size_t len = byte(r) % 12;
+	uint32_t sid;
+	if (len > r->n)
+		len = r->n;
+	if (len == 11)
+		return 0; /* NULL name */
+	sid = opmfu_strtab_intern(&t->strs, (const char *)r->p, len);
+	r->p += len;
+	r->n -= len;
+	return sid;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct reader r = { data, size };
+	struct opmfu_trace t;
+	struct opmfu_op_mfu op;
+	struct opmfu_module_mfu mod;
+	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	uint32_t dtype[3];
+	size_t i, n;
+
+	opmfu_trace_init(&t);
+	opmfu_op_mfu_init(&op);
+	opmfu_module_mfu_init(&mod);
+	dtype[0] = opmfu_strtab_intern(&t.strs, "FLOAT16", 7);
+	dtype[1] = opmfu_strtab_intern(&t.strs, "INT8", 4);
+	dtype[2] = opmfu_strtab_intern(&t.strs, "INT64", 5);
+	n = byte(&r) % 40;
+	for (i = 0; i < n && OPMFU_GROW(t.mods, t.cap_mods, t.n_mods + 1) == 0; i++) {
+		int64_t s = when(&r);
+		t.mods[t.n_mods++] = (struct opmfu_module_range){ s, s + when(&r), name(&r, &t) };
+	}
+	for (int src = 0; src < 3; src++) {
+		n = byte(&r) % 40;
+		for (i = 0; i < n && OPMFU_GROW(t.links, t.cap_links, t.n_links + 1) == 0; i++) {
+			struct opmfu_link l;
+			l.op_start = when(&r);
+			l.op_end = l.op_start + when(&r);
+			l.k_start = when(&r);
+			l.k_end = l.k_start + (int64_t)(byte(&r) % 8) - 1;
+			l.op_name = name(&r, &t);
+			l.k_name = name(&r, &t);
+			l.in_shapes = l.out_shapes = src == 0 ? dtype[0] : 0;
+			l.in_dtypes = src == 0 ? dtype[byte(&r) % 3] : 0;
+			l.seq = (uint32_t)t.n_links;
+			t.links[t.n_links++] = l;
+			if (src == 0)
+				t.n_compute++;
+			else if (src == 1)
+				t.n_comm_op++;
+			else
+				t.n_comm_sched++;
+		}
+	}
+	n = byte(&r) % 20;
+	for (i = 0; i < n && OPMFU_GROW(t.recs, t.cap_recs, t.n_recs + 1) == 0; i++) {
+		int64_t s = when(&r);
+		uint32_t msg = opmfu_strtab_intern(&t.strs, "1000-x", 6);
+		t.recs[t.n_recs++] = (struct opmfu_flops_rec){ s, s + when(&r), 1 + byte(&r) * 1000, msg, 5 };
+	}
+	if (opmfu_op_mfu_run(&t, &pk, &op, &err) == OPMFU_OK &&
+	    opmfu_module_mfu_run(&t, &op, &mod, &err) == OPMFU_OK) {
+		for (i = 0; i < mod.n_rows; i++) {
+			const struct opmfu_module_row *row = &mod.rows[i];
+			size_t len;
+			FUZZ_ASSERT(row->parent && row->module && row->op_name && row->kernel_list && row->avg_mfu);
+			FUZZ_ASSERT(row->op_count >= 1);
+			FUZZ_ASSERT(row->avg_ns == row->total_ns / (double)row->op_count);
+			len = strlen(row->avg_mfu);
+			FUZZ_ASSERT(len == 0 || row->avg_mfu[len - 1] == '%');
+		}
+		FUZZ_ASSERT(t.n_mods > 0 || mod.n_rows == 0);
+	}
+	opmfu_module_mfu_release(&mod);
+	opmfu_op_mfu_release(&op);
+	opmfu_trace_release(&t);
+	return 0;
+}

@@ -1,0 +1,114 @@
+/*
+ * t_ascend_join.c - the reader's in-memory join (SPEC 1.2) on hand-built
+ * rows: tasks without an info row or a connection, a connection under two
+ * ids (joined in id order), an id with two framework ops (in start order),
+ * rows no task reaches, an unreadable time, both communication sources, and
+ * the same with ids too sparse for the direct tables (hash mode).
+ */
+#include <string.h>
+
+#include "base/mem.h"
+#include "check.h"
+#include "read/ascend_join.h"
+
+#define N(x) ((uint32_t)(x)) /* names are plain numbers here, not sids */
+
+static struct opmfu_aj_api *api_rows(const struct opmfu_aj_api *v, size_t n)
+{
+	struct opmfu_aj_api *p = opmfu_malloc(n * sizeof(*p));
+	memcpy(p, v, n * sizeof(*p));
+	return p;
+}
+
+/* k = id scale: 1 gives dense ids, a huge k forces the hash tables */
+static void run(int64_t k)
+{
+	struct opmfu_ajoin j;
+	struct opmfu_trace t;
+	struct opmfu_aj_info info;
+	/* framework ops: id, start, end, name, bad */
+	static const struct opmfu_aj_api api[] = {
+		{ 5, 200, 290, N(50), 0 },
+		{ 3, 300, 390, N(31), 0 },  /* id 3 has two ops: this one comes second */
+		{ 3, 250, 260, N(30), 0 },
+		{ 8, 100, 110, N(80), 0 },  /* id 8: its connection has no task */
+		{ 7, 400, 410, N(70), 0 },
+		{ 9, 500, 510, N(90), 0 },
+		{ 11, 600, 610, N(110), 1 }, /* an unreadable time */
+	};
+	struct opmfu_aj_api a[sizeof(api) / sizeof(api[0])];
+	size_t i;
+
+	for (i = 0; i < sizeof(api) / sizeof(api[0]); i++) {
+		a[i] = api[i];
+		a[i].id *= k;
+	}
+	opmfu_ajoin_init(&j);
+	opmfu_trace_init(&t);
+
+	/* COMPUTE_TASK_INFO out of globalTaskId order, one schedule task */
+	info = (struct opmfu_aj_info){ N(12), N(1), N(2), N(3) };
+	CHECK_INT(opmfu_ajoin_add_info(&j, 12 * k, &info), 0);
+	info = (struct opmfu_aj_info){ N(10), N(1), N(2), N(3) };
+	CHECK_INT(opmfu_ajoin_add_info(&j, 10 * k, &info), 0);
+	info = (struct opmfu_aj_info){ N(13), N(1), N(2), N(3) };
+	CHECK_INT(opmfu_ajoin_add_info(&j, 13 * k, &info), 0);
+	CHECK_INT(opmfu_ajoin_add_sched(&j, 99 * k, N(990)), 0);
+	CHECK_INT(opmfu_ajoin_index_info(&j), 0);
+
+	/* TASK: gid, start, end, bad, conn_ok, conn */
+	CHECK_INT(opmfu_ajoin_add_task(&j, 10 * k, 1000, 1100, 0, 1, 100 * k), 0);
+	CHECK_INT(opmfu_ajoin_add_task(&j, 11 * k, 1100, 1200, 0, 1, 100 * k), 0); /* no info row */
+	CHECK_INT(opmfu_ajoin_add_task(&j, 12 * k, 1200, 1300, 0, 0, 0), 0);       /* NULL connection */
+	CHECK_INT(opmfu_ajoin_add_task(&j, 13 * k, 1300, 1400, 0, 1, 102 * k), 0);
+	CHECK_INT(opmfu_ajoin_add_task(&j, 99 * k, 1400, 1500, 0, 1, 101 * k), 0); /* schedule task */
+	CHECK_INT(opmfu_ajoin_add_comm(&j, N(77), 2000, 2100, 0, 1, 100 * k), 0);
+	CHECK_INT(opmfu_ajoin_add_comm(&j, N(78), 2100, 2200, 1, 1, 103 * k), 0);  /* bad time */
+	CHECK_INT(opmfu_ajoin_index_conns(&j), 0);
+
+	/* CONNECTION_IDS: id, connectionId; conn 100 under ids 5 and 3 (joined as 3, 5) */
+	CHECK_INT(opmfu_ajoin_add_connection(&j, 5 * k, 100 * k), 0);
+	CHECK_INT(opmfu_ajoin_add_connection(&j, 3 * k, 100 * k), 0);
+	CHECK_INT(opmfu_ajoin_add_connection(&j, 8 * k, 555 * k), 0); /* no task: dropped */
+	CHECK_INT(opmfu_ajoin_add_connection(&j, 7 * k, 102 * k), 0);
+	CHECK_INT(opmfu_ajoin_add_connection(&j, 9 * k, 101 * k), 0);
+	CHECK_INT(opmfu_ajoin_add_connection(&j, 11 * k, 103 * k), 0);
+	CHECK_INT(opmfu_ajoin_index_connections(&j), 0);
+	CHECK(opmfu_ajoin_want_api(&j, 3 * k));
+	CHECK(!opmfu_ajoin_want_api(&j, 8 * k));
+
+	CHECK_INT(opmfu_ajoin_set_api(&j, api_rows(a, sizeof(a) / sizeof(a[0])), sizeof(a) / sizeof(a[0])), 0);
+	CHECK_INT(opmfu_ajoin_emit(&j, &t), 0);
+
+	/* compute: task 10 -> id 3 (ops at 250, 300), id 5 (op at 200); task 13 -> id 7 */
+	CHECK_INT(t.n_compute, 4);
+	CHECK_INT(t.n_comm_op, 3); /* conn 100 again; the bad one is counted, not linked */
+	CHECK_INT(t.n_comm_sched, 1);
+	CHECK_INT(t.n_bad_rows, 1);
+	CHECK_INT(t.n_links, 8);
+	if (t.n_links == 8) {
+		static const int64_t op_start[] = { 250, 300, 200, 400, 250, 300, 200, 500 };
+		static const uint32_t op_name[] = { 30, 31, 50, 70, 30, 31, 50, 90 };
+		static const uint32_t k_name[] = { 10, 10, 10, 13, 77, 77, 77, 990 };
+		for (i = 0; i < 8; i++) {
+			CHECK_INT(t.links[i].op_start, op_start[i]);
+			CHECK_INT(t.links[i].op_name, op_name[i]);
+			CHECK_INT(t.links[i].k_name, k_name[i]);
+			CHECK_INT(t.links[i].seq, i);
+		}
+		CHECK_INT(t.links[0].k_start, 1000);
+		CHECK_INT(t.links[0].in_shapes, 1);
+		CHECK_INT(t.links[3].k_start, 1300);
+		CHECK_INT(t.links[4].in_dtypes, 0); /* communication rows have no shapes */
+		CHECK_INT(t.links[7].k_start, 1400);
+	}
+	opmfu_ajoin_release(&j);
+	opmfu_trace_release(&t);
+}
+
+int main(void)
+{
+	run(1);
+	run((int64_t)1 << 40);
+	return check_done();
+}
