@@ -473,7 +473,8 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 	p.rep = rep;
 	jobs = (size_t)(o->jobs > 0 ? o->jobs : default_jobs());
 	n_threads = jobs < list->n ? jobs : list->n;
-	p.window = 2 * n_threads;
+	/* each worker may hold one finished rank while the writer works on the oldest */
+	p.window = n_threads + 1;
 	p.work = opmfu_calloc(list->n, sizeof(*p.work));
 	p.done = opmfu_calloc(list->n, 1);
 	th = opmfu_calloc(n_threads, sizeof(*th));
@@ -487,15 +488,14 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 		p.work[i].read_threads = (int)(jobs / n_threads);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
-	for (i = 0; i < n_threads; i++) {
+	/* -j 1 means one thread: analyse and write on this one, in turn */
+	for (i = 0; jobs > 1 && i < n_threads; i++) {
 		if (pthread_create(&th[i], NULL, worker, &p) != 0)
 			break;
 		started++;
 	}
-	if (started == 0) {
-		/* no thread could be started: analyse on this thread, one rank at a time */
+	if (started == 0)
 		p.window = 1;
-	}
 
 	for (i = 0; i < list->n; i++) {
 		struct opmfu_rank_report *rr = &rep->ranks[i];

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "../base/mem.h"
 #include "../base/sbuf.h"
 #include "../model/parse.h"
@@ -39,16 +40,6 @@ void opmfu_module_mfu_release(struct opmfu_module_mfu *res)
 
 /* ---- hashing ---- */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t hash_bytes(const char *s, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -57,7 +48,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
 		h ^= (unsigned char)s[i];
 		h *= 0x100000001b3ULL;
 	}
-	return mix64(h ^ n);
+	return opmfu_mix64(h ^ n);
 }
 
 /* Open addressing over dense ids; the caller keeps the keys and says, through
@@ -445,33 +436,6 @@ static int node_eq(const void *probe, uint32_t id)
 	return l->op_start == p->start && l->op_end == p->end && name_key(p->w->t, l->op_name) == p->name;
 }
 
-/* Counting sort of items [0, n) by key into ord, stable; off gets n_keys + 1
- * offsets. */
-static int bucket(const uint32_t *key, size_t n, size_t n_keys, uint32_t **off_out, uint32_t **ord_out)
-{
-	uint32_t *off = opmfu_calloc(n_keys + 1, sizeof(*off));
-	uint32_t *ord = opmfu_malloc((n + 1) * sizeof(*ord));
-	size_t i;
-	if (!off || !ord) {
-		opmfu_free(off);
-		opmfu_free(ord);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		off[key[i] + 1]++;
-	for (i = 0; i < n_keys; i++)
-		off[i + 1] += off[i];
-	for (i = 0; i < n; i++)
-		ord[off[key[i]]++] = (uint32_t)i;
-	/* off[k] now ends bucket k: shift back to starts */
-	for (i = n_keys; i > 0; i--)
-		off[i] = off[i - 1];
-	off[0] = 0;
-	*off_out = off;
-	*ord_out = ord;
-	return 0;
-}
-
 static int build_nodes(struct mm *w)
 {
 	const struct opmfu_trace *t = w->t;
@@ -493,7 +457,7 @@ static int build_nodes(struct mm *w)
 		if (OPMFU_GROW(w->node_link, w->cap_nodes, w->n_nodes + 1))
 			goto out;
 		id = idtab_get(&w->node_tab,
-			       mix64((uint64_t)p.start * 0x9E3779B97F4A7C15ULL ^ mix64((uint64_t)p.end) ^
+			       opmfu_mix64((uint64_t)p.start * 0x9E3779B97F4A7C15ULL ^ opmfu_mix64((uint64_t)p.end) ^
 				     ((uint64_t)p.name << 21)),
 			       node_eq, &p, (uint32_t)w->n_nodes);
 		if (id == NONE)
@@ -502,7 +466,7 @@ static int build_nodes(struct mm *w)
 			w->node_link[w->n_nodes++] = w->k_link[i];
 		node_of[i] = id;
 	}
-	if (bucket(node_of, w->n_k, w->n_nodes, &w->node_off, &w->kord))
+	if (opmfu_bucket(node_of, w->n_k, w->n_nodes, &w->node_off, &w->kord))
 		goto out;
 	rc = 0;
 out:
@@ -683,7 +647,7 @@ static int number_calls(struct mm *w)
 		w->row_order[i] = w->mod_cnt[m]++;
 		row_call[i] = w->mod_call[m];
 	}
-	if (bucket(row_call, w->n_rows, n_calls, &call_off, &crow))
+	if (opmfu_bucket(row_call, w->n_rows, n_calls, &call_off, &crow))
 		goto out;
 	/* sequences are numbered in order of their first row, over all modules */
 	for (c = 0; c < n_calls; c++) {
@@ -770,9 +734,9 @@ static int group_eq(const void *probe, uint32_t id)
 
 static uint64_t group_hash(const struct group_key *k)
 {
-	uint64_t h = mix64(((uint64_t)k->pid << 32) | k->mname);
-	h = mix64(h ^ (((uint64_t)k->oname << 32) | k->order));
-	return mix64(h ^ (((uint64_t)k->klist << 32) | k->seq));
+	uint64_t h = opmfu_mix64(((uint64_t)k->pid << 32) | k->mname);
+	h = opmfu_mix64(h ^ (((uint64_t)k->oname << 32) | k->order));
+	return opmfu_mix64(h ^ (((uint64_t)k->klist << 32) | k->seq));
 }
 
 static int grow_groups(struct mm *w)
@@ -845,7 +809,7 @@ static int build_groups(struct mm *w)
 		w->g_count[g]++;
 		w->row_group[i] = g;
 	}
-	return bucket(w->row_group, w->n_rows, w->n_groups, &w->g_off, &w->grow);
+	return opmfu_bucket(w->row_group, w->n_rows, w->n_groups, &w->g_off, &w->grow);
 }
 
 /* avg_mfu of every group: per kernel position, the numpy mean of the values
@@ -1076,7 +1040,7 @@ static int fill_results(struct mm *w, struct opmfu_module_mfu *res)
 		r->mfu_x_ns = w->g_mxn[g];
 		r->mfu_ns = w->g_mn[g];
 
-		id = idtab_get(&tab, mix64(((uint64_t)k->pid << 32) | k->mname), total_eq, &p, (uint32_t)n_tot);
+		id = idtab_get(&tab, opmfu_mix64(((uint64_t)k->pid << 32) | k->mname), total_eq, &p, (uint32_t)n_tot);
 		if (id == NONE)
 			goto out;
 		if (id == n_tot) {

@@ -56,10 +56,10 @@ void opmfu_module_mfu_release(struct opmfu_module_mfu *res);
  * them. Returns OPMFU_OK, or OPMFU_ERR_NOMEM with a message in err (res is
  * then empty).
  */
-/* ndarray.mean() of n > 0 float64 values, bit for bit; exposed for tests. */
-double opmfu_np_mean(const double *a, size_t n);
-
 enum opmfu_status opmfu_module_mfu_run(const struct opmfu_trace *t, const struct opmfu_op_mfu *op,
 				       struct opmfu_module_mfu *res, struct opmfu_err *err);
+
+/* ndarray.mean() of n > 0 float64 values, bit for bit; exposed for tests. */
+double opmfu_np_mean(const double *a, size_t n);
 
 #endif

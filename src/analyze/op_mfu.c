@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "../base/mem.h"
 
 void opmfu_op_mfu_init(struct opmfu_op_mfu *res)
@@ -27,19 +28,9 @@ void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
 	opmfu_op_mfu_init(res);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t key_hash(const struct opmfu_link *l)
 {
-	return mix64((uint64_t)l->k_start * 0x9E3779B97F4A7C15ULL ^ mix64((uint64_t)l->k_end) ^
+	return opmfu_mix64((uint64_t)l->k_start * 0x9E3779B97F4A7C15ULL ^ opmfu_mix64((uint64_t)l->k_end) ^
 		     ((uint64_t)l->k_name << 17));
 }
 
@@ -121,7 +112,7 @@ static int pair_set_reset(struct pair_set *s, size_t expect)
 /* Adds (a, b); returns 1 if it was new. */
 static int pair_set_add(struct pair_set *s, int64_t a, int64_t b)
 {
-	size_t h = (size_t)mix64((uint64_t)a * 31 + (uint64_t)b) & (s->cap - 1);
+	size_t h = (size_t)opmfu_mix64((uint64_t)a * 31 + (uint64_t)b) & (s->cap - 1);
 	while (s->slot[h].gen == s->gen) {
 		if (s->slot[h].a == a && s->slot[h].b == b)
 			return 0;

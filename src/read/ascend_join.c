@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "../base/hash.h"
 #include "../base/mem.h"
 
 void opmfu_ajoin_init(struct opmfu_ajoin *j)
@@ -47,16 +48,6 @@ void opmfu_ajoin_release(struct opmfu_ajoin *j)
 }
 
 /* ---- key index ---- */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static void keyidx_note(struct opmfu_keyidx *m, int64_t key)
 {
@@ -101,7 +92,7 @@ static uint32_t keyidx_put(struct opmfu_keyidx *m, int64_t key)
 	if (m->direct) {
 		v = &m->direct[(uint64_t)key - (uint64_t)m->min];
 	} else {
-		size_t h = (size_t)mix64((uint64_t)key) & (m->hcap - 1);
+		size_t h = (size_t)opmfu_mix64((uint64_t)key) & (m->hcap - 1);
 		while (m->hval[h] != OPMFU_AJ_NONE && m->hkey[h] != key)
 			h = (h + 1) & (m->hcap - 1);
 		m->hkey[h] = key;
@@ -120,7 +111,7 @@ static uint32_t keyidx_get(const struct opmfu_keyidx *m, int64_t key)
 						    : m->direct[(uint64_t)key - (uint64_t)m->min];
 	if (!m->hcap)
 		return OPMFU_AJ_NONE;
-	h = (size_t)mix64((uint64_t)key) & (m->hcap - 1);
+	h = (size_t)opmfu_mix64((uint64_t)key) & (m->hcap - 1);
 	while (m->hval[h] != OPMFU_AJ_NONE) {
 		if (m->hkey[h] == key)
 			return m->hval[h];
@@ -378,36 +369,6 @@ static int less_ci(const void *ctx, uint32_t a, uint32_t b)
 	return c[a].id != c[b].id ? c[a].id < c[b].id : a < b;
 }
 
-/*
- * Counting sort of n rows by their slot (0..n_slots-1): off gets n_slots + 1
- * bucket starts, ord the rows bucket by bucket, in row order within one.
- */
-static int bucket(const uint32_t *slot, size_t n, size_t n_slots, uint32_t **off_out, uint32_t **ord_out)
-{
-	uint32_t *off = opmfu_calloc(n_slots + 1, sizeof(*off));
-	uint32_t *ord = opmfu_malloc((n ? n : 1) * sizeof(*ord));
-	size_t i;
-
-	if (!off || !ord) {
-		opmfu_free(off);
-		opmfu_free(ord);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		off[slot[i] + 1]++;
-	for (i = 0; i < n_slots; i++)
-		off[i + 1] += off[i];
-	/* place with off[] as the running cursor, then shift it back to starts */
-	for (i = 0; i < n; i++)
-		ord[off[slot[i]]++] = (uint32_t)i;
-	for (i = n_slots; i > 0; i--)
-		off[i] = off[i - 1];
-	off[0] = 0;
-	*off_out = off;
-	*ord_out = ord;
-	return 0;
-}
-
 /* Sorts each bucket with more than one row. */
 static int sort_buckets(uint32_t *ord, const uint32_t *off, size_t n_slots, idx_less_fn less, const void *ctx)
 {
@@ -443,7 +404,7 @@ int opmfu_ajoin_index_connections(struct opmfu_ajoin *j)
 	for (i = 0; i < j->n_ci; i++)
 		slot[i] = keyidx_get(&j->conns, j->ci[i].conn);
 	/* rows of one connection in the SQL join's order: by id, then table order */
-	if (bucket(slot, j->n_ci, j->conns.n, &j->ci_off, &ord) ||
+	if (opmfu_bucket(slot, j->n_ci, j->conns.n, &j->ci_off, &ord) ||
 	    sort_buckets(ord, j->ci_off, j->conns.n, less_ci, j->ci))
 		goto out;
 	/* the slot array becomes the id slots, in bucket order */
@@ -502,7 +463,7 @@ int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t
 	for (i = 0; i < n; i++)
 		slot[i] = keyidx_get(&j->ids, rows[i].id);
 	/* rows of one id in the SQL join's order: by (startNs, endNs), then table order */
-	if (bucket(slot, n, j->ids.n, &j->api_off, &ord) || sort_buckets(ord, j->api_off, j->ids.n, less_api, rows))
+	if (opmfu_bucket(slot, n, j->ids.n, &j->api_off, &ord) || sort_buckets(ord, j->api_off, j->ids.n, less_api, rows))
 		goto out;
 	for (i = 0; i < n; i++)
 		j->api[i] = rows[ord[i]];
