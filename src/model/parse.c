@@ -187,7 +187,9 @@ int opmfu_shape_is_na(const char *s, size_t len)
 
 double opmfu_round(double x, int ndigits)
 {
-	double p = pow(10.0, ndigits);
+	/* powers of ten up to 1e22 are exact doubles, so the table equals pow() */
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8 };
+	double p = ndigits >= 0 && ndigits <= 8 ? p10[ndigits] : pow(10.0, ndigits);
 	double y = rint(x * p) / p;
 	/* numpy returns the input unchanged when scaling overflows */
 	return isfinite(y) ? y : x;
