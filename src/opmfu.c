@@ -54,18 +54,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static char *sbuf_take(struct sbuf *sb)
-{
-	char *s;
-	if (sb->oom) {
-		sbuf_release(sb);
-		return NULL;
-	}
-	s = sb->cap ? sb->buf : opmfu_strdup("");
-	sbuf_init(sb);
-	return s;
-}
-
 static void warn(const struct opmfu_opts *o, const char *msg)
 {
 	if (o->on_warning)
@@ -339,34 +327,6 @@ static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
 	return OPMFU_OK;
 }
 
-static enum opmfu_status select_ranks(const struct opmfu_opts *o, struct opmfu_rank_list *list,
-				      struct opmfu_err *err)
-{
-	size_t i, j, k = 0;
-	for (j = 0; j < o->n_ranks; j++) {
-		for (i = 0; i < list->n; i++)
-			if (list->v[i].rank == o->ranks[j])
-				break;
-		if (i == list->n)
-			return opmfu_err_set(err, OPMFU_ERR_USAGE, "rank %d is not in the input (found %zu rank%s)",
-					     o->ranks[j], list->n, list->n == 1 ? "" : "s");
-	}
-	for (i = 0; i < list->n; i++) {
-		int keep = 0;
-		for (j = 0; j < o->n_ranks && !keep; j++)
-			keep = list->v[i].rank == o->ranks[j];
-		if (keep) {
-			list->v[k++] = list->v[i];
-		} else {
-			opmfu_free(list->v[i].dir);
-			opmfu_free(list->v[i].db_path);
-			opmfu_free(list->v[i].out_hint);
-		}
-	}
-	list->n = k;
-	return OPMFU_OK;
-}
-
 /* ---- the rank pool ----
  * Workers analyse ranks in parallel; the calling thread writes them strictly in
  * rank order and frees each one at once. A worker may run at most `window`
@@ -542,14 +502,12 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 {
 	struct opmfu_rank_list list = { NULL, 0, 0 };
 	struct opmfu_sqlite_out *db = NULL;
-	struct sbuf sb;
 	enum opmfu_status st = OPMFU_OK;
 	double t0 = now_s();
 	size_t i;
 	const char *base;
 
 	memset(rep, 0, sizeof(*rep));
-	sbuf_init(&sb);
 	if (o->n_inputs == 0)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "no input path given");
 	if (o->n_inputs > 1 && !o->out_dir)
@@ -565,14 +523,12 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 				o->inputs[i])))
 			goto out;
 	}
-	opmfu_rank_list_finish(&list, warn_cb, (void *)o);
-	if (o->ranks && (st = select_ranks(o, &list, err)))
+	opmfu_rank_list_sort(&list);
+	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
 		goto out;
 
 	base = o->out_dir ? o->out_dir : list.v[0].out_hint;
-	sbuf_addf(&sb, "%s/cluster_analysis_output", base);
-	rep->out_dir = sbuf_take(&sb);
-	sbuf_init(&sb);
+	rep->out_dir = opmfu_path_join(base, "cluster_analysis_output");
 	if (!rep->out_dir) {
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 		goto out;
@@ -580,9 +536,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	if ((st = mkdirs(rep->out_dir, err)))
 		goto out;
 	if (o->exports & OPMFU_EXPORT_XLSX) {
-		sbuf_addf(&sb, "%s/OperatorMfu", rep->out_dir);
-		rep->xlsx_dir = sbuf_take(&sb);
-		sbuf_init(&sb);
+		rep->xlsx_dir = opmfu_path_join(rep->out_dir, "OperatorMfu");
 		if (!rep->xlsx_dir) {
 			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 			goto out;
@@ -606,9 +560,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		}
 	}
 
-	sbuf_addf(&sb, "%s/cluster_analysis.db", rep->out_dir);
-	rep->out_db = sbuf_take(&sb);
-	sbuf_init(&sb);
+	rep->out_db = opmfu_path_join(rep->out_dir, "cluster_analysis.db");
 	if (!rep->out_db) {
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 		goto out;
@@ -646,7 +598,6 @@ out:
 		rep->out_db = NULL;
 	}
 	opmfu_rank_list_release(&list);
-	sbuf_release(&sb);
 	rep->seconds = now_s() - t0;
 	return st;
 }

@@ -41,6 +41,13 @@ def build_tree(src, dst, schema):
                 shutil.copyfile(path, os.path.join(out_dir, name))
 
 
+def build_fixture(root, case, dst):
+    """Builds fixtures/CASE/tree of the source tree ROOT into DST."""
+    with open(os.path.join(root, "schema", "in", "ascend.sql"), encoding="utf-8") as f:
+        schema = f.read()
+    build_tree(os.path.join(root, "fixtures", case, "tree"), dst, schema)
+
+
 def main():
     src, dst, schema_path = sys.argv[1:4]
     with open(schema_path, encoding="utf-8") as f:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../base/hash.h"
+#include "../base/sort.h"
 #include "../base/mem.h"
 
 void opmfu_op_mfu_init(struct opmfu_op_mfu *res)
@@ -41,7 +42,6 @@ static int same_key(const struct opmfu_link *a, const struct opmfu_link *b)
 
 /* ---- orders: total (the last key is the read order), so any sort gives one result ---- */
 
-typedef int (*less_fn)(const void *ctx, uint32_t a, uint32_t b);
 
 /* R: (op start, kernel start, read order) */
 static int less_r(const void *ctx, uint32_t ia, uint32_t ib)
@@ -73,8 +73,6 @@ static int less_rec(const void *ctx, uint32_t a, uint32_t b)
 	const struct opmfu_flops_rec *r = ctx;
 	return r[a].start != r[b].start ? r[a].start < r[b].start : a < b;
 }
-
-static int sort_idx(uint32_t *v, size_t n, less_fn less, const void *ctx);
 
 /* ---- a per-record set of (kernel start, kernel end), cleared by generation ---- */
 
@@ -214,7 +212,7 @@ static int sort_recs(struct opmfu_trace *t)
 		goto out;
 	for (i = 0; i < t->n_recs; i++)
 		ix[i] = (uint32_t)i;
-	if (sort_idx(ix, t->n_recs, less_rec, t->recs))
+	if (opmfu_sort_idx(ix, t->n_recs, less_rec, t->recs))
 		goto out;
 	for (i = 0; i < t->n_recs; i++)
 		sorted[i] = t->recs[ix[i]];
@@ -243,7 +241,7 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 		goto nomem;
 	for (i = 0; i < res->n_r; i++)
 		res->r[i] = (uint32_t)i;
-	if (sort_idx(res->r, res->n_r, less_r, t->links))
+	if (opmfu_sort_idx(res->r, res->n_r, less_r, t->links))
 		goto nomem;
 
 	/* S: rows with shape information, not N/A; R's order already sorts all
@@ -253,7 +251,7 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 		if (shape_ok(t, l->in_shapes) && shape_ok(t, l->out_shapes))
 			s[n_s++] = res->r[i];
 	}
-	if (sort_idx(s, n_s, less_s, t->links))
+	if (opmfu_sort_idx(s, n_s, less_s, t->links))
 		goto nomem;
 	/* op starts of S side by side, for the range searches */
 	s_start = opmfu_malloc((n_s ? n_s : 1) * sizeof(*s_start));
@@ -350,94 +348,4 @@ out:
 	opmfu_free(win);
 	opmfu_free(seen.slot);
 	return st;
-}
-
-/* ---- sorting index arrays ----
- * A natural merge sort: runs already in order are found first (short ones are
- * extended to MIN_RUN by insertion sort), then merged pairwise. Links, S and
- * records arrive nearly sorted (tables are written in time order), which
- * costs one pass; any input costs O(n log n). The orders are total, so the
- * result does not depend on the algorithm.
- */
-
-#define MIN_RUN 32
-
-/* Sorts v[lo, hi) whose prefix v[lo, sorted_to) is in order. */
-static void insertion_sort(uint32_t *v, size_t lo, size_t hi, size_t sorted_to, less_fn less, const void *ctx)
-{
-	size_t i;
-	for (i = sorted_to; i < hi; i++) {
-		uint32_t x = v[i];
-		size_t k = i;
-		while (k > lo && less(ctx, x, v[k - 1])) {
-			v[k] = v[k - 1];
-			k--;
-		}
-		v[k] = x;
-	}
-}
-
-static void merge(const uint32_t *src, uint32_t *dst, size_t lo, size_t mid, size_t hi, less_fn less,
-		  const void *ctx)
-{
-	size_t a = lo, b = mid, o = lo;
-	while (a < mid && b < hi)
-		dst[o++] = less(ctx, src[b], src[a]) ? src[b++] : src[a++];
-	while (a < mid)
-		dst[o++] = src[a++];
-	while (b < hi)
-		dst[o++] = src[b++];
-}
-
-static int sort_idx(uint32_t *v, size_t n, less_fn less, const void *ctx)
-{
-	size_t *run, n_run = 0, i = 0;
-	uint32_t *tmp, *src = v, *dst;
-
-	if (n < 2)
-		return 0;
-	run = opmfu_malloc((n / MIN_RUN + 2) * sizeof(*run));
-	tmp = opmfu_malloc(n * sizeof(*tmp));
-	if (!run || !tmp) {
-		opmfu_free(run);
-		opmfu_free(tmp);
-		return -1;
-	}
-	while (i < n) {
-		size_t j = i + 1, end;
-		while (j < n && !less(ctx, v[j], v[j - 1]))
-			j++;
-		end = j;
-		if (end - i < MIN_RUN) {
-			end = n - i < MIN_RUN ? n : i + MIN_RUN;
-			insertion_sort(v, i, end, j, less, ctx);
-		}
-		run[n_run++] = i;
-		i = end;
-	}
-	run[n_run] = n;
-	dst = tmp;
-	while (n_run > 1) {
-		size_t r, k = 0;
-		for (r = 0; r + 1 < n_run; r += 2) {
-			merge(src, dst, run[r], run[r + 1], run[r + 2], less, ctx);
-			run[k++] = run[r];
-		}
-		if (r < n_run) {
-			memcpy(dst + run[r], src + run[r], (run[r + 1] - run[r]) * sizeof(*src));
-			run[k++] = run[r];
-		}
-		run[k] = n;
-		n_run = k;
-		{
-			uint32_t *x = src;
-			src = dst;
-			dst = x;
-		}
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	opmfu_free(run);
-	opmfu_free(tmp);
-	return 0;
 }

@@ -85,3 +85,26 @@ void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
 	va_end(ap);
 	sb->len += (size_t)n;
 }
+
+char *sbuf_detach(struct sbuf *sb)
+{
+	char *s;
+	if (sb->oom) {
+		sbuf_release(sb);
+		return NULL;
+	}
+	s = sb->cap ? sb->buf : opmfu_strdup("");
+	sbuf_init(sb);
+	return s;
+}
+
+char *opmfu_path_join(const char *a, const char *b)
+{
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, a);
+	if (sb.len && sb.buf[sb.len - 1] != '/')
+		sbuf_adds(&sb, "/");
+	sbuf_adds(&sb, b);
+	return sbuf_detach(&sb);
+}

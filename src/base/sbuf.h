@@ -18,6 +18,13 @@ void sbuf_release(struct sbuf *sb);
 void sbuf_reset(struct sbuf *sb);
 void sbuf_add(struct sbuf *sb, const char *s, size_t n);
 void sbuf_adds(struct sbuf *sb, const char *s);
+/* Gives the caller the buffer (malloc'd, free with opmfu_free) and leaves sb
+ * empty. NULL if an append had failed. */
+char *sbuf_detach(struct sbuf *sb);
+
+/* "a/b" (one '/' between them), malloc'd; NULL when out of memory. */
+char *opmfu_path_join(const char *a, const char *b);
+
 void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 2, 3)))

@@ -20,8 +20,7 @@ void opmfu_strtab_release(struct opmfu_strtab *t)
 	opmfu_free(t->ent);
 	opmfu_free(t->hash);
 	opmfu_free(t->dense);
-	opmfu_free(t->sparse_id);
-	opmfu_free(t->sparse_sid);
+	opmfu_free(t->sparse);
 	opmfu_strtab_init(t);
 }
 
@@ -109,59 +108,34 @@ int opmfu_strtab_map_id(struct opmfu_strtab *t, int64_t id, uint32_t sid)
 			t->dense[id] = sid;
 		return 0;
 	}
-	if (OPMFU_GROW(t->sparse_id, t->sparse_cap, t->sparse_n + 1))
+	if (t->sparse_n >= UINT32_MAX || OPMFU_GROW(t->sparse, t->sparse_cap, t->sparse_n + 1))
 		return -1;
-	{
-		size_t cap2 = t->sparse_n;
-		if (opmfu_grow((void **)&t->sparse_sid, &cap2, t->sparse_cap, sizeof(*t->sparse_sid)))
-			return -1;
-	}
-	t->sparse_id[t->sparse_n] = id;
-	t->sparse_sid[t->sparse_n] = sid;
+	t->sparse[t->sparse_n] = (struct opmfu_strid){ id, sid, (uint32_t)t->sparse_n };
 	t->sparse_n++;
 	return 0;
 }
 
-struct idpair {
-	int64_t id;
-	uint32_t sid;
-	size_t pos;
-};
-
-static int cmp_idpair(const void *a, const void *b)
+static int cmp_strid(const void *a, const void *b)
 {
-	const struct idpair *x = a, *y = b;
+	const struct opmfu_strid *x = a, *y = b;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
 	return x->pos < y->pos ? -1 : (x->pos > y->pos);
 }
 
-int opmfu_strtab_finish(struct opmfu_strtab *t)
+void opmfu_strtab_finish(struct opmfu_strtab *t)
 {
-	struct idpair *v;
 	size_t i, k = 0;
 
 	opmfu_free(t->hash); /* no more interning after loading */
 	t->hash = NULL;
 	t->hash_cap = 0;
-	if (t->sparse_n == 0)
-		return 0;
-	v = opmfu_malloc(t->sparse_n * sizeof(*v));
-	if (!v)
-		return -1;
+	if (t->sparse_n > 1)
+		qsort(t->sparse, t->sparse_n, sizeof(*t->sparse), cmp_strid);
 	for (i = 0; i < t->sparse_n; i++)
-		v[i] = (struct idpair){ t->sparse_id[i], t->sparse_sid[i], i };
-	qsort(v, t->sparse_n, sizeof(*v), cmp_idpair);
-	for (i = 0; i < t->sparse_n; i++) {
-		if (k && t->sparse_id[k - 1] == v[i].id)
-			continue; /* first mapping wins */
-		t->sparse_id[k] = v[i].id;
-		t->sparse_sid[k] = v[i].sid;
-		k++;
-	}
+		if (!k || t->sparse[k - 1].id != t->sparse[i].id) /* first mapping wins */
+			t->sparse[k++] = t->sparse[i];
 	t->sparse_n = k;
-	opmfu_free(v);
-	return 0;
 }
 
 uint32_t opmfu_strtab_lookup(const struct opmfu_strtab *t, int64_t id)
@@ -171,10 +145,10 @@ uint32_t opmfu_strtab_lookup(const struct opmfu_strtab *t, int64_t id)
 		return t->dense[id];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (t->sparse_id[mid] < id)
+		if (t->sparse[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return (lo < t->sparse_n && t->sparse_id[lo] == id) ? t->sparse_sid[lo] : 0;
+	return (lo < t->sparse_n && t->sparse[lo].id == id) ? t->sparse[lo].sid : 0;
 }

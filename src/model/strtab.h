@@ -21,8 +21,9 @@ struct opmfu_strtab {
 	/* mapping from the database's STRING_IDS.id to sid */
 	uint32_t *dense;     /* dense[id] for 0 <= id < dense_n */
 	size_t dense_n;
-	int64_t *sparse_id;  /* sorted ids outside the dense range */
-	uint32_t *sparse_sid;
+	/* ids outside the dense range, sorted by id after opmfu_strtab_finish;
+	 * pos (the order of mapping) lets the first mapping of an id win */
+	struct opmfu_strid { int64_t id; uint32_t sid, pos; } *sparse;
 	size_t sparse_n, sparse_cap;
 };
 
@@ -35,8 +36,9 @@ uint32_t opmfu_strtab_intern(struct opmfu_strtab *t, const char *s, size_t len);
 /* Records that database id maps to sid. Ids may come in any order; the
  * first mapping of an id wins. Returns 0 or -1 on allocation failure. */
 int opmfu_strtab_map_id(struct opmfu_strtab *t, int64_t id, uint32_t sid);
-/* Must be called once after the last map_id and before lookup. */
-int opmfu_strtab_finish(struct opmfu_strtab *t);
+/* Must be called once after the last map_id and before lookup; frees the
+ * interning hash (no more interning after loading). */
+void opmfu_strtab_finish(struct opmfu_strtab *t);
 /* sid of database id, or 0 when the id is unknown. */
 uint32_t opmfu_strtab_lookup(const struct opmfu_strtab *t, int64_t id);
 

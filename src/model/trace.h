@@ -64,7 +64,6 @@ struct opmfu_trace {
 	size_t drops[OPMFU_DROP__COUNT]; /* read-time drops (format..range) */
 	size_t n_bad_rows;           /* link/module rows skipped for junk timestamps */
 	int has_mstx;                /* MSTX_EVENTS exists */
-	int has_module_src[3];       /* compute / COMMUNICATION_OP / SCHEDULE table present */
 };
 
 void opmfu_trace_init(struct opmfu_trace *t);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../base/hash.h"
+#include "../base/sort.h"
 #include "../base/mem.h"
 
 void opmfu_ajoin_init(struct opmfu_ajoin *j)
@@ -120,37 +121,6 @@ static uint32_t keyidx_get(const struct opmfu_keyidx *m, int64_t key)
 	return OPMFU_AJ_NONE;
 }
 
-/* ---- a stable sort of index arrays (merge sort; insertion sort for short runs) ---- */
-
-typedef int (*idx_less_fn)(const void *ctx, uint32_t a, uint32_t b);
-
-static void sort_idx(uint32_t *v, uint32_t *tmp, size_t n, idx_less_fn less, const void *ctx)
-{
-	size_t i, mid, a, b, o;
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			uint32_t x = v[i];
-			size_t k = i;
-			while (k > 0 && less(ctx, x, v[k - 1])) {
-				v[k] = v[k - 1];
-				k--;
-			}
-			v[k] = x;
-		}
-		return;
-	}
-	mid = n / 2;
-	sort_idx(v, tmp, mid, less, ctx);
-	sort_idx(v + mid, tmp, n - mid, less, ctx);
-	if (!less(ctx, v[mid], v[mid - 1]))
-		return; /* already in order: the common case */
-	memcpy(tmp, v, mid * sizeof(*v));
-	for (a = 0, b = mid, o = 0; a < mid && b < n;)
-		v[o++] = less(ctx, v[b], tmp[a]) ? v[b++] : tmp[a++];
-	while (a < mid)
-		v[o++] = tmp[a++];
-}
-
 /* ---- info rows ---- */
 
 int opmfu_ajoin_add_info(struct opmfu_ajoin *j, int64_t gid, const struct opmfu_aj_info *info)
@@ -186,7 +156,7 @@ static int less_gid(const void *ctx, uint32_t a, uint32_t b)
 /* Row order by (gid, row); NULL when the rows are already in that order. */
 static int sort_by_gid(const int64_t *gid, size_t n, uint32_t **out)
 {
-	uint32_t *v, *tmp;
+	uint32_t *v;
 	size_t i;
 	*out = NULL;
 	for (i = 1; i < n && gid[i - 1] <= gid[i]; i++)
@@ -194,16 +164,14 @@ static int sort_by_gid(const int64_t *gid, size_t n, uint32_t **out)
 	if (i >= n)
 		return 0;
 	v = opmfu_malloc(n * sizeof(*v));
-	tmp = opmfu_malloc((n / 2 + 1) * sizeof(*tmp));
-	if (!v || !tmp) {
-		opmfu_free(v);
-		opmfu_free(tmp);
+	if (!v)
 		return -1;
-	}
 	for (i = 0; i < n; i++)
 		v[i] = (uint32_t)i;
-	sort_idx(v, tmp, n, less_gid, gid);
-	opmfu_free(tmp);
+	if (opmfu_sort_idx(v, n, less_gid, gid)) {
+		opmfu_free(v);
+		return -1;
+	}
 	*out = v;
 	return 0;
 }
@@ -291,19 +259,19 @@ static int less_stask(const void *ctx, uint32_t a, uint32_t b)
 /* Schedule kernels in link order: schedule rows in table order, each with its tasks in TASK order. */
 static int expand_sched(struct opmfu_ajoin *j)
 {
-	uint32_t *ord = NULL, *tmp = NULL;
+	uint32_t *ord = NULL;
 	size_t i, lo;
 	int rc = -1;
 
 	if (!j->n_stask)
 		return 0;
 	ord = opmfu_malloc(j->n_stask * sizeof(*ord));
-	tmp = opmfu_malloc((j->n_stask / 2 + 1) * sizeof(*tmp));
-	if (!ord || !tmp)
+	if (!ord)
 		goto out;
 	for (i = 0; i < j->n_stask; i++)
 		ord[i] = (uint32_t)i;
-	sort_idx(ord, tmp, j->n_stask, less_stask, j->stask);
+	if (opmfu_sort_idx(ord, j->n_stask, less_stask, j->stask))
+		goto out;
 	for (i = 0; i < j->n_sched; i++) {
 		size_t hi = j->n_stask;
 		int64_t gid = j->sched_gid[i];
@@ -325,7 +293,6 @@ static int expand_sched(struct opmfu_ajoin *j)
 	rc = 0;
 out:
 	opmfu_free(ord);
-	opmfu_free(tmp);
 	opmfu_free(j->stask);
 	j->stask = NULL;
 	j->n_stask = j->cap_stask = 0;
@@ -369,24 +336,13 @@ static int less_ci(const void *ctx, uint32_t a, uint32_t b)
 	return c[a].id != c[b].id ? c[a].id < c[b].id : a < b;
 }
 
-/* Sorts each bucket with more than one row. */
-static int sort_buckets(uint32_t *ord, const uint32_t *off, size_t n_slots, idx_less_fn less, const void *ctx)
+/* Sorts each bucket (most hold one or a few rows: no memory needed). */
+static int sort_buckets(uint32_t *ord, const uint32_t *off, size_t n_slots, opmfu_less_fn less, const void *ctx)
 {
-	uint32_t *tmp = NULL;
-	size_t i, cap = 0;
-	for (i = 0; i < n_slots; i++) {
-		size_t n = off[i + 1] - off[i];
-		if (n < 2)
-			continue;
-		if (n / 2 + 1 > cap) {
-			opmfu_free(tmp);
-			cap = n / 2 + 1;
-			if (!(tmp = opmfu_malloc(cap * sizeof(*tmp))))
-				return -1;
-		}
-		sort_idx(ord + off[i], tmp, n, less, ctx);
-	}
-	opmfu_free(tmp);
+	size_t i;
+	for (i = 0; i < n_slots; i++)
+		if (opmfu_sort_idx(ord + off[i], off[i + 1] - off[i], less, ctx))
+			return -1;
 	return 0;
 }
 

@@ -45,21 +45,6 @@ int opmfu_db_name_rank(const char *name)
 	return (int)v;
 }
 
-static char *path_join(const char *a, const char *b)
-{
-	struct sbuf sb;
-	sbuf_init(&sb);
-	sbuf_adds(&sb, a);
-	if (sb.len && sb.buf[sb.len - 1] != '/')
-		sbuf_adds(&sb, "/");
-	sbuf_adds(&sb, b);
-	if (sb.oom) {
-		sbuf_release(&sb);
-		return NULL;
-	}
-	return sb.cap ? sb.buf : opmfu_strdup("");
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -228,7 +213,7 @@ static enum opmfu_status add_rank(struct opmfu_rank_list *list, struct opmfu_ran
  * sets *oom when an allocation failed on the way. */
 static char *rank_db_in(const char *dir, int *rank, int *oom)
 {
-	char *apo = path_join(dir, "ASCEND_PROFILER_OUTPUT"), **names = NULL, *found = NULL;
+	char *apo = opmfu_path_join(dir, "ASCEND_PROFILER_OUTPUT"), **names = NULL, *found = NULL;
 	long n, i;
 	if (!apo) {
 		*oom = 1;
@@ -242,7 +227,7 @@ static char *rank_db_in(const char *dir, int *rank, int *oom)
 		char *full;
 		if (r == -2)
 			continue;
-		full = path_join(apo, names[i]);
+		full = opmfu_path_join(apo, names[i]);
 		if (!full) {
 			*oom = 1;
 			break;
@@ -259,11 +244,31 @@ static char *rank_db_in(const char *dir, int *rank, int *oom)
 	return found;
 }
 
+/* The directories on the current walk path: symlinks are followed, so a
+ * directory met again below itself is a loop. Both walks are depth-bounded
+ * far below VISIT_MAX. */
+#define VISIT_MAX 64
 struct visit {
-	dev_t dev[64];
-	ino_t ino[64];
+	dev_t dev[VISIT_MAX];
+	ino_t ino[VISIT_MAX];
 	int n;
 };
+
+static int visit_seen(const struct visit *v, const struct stat *st)
+{
+	int k;
+	for (k = 0; k < v->n; k++)
+		if (v->dev[k] == st->st_dev && v->ino[k] == st->st_ino)
+			return 1;
+	return 0;
+}
+
+static void visit_push(struct visit *v, const struct stat *st)
+{
+	v->dev[v->n] = st->st_dev;
+	v->ino[v->n] = st->st_ino;
+	v->n++;
+}
 
 static enum opmfu_status walk(const char *dir, int depth, struct visit *seen, struct opmfu_rank_list *list,
 			      const char *out_hint, opmfu_warn_fn warn, void *ctx, struct opmfu_err *err)
@@ -271,17 +276,15 @@ static enum opmfu_status walk(const char *dir, int depth, struct visit *seen, st
 	struct stat st;
 	char **names = NULL, *db;
 	long n, i;
-	int rank = -1, k, oom = 0;
+	int rank = -1, oom = 0;
 	enum opmfu_status status = OPMFU_OK;
 
 	if (stat(dir, &st) != 0)
 		return OPMFU_OK;
-	/* symlinks are followed, so guard against loops along the current path */
-	for (k = 0; k < seen->n; k++)
-		if (seen->dev[k] == st.st_dev && seen->ino[k] == st.st_ino) {
-			warnf(warn, ctx, "%s: directory loop (symbolic link back to an ancestor), skipped", dir);
-			return OPMFU_OK;
-		}
+	if (visit_seen(seen, &st)) {
+		warnf(warn, ctx, "%s: directory loop (symbolic link back to an ancestor), skipped", dir);
+		return OPMFU_OK;
+	}
 	db = rank_db_in(dir, &rank, &oom);
 	if (oom) {
 		opmfu_free(db);
@@ -307,11 +310,9 @@ static enum opmfu_status walk(const char *dir, int depth, struct visit *seen, st
 		warnf(warn, ctx, "%s: cannot read directory: %s; skipped", dir, strerror(errno));
 		return OPMFU_OK;
 	}
-	seen->dev[seen->n] = st.st_dev;
-	seen->ino[seen->n] = st.st_ino;
-	seen->n++;
+	visit_push(seen, &st);
 	for (i = 0; i < n && status == OPMFU_OK; i++) {
-		char *sub = path_join(dir, names[i]);
+		char *sub = opmfu_path_join(dir, names[i]);
 		if (!sub) {
 			status = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
 			break;
@@ -387,12 +388,50 @@ static int cmp_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-void opmfu_rank_list_finish(struct opmfu_rank_list *list, opmfu_warn_fn warn, void *ctx)
+void opmfu_rank_list_sort(struct opmfu_rank_list *list)
 {
-	(void)warn;
-	(void)ctx;
 	if (list->n > 1)
 		qsort(list->v, list->n, sizeof(*list->v), cmp_rank);
+}
+
+/* Index of rank in the sorted list, or list->n. */
+static size_t find_rank(const struct opmfu_rank_list *list, int rank)
+{
+	size_t lo = 0, hi = list->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (list->v[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < list->n && list->v[lo].rank == rank ? lo : list->n;
+}
+
+enum opmfu_status opmfu_rank_list_select(struct opmfu_rank_list *list, const int *ranks, size_t n_ranks,
+					 struct opmfu_err *err)
+{
+	unsigned char *keep;
+	size_t i, k = 0;
+
+	for (i = 0; i < n_ranks; i++)
+		if (find_rank(list, ranks[i]) == list->n)
+			return opmfu_err_set(err, OPMFU_ERR_USAGE, "rank %d is not in the input (found %zu rank%s)",
+					     ranks[i], list->n, list->n == 1 ? "" : "s");
+	keep = opmfu_calloc(list->n, 1);
+	if (!keep)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory selecting ranks");
+	for (i = 0; i < n_ranks; i++)
+		keep[find_rank(list, ranks[i])] = 1;
+	for (i = 0; i < list->n; i++) {
+		if (keep[i])
+			list->v[k++] = list->v[i];
+		else
+			rank_input_release(&list->v[i]);
+	}
+	list->n = k;
+	opmfu_free(keep);
+	return OPMFU_OK;
 }
 
 void opmfu_rank_list_release(struct opmfu_rank_list *list)
@@ -416,13 +455,9 @@ static char *find_info(const char *dir, int depth, int in_device, struct visit *
 	char **names = NULL, *found = NULL;
 	long n, i;
 	struct stat st;
-	int k;
 
-	if (*oom || depth > INFO_DEPTH || stat(dir, &st) != 0)
+	if (*oom || depth > INFO_DEPTH || stat(dir, &st) != 0 || visit_seen(seen, &st))
 		return NULL;
-	for (k = 0; k < seen->n; k++)
-		if (seen->dev[k] == st.st_dev && seen->ino[k] == st.st_ino)
-			return NULL;
 	n = list_dir(dir, &names);
 	if (n < 0 && errno == ENOMEM)
 		*oom = 1;
@@ -435,7 +470,7 @@ static char *find_info(const char *dir, int depth, int in_device, struct visit *
 			char *full;
 			if (!name_matches(names[i], "info.json."))
 				continue;
-			full = path_join(dir, names[i]);
+			full = opmfu_path_join(dir, names[i]);
 			if (!full)
 				*oom = 1;
 			else if (!is_dir(full))
@@ -444,20 +479,16 @@ static char *find_info(const char *dir, int depth, int in_device, struct visit *
 				opmfu_free(full);
 		}
 	}
-	if (seen->n < 64) {
-		seen->dev[seen->n] = st.st_dev;
-		seen->ino[seen->n] = st.st_ino;
-		seen->n++;
-		for (i = 0; i < n && !found && !*oom; i++) {
-			char *full = path_join(dir, names[i]);
-			if (!full)
-				*oom = 1;
-			else if (is_dir(full))
-				found = find_info(full, depth + 1, name_matches(names[i], "device_"), seen, oom);
-			opmfu_free(full);
-		}
-		seen->n--;
+	visit_push(seen, &st);
+	for (i = 0; i < n && !found && !*oom; i++) {
+		char *full = opmfu_path_join(dir, names[i]);
+		if (!full)
+			*oom = 1;
+		else if (is_dir(full))
+			found = find_info(full, depth + 1, name_matches(names[i], "device_"), seen, oom);
+		opmfu_free(full);
 	}
+	seen->n--;
 	free_names(names, n);
 	return found;
 }

@@ -32,8 +32,13 @@ typedef void (*opmfu_warn_fn)(void *ctx, const char *msg);
 enum opmfu_status opmfu_find_ranks(const char *path, struct opmfu_rank_list *list,
 				   opmfu_warn_fn warn, void *ctx, struct opmfu_err *err);
 
-/* Sorts by rank id and drops duplicate ids across inputs (newest kept). */
-void opmfu_rank_list_finish(struct opmfu_rank_list *list, opmfu_warn_fn warn, void *ctx);
+/* Sorts by rank id (duplicate ids were already resolved by opmfu_find_ranks). */
+void opmfu_rank_list_sort(struct opmfu_rank_list *list);
+
+/* Keeps only the given ranks of a sorted list. A rank that is not in the list
+ * is OPMFU_ERR_USAGE naming it (the list is then unchanged). */
+enum opmfu_status opmfu_rank_list_select(struct opmfu_rank_list *list, const int *ranks, size_t n_ranks,
+					 struct opmfu_err *err);
 void opmfu_rank_list_release(struct opmfu_rank_list *list);
 
 /* The rank number in a database file name (ascend_pytorch_profiler_3.db -> 3),

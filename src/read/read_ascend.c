@@ -279,8 +279,9 @@ static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uin
 		return st;
 	*sid_flops = opmfu_strtab_intern(&r->t->strs, "mfu_flops", 9);
 	*sid_module = opmfu_strtab_intern(&r->t->strs, "Module", 6);
-	if (!*sid_flops || !*sid_module || opmfu_strtab_finish(&r->t->strs))
+	if (!*sid_flops || !*sid_module)
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading STRING_IDS", r->path);
+	opmfu_strtab_finish(&r->t->strs);
 	return OPMFU_OK;
 }
 
@@ -590,11 +591,6 @@ static enum opmfu_status read_all(struct reader *r, int threads)
 	if (!st && opmfu_ajoin_emit(&j, t))
 		st = opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory joining kernels and ops", r->path);
 	opmfu_ajoin_release(&j);
-	if (!st) {
-		t->has_module_src[0] = 1;
-		t->has_module_src[1] = has_comm;
-		t->has_module_src[2] = has_sched;
-	}
 	if (started) {
 		take_mstx(t, &h);
 	} else if (!st) {

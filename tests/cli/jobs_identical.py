@@ -11,7 +11,7 @@ import tempfile
 
 root = sys.argv[2]
 sys.path.insert(0, os.path.join(root, "tools"))
-from build_fixture import build_tree  # noqa: E402
+from build_fixture import build_fixture  # noqa: E402
 
 CLUSTER_VIEW = [
     "cluster: 6 ranks, 4 analysed, 2 failed, 0 without MFU",
@@ -35,10 +35,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="opmfu-jobs-")
     fails = 0
     try:
-        with open(os.path.join(root, "schema", "in", "ascend.sql")) as f:
-            schema = f.read()
         tree = os.path.join(tmp, "tree")
-        build_tree(os.path.join(root, "fixtures", "cluster_faults", "tree"), tree, schema)
+        build_fixture(root, "cluster_faults", tree)
         dumps = {}
         for j in (1, 2, 4):
             out = os.path.join(tmp, "out%d" % j)

@@ -10,7 +10,7 @@ import tempfile
 
 root = sys.argv[2]
 sys.path.insert(0, os.path.join(root, "tools"))
-from build_fixture import build_tree  # noqa: E402
+from build_fixture import build_fixture  # noqa: E402
 
 
 def run_with_tty_stderr(args):
@@ -37,10 +37,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="opmfu-tty-")
     fails = 0
     try:
-        with open(os.path.join(root, "schema", "in", "ascend.sql")) as f:
-            schema = f.read()
         tree = os.path.join(tmp, "tree")
-        build_tree(os.path.join(root, "fixtures", "cluster", "tree"), tree, schema)
+        build_fixture(root, "cluster", tree)
         opmfu = sys.argv[1]
         rc, out, err = run_with_tty_stderr([opmfu, "analyze", tree, "-o", os.path.join(tmp, "o1")])
         if rc != 0 or "3/3 ranks" not in err or "kernels/s" not in err:
