@@ -33,15 +33,6 @@ _Static_assert((int)OPMFU_CLASS_FP16 == (int)OPMFU_DT_FP16 && (int)OPMFU_CLASS_I
 	       "public peak classes must match the dtype classes");
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
 
-/* Everything one rank needs between reading and writing. */
-struct rank_work {
-	struct opmfu_trace trace;
-	struct opmfu_op_mfu op;
-	struct opmfu_module_mfu mod;
-	int analysed; /* trace and results are valid */
-	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
-};
-
 const char *opmfu_drop_reason(int i)
 {
 	return (i >= 0 && i < OPMFU_NDROP) ? opmfu_drop_name((enum opmfu_drop)i) : "?";
@@ -72,6 +63,23 @@ struct peak_choice {
 	const char *src[OPMFU_NCLASS]; /* index into labels */
 	char labels[3][600];
 	char no_peak_why[1200];
+};
+
+/* Everything one rank needs between reading and writing. */
+struct rank_work {
+	struct opmfu_trace trace;
+	struct opmfu_op_mfu op;
+	struct opmfu_module_mfu mod;
+	struct peak_choice pc;
+	/* how far the analysis got (under the pool's lock): 1 kernel MFU done,
+	 * so OperatorMFU can be written while 2 (everything) is still to come */
+	int stage;
+	int have_ops; /* trace and op are valid */
+	int analysed; /* trace, op and mod are valid */
+	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
+	/* the writer's: the kernel workbook waiting for the rank to succeed */
+	struct opmfu_xlsx_staged kernel_xlsx;
+	struct opmfu_xlsx_stats xs;
 };
 
 /* Fills pc; OPMFU_ERR_NOMEM (message in err) only if the search ran out of memory. */
@@ -183,19 +191,20 @@ static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state
 	snprintf(rr->reason, sizeof(rr->reason), "%s", msg);
 }
 
-static void analyse_rank(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
-			 struct opmfu_rank_report *rr)
+/* Stage 1: read, peaks, kernel MFU. */
+static void analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
+			struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	struct peak_choice pc;
+	struct peak_choice *pc = &w->pc;
 	enum opmfu_status st;
-	int c, have_peak = 0;
-	size_t i, valid;
+	int c;
+	size_t i;
 
 	opmfu_trace_init(&w->trace);
 	opmfu_op_mfu_init(&w->op);
 	opmfu_module_mfu_init(&w->mod);
-	w->analysed = 0;
+	w->have_ops = w->analysed = 0;
 
 	st = opmfu_read_ascend_threads(in->db_path, &w->trace, w->read_threads, &e);
 	rr->kernels = w->trace.n_compute;
@@ -210,21 +219,35 @@ static void analyse_rank(const struct opmfu_opts *o, const struct opmfu_rank_inp
 		return;
 	}
 
-	if ((st = resolve_peaks(o, in, &pc, &e))) {
+	if ((st = resolve_peaks(o, in, pc, &e))) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
 	}
-	for (c = 0; c < OPMFU_NCLASS; c++) {
-		rr->peak_tflops[c] = pc.pk.flops[c] / 1e12;
-		have_peak |= pc.pk.flops[c] > 0;
-	}
-	peak_source_text(&pc, rr->peak_source, sizeof(rr->peak_source));
+	for (c = 0; c < OPMFU_NCLASS; c++)
+		rr->peak_tflops[c] = pc->pk.flops[c] / 1e12;
+	peak_source_text(pc, rr->peak_source, sizeof(rr->peak_source));
 
-	st = opmfu_op_mfu_run(&w->trace, &pc.pk, &w->op, &e);
+	st = opmfu_op_mfu_run(&w->trace, &pc->pk, &w->op, &e);
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
 	}
+	w->have_ops = 1;
+}
+
+/* Stage 2: module MFU, and what the rank's report says. */
+static void analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	const struct peak_choice *pc = &w->pc;
+	enum opmfu_status st;
+	int c, have_peak = 0;
+	size_t i, valid;
+
+	if (!w->have_ops)
+		return;
+	for (c = 0; c < OPMFU_NCLASS; c++)
+		have_peak |= pc->pk.flops[c] > 0;
 	st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e);
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
@@ -266,7 +289,7 @@ static void analyse_rank(const struct opmfu_opts *o, const struct opmfu_rank_inp
 		rr->reason[0] = '\0';
 		bufcat(rr->reason, sizeof(rr->reason),
 		       "no peak FLOPS: %s; give --peak fp16=TFLOPS,int8=TFLOPS (or OPMFU_PEAK) or --chip NAME",
-		       pc.no_peak_why[0] ? pc.no_peak_why : "no source");
+		       pc->no_peak_why[0] ? pc->no_peak_why : "no source");
 		return;
 	} else {
 		int first = 1;
@@ -284,16 +307,17 @@ static void analyse_rank(const struct opmfu_opts *o, const struct opmfu_rank_inp
 	if (!have_peak && rr->state == OPMFU_RANK_NO_MFU) {
 		/* say it now so the user is not surprised on the next collection */
 		bufcat(rr->reason, sizeof(rr->reason), "; also no peak FLOPS: %s",
-		       pc.no_peak_why[0] ? pc.no_peak_why : "no source");
+		       pc->no_peak_why[0] ? pc->no_peak_why : "no source");
 	}
 }
 
 static void work_release(struct rank_work *w)
 {
+	opmfu_xlsx_discard(&w->kernel_xlsx);
 	opmfu_module_mfu_release(&w->mod);
 	opmfu_op_mfu_release(&w->op);
 	opmfu_trace_release(&w->trace);
-	w->analysed = 0;
+	w->have_ops = w->analysed = 0;
 }
 
 /* ---- output location ---- */
@@ -339,12 +363,27 @@ struct pool {
 	const struct opmfu_rank_list *list;
 	struct opmfu_report *rep;
 	struct rank_work *work; /* one per rank; only `window` are live at once */
-	unsigned char *done;
 	size_t next, written, window;
 	int abort;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
+
+static void set_stage(struct pool *p, struct rank_work *w, int stage)
+{
+	pthread_mutex_lock(&p->mu);
+	w->stage = stage;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void wait_stage(struct pool *p, struct rank_work *w, int stage)
+{
+	pthread_mutex_lock(&p->mu);
+	while (w->stage < stage)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
 
 static void *worker(void *arg)
 {
@@ -361,12 +400,10 @@ static void *worker(void *arg)
 		i = p->next++;
 		pthread_mutex_unlock(&p->mu);
 
-		analyse_rank(p->o, &p->list->v[i], &p->work[i], &p->rep->ranks[i]);
-
-		pthread_mutex_lock(&p->mu);
-		p->done[i] = 1;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
+		analyse_ops(p->o, &p->list->v[i], &p->work[i], &p->rep->ranks[i]);
+		set_stage(p, &p->work[i], 1);
+		analyse_modules(&p->work[i], &p->rep->ranks[i]);
+		set_stage(p, &p->work[i], 2);
 	}
 }
 
@@ -399,22 +436,48 @@ static void xlsx_warn(const struct opmfu_opts *o, int rank, const struct opmfu_x
 	}
 }
 
-static enum opmfu_status write_rank(const struct opmfu_opts *o, struct rank_work *w, struct opmfu_rank_report *rr,
+/*
+ * A rank is written in two steps, so that its OperatorMFU rows and kernel
+ * workbook (most of the writing) overlap with the worker building its module
+ * tree. Step 1, once kernel MFU is known: the OperatorMFU rows, the kernel
+ * workbook under a temporary name.
+ */
+static enum opmfu_status write_ops(struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_sqlite_out *db,
+				   struct opmfu_report *rep, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	memset(&w->xs, 0, sizeof(w->xs));
+	if (!w->have_ops)
+		return OPMFU_OK;
+	if (db)
+		st = opmfu_sqlite_out_ops(db, rr->rank, &w->trace, &w->op, err);
+	if (rep->xlsx_dir && st == OPMFU_OK)
+		st = opmfu_xlsx_stage_kernel(rep->xlsx_dir, rr->rank, &w->trace, &w->op, &w->kernel_xlsx, &w->xs, err);
+	return st;
+}
+
+/* Step 2, once the rank is analysed: ModuleMFU rows and the summary row; the
+ * workbooks move into place. A rank that failed after step 1 takes its rows
+ * back and keeps the workbooks of an earlier run. */
+static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work *w, struct opmfu_rank_report *rr,
 				    struct opmfu_sqlite_out *db, struct opmfu_report *rep, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
 	if (db && w->analysed)
-		st = opmfu_sqlite_out_rank(db, rr->rank, &w->trace, &w->op, &w->mod, err);
+		st = opmfu_sqlite_out_modules(db, rr->rank, &w->mod, err);
+	else if (db && w->have_ops)
+		st = opmfu_sqlite_out_drop_ops(db, rr->rank, err);
 	if (db && st == OPMFU_OK)
 		st = opmfu_sqlite_out_summary(db, rr, err);
-	/* a failed rank keeps the workbooks of an earlier run: this run knows nothing about it */
 	if (rep->xlsx_dir && w->analysed && st == OPMFU_OK) {
-		struct opmfu_xlsx_stats xs;
-		st = opmfu_xlsx_out_rank(rep->xlsx_dir, rr->rank, &w->trace, &w->op, &w->mod, &rr->xlsx, &xs, err);
+		st = opmfu_xlsx_commit(&w->kernel_xlsx, &rr->xlsx, err);
+		if (st == OPMFU_OK)
+			st = opmfu_xlsx_out_module(rep->xlsx_dir, rr->rank, &w->mod, &rr->xlsx, &w->xs, err);
 		rep->xlsx_files += !!(rr->xlsx & OPMFU_XLSX_KERNEL) + !!(rr->xlsx & OPMFU_XLSX_MODULE);
 		if (st == OPMFU_OK)
-			xlsx_warn(o, rr->rank, &xs);
+			xlsx_warn(o, rr->rank, &w->xs);
 	}
+	opmfu_xlsx_discard(&w->kernel_xlsx);
 	return st;
 }
 
@@ -436,11 +499,9 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 	/* each worker may hold one finished rank while the writer works on the oldest */
 	p.window = n_threads + 1;
 	p.work = opmfu_calloc(list->n, sizeof(*p.work));
-	p.done = opmfu_calloc(list->n, 1);
 	th = opmfu_calloc(n_threads, sizeof(*th));
-	if (!p.work || !p.done || !th) {
+	if (!p.work || !th) {
 		opmfu_free(p.work);
-		opmfu_free(p.done);
 		opmfu_free(th);
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory starting %zu workers", n_threads);
 	}
@@ -459,19 +520,22 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 
 	for (i = 0; i < list->n; i++) {
 		struct opmfu_rank_report *rr = &rep->ranks[i];
+		struct rank_work *w = &p.work[i];
 		if (started == 0) {
-			analyse_rank(o, &list->v[i], &p.work[i], rr);
+			analyse_ops(o, &list->v[i], w, rr);
+			analyse_modules(w, rr);
 		} else {
-			pthread_mutex_lock(&p.mu);
-			while (!p.done[i])
-				pthread_cond_wait(&p.cv, &p.mu);
-			pthread_mutex_unlock(&p.mu);
+			wait_stage(&p, w, 1);
 		}
+		st = write_ops(w, rr, db, rep, err);
+		if (started)
+			wait_stage(&p, w, 2);
 		if (rr->state == OPMFU_RANK_FAILED)
 			rep->n_failed++;
-		st = write_rank(o, &p.work[i], rr, db, rep, err);
+		if (st == OPMFU_OK)
+			st = write_rest(o, w, rr, db, rep, err);
 		kernels_done += rr->kernels;
-		work_release(&p.work[i]);
+		work_release(w);
 		pthread_mutex_lock(&p.mu);
 		p.written = i + 1;
 		if (st)
@@ -493,7 +557,6 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
 	opmfu_free(p.work);
-	opmfu_free(p.done);
 	opmfu_free(th);
 	return st;
 }

@@ -160,9 +160,8 @@ static void bind_op_row(sqlite3_stmt *s, int base, int rank, const struct opmfu_
 	bind_shape(s, base + 13, t, sl->out_shapes);
 }
 
-enum opmfu_status opmfu_sqlite_out_rank(struct opmfu_sqlite_out *o, int rank, const struct opmfu_trace *t,
-					const struct opmfu_op_mfu *op, const struct opmfu_module_mfu *mod,
-					struct opmfu_err *err)
+enum opmfu_status opmfu_sqlite_out_ops(struct opmfu_sqlite_out *o, int rank, const struct opmfu_trace *t,
+				       const struct opmfu_op_mfu *op, struct opmfu_err *err)
 {
 	sqlite3_stmt *s;
 	size_t i, rows = 0, batched, done = 0;
@@ -188,24 +187,45 @@ enum opmfu_status opmfu_sqlite_out_rank(struct opmfu_sqlite_out *o, int rank, co
 				return st;
 		}
 	}
-	if (mod) {
-		s = o->ins_mod;
-		for (i = 0; i < mod->n_rows; i++) {
-			const struct opmfu_module_row *r = &mod->rows[i];
-			sqlite3_bind_int(s, 1, rank);
-			sqlite3_bind_text(s, 2, r->parent, -1, SQLITE_STATIC);
-			sqlite3_bind_text(s, 3, r->module, -1, SQLITE_STATIC);
-			sqlite3_bind_text(s, 4, r->op_name, -1, SQLITE_STATIC);
-			sqlite3_bind_text(s, 5, r->kernel_list, -1, SQLITE_STATIC);
-			sqlite3_bind_double(s, 6, r->total_ns);
-			sqlite3_bind_double(s, 7, r->avg_ns);
-			sqlite3_bind_int64(s, 8, (sqlite3_int64)r->op_count);
-			sqlite3_bind_text(s, 9, r->avg_mfu, -1, SQLITE_STATIC);
-			if ((st = step(o, s, "cannot insert into ModuleMFU", err)))
-				return st;
-		}
+	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_sqlite_out_modules(struct opmfu_sqlite_out *o, int rank, const struct opmfu_module_mfu *mod,
+					   struct opmfu_err *err)
+{
+	sqlite3_stmt *s = o->ins_mod;
+	enum opmfu_status st;
+	size_t i;
+
+	for (i = 0; i < mod->n_rows; i++) {
+		const struct opmfu_module_row *r = &mod->rows[i];
+		sqlite3_bind_int(s, 1, rank);
+		sqlite3_bind_text(s, 2, r->parent, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, r->module, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 4, r->op_name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 5, r->kernel_list, -1, SQLITE_STATIC);
+		sqlite3_bind_double(s, 6, r->total_ns);
+		sqlite3_bind_double(s, 7, r->avg_ns);
+		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->op_count);
+		sqlite3_bind_text(s, 9, r->avg_mfu, -1, SQLITE_STATIC);
+		if ((st = step(o, s, "cannot insert into ModuleMFU", err)))
+			return st;
 	}
 	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_sqlite_out_drop_ops(struct opmfu_sqlite_out *o, int rank, struct opmfu_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	enum opmfu_status st = OPMFU_OK;
+
+	if (sqlite3_prepare_v2(o->db, "DELETE FROM \"OperatorMFU\" WHERE \"rank_id\" = ?", -1, &s, NULL) != SQLITE_OK)
+		return fail(o, "cannot remove a failed rank's rows from OperatorMFU", err);
+	sqlite3_bind_int(s, 1, rank);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		st = fail(o, "cannot remove a failed rank's rows from OperatorMFU", err);
+	sqlite3_finalize(s);
+	return st;
 }
 
 static void bind_peak(sqlite3_stmt *s, int col, double tflops)

@@ -19,12 +19,18 @@ struct opmfu_sqlite_out;
 enum opmfu_status opmfu_sqlite_out_open(struct opmfu_sqlite_out **out, const char *path,
 					struct opmfu_err *err);
 
-/* Appends one rank's OperatorMFU and ModuleMFU rows (mod may be NULL). */
-enum opmfu_status opmfu_sqlite_out_rank(struct opmfu_sqlite_out *out, int rank,
-					const struct opmfu_trace *t, const struct opmfu_op_mfu *op,
-					const struct opmfu_module_mfu *mod, struct opmfu_err *err);
+/* The rank's OperatorMFU rows. */
+enum opmfu_status opmfu_sqlite_out_ops(struct opmfu_sqlite_out *out, int rank, const struct opmfu_trace *t,
+				       const struct opmfu_op_mfu *op, struct opmfu_err *err);
 
-/* Appends one rank's summary row. */
+/* The rank's ModuleMFU rows. */
+enum opmfu_status opmfu_sqlite_out_modules(struct opmfu_sqlite_out *out, int rank,
+					   const struct opmfu_module_mfu *mod, struct opmfu_err *err);
+
+/* Takes back the rank's OperatorMFU rows: its analysis failed after they
+ * were written (the writer does not wait for the module tree). */
+enum opmfu_status opmfu_sqlite_out_drop_ops(struct opmfu_sqlite_out *out, int rank, struct opmfu_err *err);
+
 enum opmfu_status opmfu_sqlite_out_summary(struct opmfu_sqlite_out *out,
 					   const struct opmfu_rank_report *rr, struct opmfu_err *err);
 

@@ -325,8 +325,10 @@ static void xw_sheet(struct xw *x, const char *const *head, int ncol, const stru
 		put_cstr(x, 0, (lxw_col_t)c, head[c], x->head);
 }
 
-/* Closes the workbook and moves it into place. */
-static enum opmfu_status xw_finish(struct xw *x, struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
+/* Closes the workbook and moves it into place, or, with staged, leaves it
+ * complete on disk under its temporary name, which *staged takes over. */
+static enum opmfu_status xw_finish(struct xw *x, struct opmfu_xlsx_stats *stats, char **staged,
+				   struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
 	lxw_error e;
@@ -363,6 +365,11 @@ static enum opmfu_status xw_finish(struct xw *x, struct opmfu_xlsx_stats *stats,
 		goto out;
 	}
 	close(fd);
+	if (staged) {
+		*staged = x->tmp;
+		x->tmp = NULL;
+		goto out;
+	}
 	if (rename(x->tmp, x->path) != 0) {
 		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", x->path, strerror(errno));
 		goto out;
@@ -426,9 +433,9 @@ static void put_sid(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_t
 	put_str(x, r, c, opmfu_strtab_str(&t->strs, sid), opmfu_strtab_len(&t->strs, sid), x->cell);
 }
 
-enum opmfu_status opmfu_xlsx_write_kernel(const char *path, int rank, const struct opmfu_trace *t,
-					  const struct opmfu_op_mfu *op, size_t max_rows,
-					  struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
+static enum opmfu_status write_kernel(const char *path, int rank, const struct opmfu_trace *t,
+				      const struct opmfu_op_mfu *op, size_t max_rows, struct opmfu_xlsx_stats *stats,
+				      char **staged, struct opmfu_err *err)
 {
 	struct xw x;
 	lxw_conditional_format cf;
@@ -440,7 +447,7 @@ enum opmfu_status opmfu_xlsx_write_kernel(const char *path, int rank, const stru
 	if (!max_rows)
 		max_rows = OPMFU_XLSX_MAX_ROWS;
 	if (n == 0)
-		return remove_stale(path, err);
+		return staged ? OPMFU_OK : remove_stale(path, err);
 	if (n > max_rows - 1)
 		return too_many(path, "OperatorMFU", n, max_rows, err);
 	if ((st = xw_open(&x, path, 1, err)))
@@ -493,7 +500,14 @@ enum opmfu_status opmfu_xlsx_write_kernel(const char *path, int rank, const stru
 		}
 	}
 	x.st.rows = row;
-	return xw_finish(&x, stats, err);
+	return xw_finish(&x, stats, staged, err);
+}
+
+enum opmfu_status opmfu_xlsx_write_kernel(const char *path, int rank, const struct opmfu_trace *t,
+					  const struct opmfu_op_mfu *op, size_t max_rows,
+					  struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
+{
+	return write_kernel(path, rank, t, op, max_rows, stats, NULL, err);
 }
 
 /* ---- module workbook ---- */
@@ -559,49 +573,80 @@ enum opmfu_status opmfu_xlsx_write_module(const char *path, int rank, const stru
 		}
 	}
 	x.st.rows = n;
-	return xw_finish(&x, stats, err);
+	return xw_finish(&x, stats, NULL, err);
 }
 
 /* ---- one rank ---- */
 
-enum opmfu_status opmfu_xlsx_out_rank(const char *dir, int rank, const struct opmfu_trace *t,
-				      const struct opmfu_op_mfu *op, const struct opmfu_module_mfu *mod,
-				      unsigned *written, struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
+static char *rank_path(const char *dir, const char *kind, int rank)
 {
-	struct opmfu_xlsx_stats ks, ms;
 	struct sbuf path;
+	sbuf_init(&path);
+	sbuf_addf(&path, "%s/operator_mfu_%s_%d.xlsx", dir, kind, rank);
+	return sbuf_detach(&path);
+}
+
+enum opmfu_status opmfu_xlsx_stage_kernel(const char *dir, int rank, const struct opmfu_trace *t,
+					  const struct opmfu_op_mfu *op, struct opmfu_xlsx_staged *sg,
+					  struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
+{
 	enum opmfu_status st;
 
-	*written = 0;
-	memset(&ks, 0, sizeof(ks));
-	memset(&ms, 0, sizeof(ms));
-	sbuf_init(&path);
-	sbuf_addf(&path, "%s/operator_mfu_kernel_%d.xlsx", dir, rank);
-	if (path.oom) {
-		st = nomem(dir, err);
-		goto out;
-	}
-	if ((st = opmfu_xlsx_write_kernel(path.buf, rank, t, op, 0, &ks, err)))
-		goto out;
-	if (ks.rows)
+	memset(sg, 0, sizeof(*sg));
+	if (!(sg->path = rank_path(dir, "kernel", rank)))
+		return nomem(dir, err);
+	if ((st = write_kernel(sg->path, rank, t, op, 0, stats, &sg->tmp, err)))
+		opmfu_xlsx_discard(sg);
+	return st;
+}
+
+enum opmfu_status opmfu_xlsx_commit(struct opmfu_xlsx_staged *sg, unsigned *written, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+
+	if (!sg->path)
+		return OPMFU_OK;
+	if (!sg->tmp) {
+		st = remove_stale(sg->path, err);
+	} else if (rename(sg->tmp, sg->path) != 0) {
+		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", sg->path, strerror(errno));
+	} else {
 		*written |= OPMFU_XLSX_KERNEL;
-	sbuf_reset(&path);
-	sbuf_addf(&path, "%s/operator_mfu_module_%d.xlsx", dir, rank);
-	if (path.oom) {
-		st = nomem(dir, err);
-		goto out;
+		opmfu_free(sg->tmp);
+		sg->tmp = NULL;
 	}
-	if ((st = opmfu_xlsx_write_module(path.buf, rank, mod, 0, &ms, err)))
-		goto out;
+	opmfu_xlsx_discard(sg);
+	return st;
+}
+
+void opmfu_xlsx_discard(struct opmfu_xlsx_staged *sg)
+{
+	if (sg->tmp)
+		unlink(sg->tmp);
+	opmfu_free(sg->tmp);
+	opmfu_free(sg->path);
+	memset(sg, 0, sizeof(*sg));
+}
+
+enum opmfu_status opmfu_xlsx_out_module(const char *dir, int rank, const struct opmfu_module_mfu *mod,
+					unsigned *written, struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
+{
+	struct opmfu_xlsx_stats ms;
+	enum opmfu_status st;
+	char *path = rank_path(dir, "module", rank);
+
+	if (!path)
+		return nomem(dir, err);
+	memset(&ms, 0, sizeof(ms));
+	st = opmfu_xlsx_write_module(path, rank, mod, 0, &ms, err);
 	if (ms.rows)
 		*written |= OPMFU_XLSX_MODULE;
-out:
 	if (stats) {
-		stats->rows = ks.rows + ms.rows;
-		stats->truncated = ks.truncated + ms.truncated;
-		stats->repaired = ks.repaired + ms.repaired;
-		stats->blanks = ks.blanks + ms.blanks;
+		stats->rows += ms.rows;
+		stats->truncated += ms.truncated;
+		stats->repaired += ms.repaired;
+		stats->blanks += ms.blanks;
 	}
-	sbuf_release(&path);
+	opmfu_free(path);
 	return st;
 }

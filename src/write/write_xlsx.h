@@ -44,12 +44,33 @@ enum opmfu_status opmfu_xlsx_write_module(const char *path, int rank, const stru
 					  struct opmfu_err *err);
 
 /*
- * Writes both workbooks of one rank into dir (the OperatorMfu directory).
- * *written gets the OPMFU_XLSX_KERNEL / OPMFU_XLSX_MODULE bits of the files
- * written; stats (may be NULL) the sum over both.
+ * A rank's kernel workbook is written while its module tree is still being
+ * built, and only moved into place once the whole rank has succeeded (a
+ * failed rank keeps the workbooks of an earlier run).
  */
-enum opmfu_status opmfu_xlsx_out_rank(const char *dir, int rank, const struct opmfu_trace *t,
-				      const struct opmfu_op_mfu *op, const struct opmfu_module_mfu *mod,
-				      unsigned *written, struct opmfu_xlsx_stats *stats, struct opmfu_err *err);
+struct opmfu_xlsx_staged {
+	char *path; /* DIR/operator_mfu_kernel_{rank}.xlsx */
+	char *tmp;  /* the complete workbook, fsynced; NULL: no rows, so no file */
+};
+
+/* Writes the kernel workbook of one rank into dir (the OperatorMfu
+ * directory) under a temporary name. stats (may be NULL) is added to. On
+ * error nothing is left behind. */
+enum opmfu_status opmfu_xlsx_stage_kernel(const char *dir, int rank, const struct opmfu_trace *t,
+					  const struct opmfu_op_mfu *op, struct opmfu_xlsx_staged *sg,
+					  struct opmfu_xlsx_stats *stats, struct opmfu_err *err);
+
+/* Renames the staged workbook into place (setting OPMFU_XLSX_KERNEL in
+ * *written), or removes an earlier run's file when there were no rows; then
+ * releases sg. */
+enum opmfu_status opmfu_xlsx_commit(struct opmfu_xlsx_staged *sg, unsigned *written, struct opmfu_err *err);
+
+/* Removes the staged workbook and releases sg (safe on a zeroed sg). */
+void opmfu_xlsx_discard(struct opmfu_xlsx_staged *sg);
+
+/* Writes the module workbook of one rank into dir; OPMFU_XLSX_MODULE in
+ * *written when a file was written; stats (may be NULL) is added to. */
+enum opmfu_status opmfu_xlsx_out_module(const char *dir, int rank, const struct opmfu_module_mfu *mod,
+					unsigned *written, struct opmfu_xlsx_stats *stats, struct opmfu_err *err);
 
 #endif

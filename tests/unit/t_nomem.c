@@ -1,9 +1,20 @@
 /*
  * t_nomem.c - every allocation of a whole run fails in turn: the run must end
  * with a status and an "out of memory" message, never crash or leak (the
- * suite also runs under AddressSanitizer). argv[1] is a rank directory.
+ * suite also runs under AddressSanitizer). argv[1] is a rank directory,
+ * argv[2] a scratch directory.
+ *
+ * Then the same over two ranks with both exports on one thread: when a single
+ * rank fails, the other's results are written and the failed one leaves
+ * nothing behind, even when it failed after its OperatorMFU rows and kernel
+ * workbook had been written (its module tree ran out of memory).
  */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
 
 #include "base/mem.h"
 #include "check.h"
@@ -30,6 +41,160 @@ static enum opmfu_status run(const char *in, const char *out, struct opmfu_repor
 	o.jobs = 2;
 	memset(err, 0, sizeof(*err));
 	return opmfu_analyze(&o, rep, err);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	size_t n;
+	FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+	int ok = a && b;
+	while (ok && (n = fread(buf, 1, sizeof(buf), a)) > 0)
+		ok = fwrite(buf, 1, n, b) == n;
+	if (a)
+		fclose(a);
+	if (b && fclose(b))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+static void put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static int file_is(const char *path, const char *text)
+{
+	char buf[64];
+	size_t n;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return !strcmp(buf, text);
+}
+
+static long count_rows(const char *db_path, const char *table, int rank)
+{
+	char sql[128];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	long n = -1;
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\" WHERE rank_id = %d", table, rank);
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return n;
+}
+
+static int tmp_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp"))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static enum opmfu_status run2(const char *const *in, const char *out, struct opmfu_report *rep,
+			      struct opmfu_err *err)
+{
+	struct opmfu_opts o;
+	memset(&o, 0, sizeof(o));
+	o.inputs = in;
+	o.n_inputs = 2;
+	o.out_dir = out;
+	o.jobs = 1; /* one thread, so the k-th allocation is the same in every run */
+	o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX;
+	o.peak_tflops[OPMFU_CLASS_FP16] = 353.9; /* rank 1 has no info.json */
+	memset(err, 0, sizeof(*err));
+	return opmfu_analyze(&o, rep, err);
+}
+
+/* Rank 0 = argv[1] (the sample); rank 1 = a copy of its database under scratch. */
+static void two_ranks(const char *rank0, const char *scratch)
+{
+	char r1[4096], from[4200], to[4200], out[4200], db[4300], xdir[4300], kx[4400], mx[4400];
+	const char *in[2];
+	struct opmfu_report rep;
+	struct opmfu_err err;
+	long before, total, k, partial = 0, after_ops = 0;
+	int r;
+
+	snprintf(r1, sizeof(r1), "%s/two/rank1_ascend_pt", scratch);
+	snprintf(to, sizeof(to), "%s/two", scratch);
+	mkdir(to, 0777);
+	mkdir(r1, 0777);
+	snprintf(to, sizeof(to), "%s/ASCEND_PROFILER_OUTPUT", r1);
+	mkdir(to, 0777);
+	snprintf(from, sizeof(from), "%s/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", rank0);
+	snprintf(to, sizeof(to), "%s/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db", r1);
+	CHECK_INT(copy_file(from, to), 0);
+	snprintf(out, sizeof(out), "%s/two-out", scratch);
+	snprintf(db, sizeof(db), "%s/cluster_analysis_output/cluster_analysis.db", out);
+	snprintf(xdir, sizeof(xdir), "%s/cluster_analysis_output/OperatorMfu", out);
+	in[0] = rank0;
+	in[1] = r1;
+
+	before = opmfu_mem_count();
+	CHECK_INT(run2(in, out, &rep, &err), OPMFU_OK);
+	CHECK(rep.n_ranks == 2 && rep.ranks[1].rank == 1 && rep.ranks[1].op_rows == 6 &&
+	      rep.ranks[1].module_rows == 9);
+	opmfu_report_release(&rep);
+	total = opmfu_mem_count() - before;
+	for (k = 1; k <= total + 5; k++) {
+		enum opmfu_status st;
+		for (r = 0; r < 2; r++) {
+			snprintf(kx, sizeof(kx), "%s/operator_mfu_kernel_%d.xlsx", xdir, r);
+			snprintf(mx, sizeof(mx), "%s/operator_mfu_module_%d.xlsx", xdir, r);
+			put_text(kx, "earlier");
+			put_text(mx, "earlier");
+		}
+		opmfu_mem_fail_after(k);
+		st = run2(in, out, &rep, &err);
+		opmfu_mem_fail_after(0);
+		CHECK_INT(tmp_files(xdir), 0);
+		if (st == OPMFU_ERR_PARTIAL && rep.n_failed == 1) {
+			int bad = rep.ranks[0].state == OPMFU_RANK_FAILED ? 0 : 1;
+			partial++;
+			if (!strstr(rep.ranks[bad].reason, "out of memory"))
+				fprintf(stderr, "allocation %ld: rank %d: %s\n", k, bad, rep.ranks[bad].reason);
+			CHECK(strstr(rep.ranks[bad].reason, "out of memory") != NULL);
+			if (strstr(rep.ranks[bad].reason, "module tree"))
+				after_ops++;
+			CHECK_INT(count_rows(db, "OperatorMFU", bad), 0);
+			CHECK_INT(count_rows(db, "ModuleMFU", bad), 0);
+			CHECK_INT(count_rows(db, "OperatorMFU", 1 - bad), 6);
+			CHECK_INT(count_rows(db, "ModuleMFU", 1 - bad), 9);
+			snprintf(kx, sizeof(kx), "%s/operator_mfu_kernel_%d.xlsx", xdir, bad);
+			snprintf(mx, sizeof(mx), "%s/operator_mfu_module_%d.xlsx", xdir, bad);
+			CHECK(file_is(kx, "earlier") && file_is(mx, "earlier"));
+			snprintf(kx, sizeof(kx), "%s/operator_mfu_kernel_%d.xlsx", xdir, 1 - bad);
+			CHECK(!file_is(kx, "earlier"));
+		} else if (st != OPMFU_OK) {
+			CHECK(says_nomem(&rep, &err));
+		}
+		opmfu_report_release(&rep);
+	}
+	/* both ranks can fail alone, and a module tree can fail after its rank's rows were written */
+	CHECK(partial > 2);
+	CHECK(after_ops >= 2);
+	printf("two ranks: %ld allocations, %ld runs with one failed rank (%ld in the module tree)\n", total, partial,
+	       after_ops);
 }
 
 int main(int argc, char **argv)
@@ -65,5 +230,6 @@ int main(int argc, char **argv)
 	/* most single failures must be fatal to the run or a rank */
 	CHECK(failed_runs > total / 2);
 	printf("%ld allocations, %ld runs ended with out of memory\n", total, failed_runs);
+	two_ranks(argv[1], argv[2]);
 	return check_done();
 }

@@ -482,28 +482,75 @@ static void test_kernel(void)
 	opmfu_trace_release(&T);
 }
 
-/* Both workbooks of a rank, by name. */
+/* A rank's workbooks by name: the kernel workbook is staged under a
+ * temporary name, then committed (or discarded: the earlier file stays). */
 static void test_out_rank(void)
 {
 	struct opmfu_module_row row = mrow("P", "M", "op", "K", 1, 1, 1, "");
 	struct opmfu_module_mfu mod;
 	struct opmfu_op_mfu op;
+	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_xlsx_staged sg;
+	struct opmfu_xlsx_stats xs;
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	char path[4200];
-	unsigned written = 99;
+	char path[4200], *got;
+	unsigned written = 0;
 
 	opmfu_trace_init(&T);
 	opmfu_op_mfu_init(&op);
 	opmfu_module_mfu_init(&mod);
 	mod.rows = &row;
 	mod.n_rows = mod.cap_rows = 1;
+
+	/* no kernel rows: nothing staged; commit removes the earlier file */
 	in_dir(path, sizeof(path), "operator_mfu_kernel_-1.xlsx");
 	put_file(path, "stale");
-	CHECK_INT(opmfu_xlsx_out_rank(dir, -1, &T, &op, &mod, &written, NULL, &e), OPMFU_OK);
-	CHECK_INT(written, OPMFU_XLSX_MODULE);
+	CHECK_INT(opmfu_xlsx_stage_kernel(dir, -1, &T, &op, &sg, NULL, &e), OPMFU_OK);
+	CHECK(sg.tmp == NULL);
+	CHECK(file_is(path, "stale"));
+	CHECK_INT(opmfu_xlsx_commit(&sg, &written, &e), OPMFU_OK);
+	CHECK_INT(written, 0);
 	CHECK(!exists(path));
+	CHECK_INT(opmfu_xlsx_out_module(dir, -1, &mod, &written, NULL, &e), OPMFU_OK);
+	CHECK_INT(written, OPMFU_XLSX_MODULE);
 	CHECK(exists(in_dir(path, sizeof(path), "operator_mfu_module_-1.xlsx")));
 	unlink(path);
+
+	/* one kernel row: staged complete, the earlier file untouched until commit */
+	add_link("aten::mm", 300, "MatMulV3", 3000, 7000);
+	add_rec(250, 350, 2000000, "2000000-mm");
+	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &op, &e), OPMFU_OK);
+	in_dir(path, sizeof(path), "operator_mfu_kernel_2.xlsx");
+	put_file(path, "earlier");
+	memset(&xs, 0, sizeof(xs));
+	CHECK_INT(opmfu_xlsx_stage_kernel(dir, 2, &T, &op, &sg, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.rows, 1);
+	CHECK(sg.tmp != NULL && exists(sg.tmp));
+	CHECK(file_is(path, "earlier"));
+	CHECK_INT(leftovers(), 1);
+	/* the rank failed later: the earlier workbook stays, nothing is left over */
+	opmfu_xlsx_discard(&sg);
+	CHECK(file_is(path, "earlier"));
+	CHECK_INT(leftovers(), 0);
+	opmfu_xlsx_discard(&sg); /* twice is harmless */
+
+	written = 0;
+	CHECK_INT(opmfu_xlsx_stage_kernel(dir, 2, &T, &op, &sg, NULL, &e), OPMFU_OK);
+	CHECK_INT(opmfu_xlsx_commit(&sg, &written, &e), OPMFU_OK);
+	CHECK_INT(written, OPMFU_XLSX_KERNEL);
+	CHECK_INT(leftovers(), 0);
+	got = dump(path);
+	CHECK(got != NULL);
+	CHECK(dump_has(got, "A2=2 (n) s2"));
+	CHECK(dump_has(got, "C2=MatMulV3 (inlineStr) s2"));
+	CHECK(dump_has(got, "G2=0.5 (n) s3"));
+	free(got);
+	unlink(path);
+
+	/* the kernel workbook's directory vanished: the error names the file */
+	CHECK_INT(opmfu_xlsx_stage_kernel("/nonexistent-opmfu-dir", 2, &T, &op, &sg, NULL, &e), OPMFU_ERR_IO);
+	CHECK(strstr(e.msg, "/nonexistent-opmfu-dir/operator_mfu_kernel_2.xlsx") == e.msg);
+	CHECK(sg.path == NULL && sg.tmp == NULL);
 	opmfu_op_mfu_release(&op);
 	opmfu_trace_release(&T);
 }
