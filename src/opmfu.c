@@ -481,10 +481,14 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	return st;
 }
 
+/* Analyses and writes every rank. The output database (rep->out_db, if any)
+ * is opened into *dbp once the workers are busy: replacing a large earlier
+ * result (DROP TABLE walks all its pages) overlaps with the first analysis. */
 static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
-				   struct opmfu_report *rep, struct opmfu_sqlite_out *db, double t0,
+				   struct opmfu_report *rep, struct opmfu_sqlite_out **dbp, double t0,
 				   struct opmfu_err *err)
 {
+	struct opmfu_sqlite_out *db = NULL;
 	struct pool p;
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
@@ -517,8 +521,15 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 	}
 	if (started == 0)
 		p.window = 1;
+	if (rep->out_db && (st = opmfu_sqlite_out_open(dbp, rep->out_db, err))) {
+		pthread_mutex_lock(&p.mu);
+		p.abort = 1;
+		pthread_cond_broadcast(&p.cv);
+		pthread_mutex_unlock(&p.mu);
+	}
+	db = *dbp;
 
-	for (i = 0; i < list->n; i++) {
+	for (i = 0; i < list->n && st == OPMFU_OK; i++) {
 		struct opmfu_rank_report *rr = &rep->ranks[i];
 		struct rank_work *w = &p.work[i];
 		if (started == 0) {
@@ -632,11 +643,9 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		/* --export xlsx writes the workbooks only, as the reference's text export does */
 		opmfu_free(rep->out_db);
 		rep->out_db = NULL;
-	} else if ((st = opmfu_sqlite_out_open(&db, rep->out_db, err))) {
-		goto out;
 	}
 
-	st = run_ranks(o, &list, rep, db, t0, err);
+	st = run_ranks(o, &list, rep, &db, t0, err);
 	if (st)
 		goto out;
 	if (rep->n_failed == rep->n_ranks) {
