@@ -46,6 +46,12 @@ void opmfu_shape_strip(const char *s, size_t len, size_t *start, size_t *out_len
 int opmfu_shape_is_na(const char *s, size_t len);
 
 /* numpy-style round(x, n): rint(x * 10^n) / 10^n, half to even. */
+/* A timestamp or key stored as TEXT (real files declare some timestamps
+ * TEXT): optional sign and decimal digits, trailing spaces allowed, within
+ * int64. txt[n] must be '\0'. Returns 0, or -1 for anything else (empty,
+ * leading space, junk, fraction, overflow). */
+int opmfu_parse_ns_text(const char *txt, size_t n, int64_t *out);
+
 double opmfu_round(double x, int ndigits);
 
 /*

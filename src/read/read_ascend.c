@@ -118,27 +118,7 @@ static int value_ns(sqlite3_value *v, int64_t *out)
 	}
 	case SQLITE_TEXT: {
 		const char *txt = (const char *)sqlite3_value_text(v);
-		int n = sqlite3_value_bytes(v), i;
-		uint64_t u = 0;
-		char *end;
-		long long ll;
-		if (!txt || !*txt)
-			return -1;
-		/* fast path, every PYTORCH_API row: up to 19 plain digits */
-		for (i = 0; i < n && i < 19 && txt[i] >= '0' && txt[i] <= '9'; i++)
-			u = u * 10 + (uint64_t)(txt[i] - '0');
-		if (i == n && u <= (uint64_t)INT64_MAX) {
-			*out = (int64_t)u;
-			return 0;
-		}
-		errno = 0;
-		ll = strtoll(txt, &end, 10);
-		while (*end == ' ')
-			end++;
-		if (errno || *end || end == txt || txt[0] == ' ')
-			return -1;
-		*out = ll;
-		return 0;
+		return txt ? opmfu_parse_ns_text(txt, (size_t)sqlite3_value_bytes(v), out) : -1;
 	}
 	default:
 		return -1;

@@ -1,8 +1,10 @@
 /*
  * t_parse.c - FLOPs messages (SPEC 1.3, 7), dtype lists (SPEC 2.4, 5.1),
- * shape strings, numpy rounding and Python float formatting.
+ * shape strings, numpy rounding, Python float formatting and TEXT timestamps.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -188,6 +190,95 @@ static void test_pyfloat(void)
 	CHECK_STR(buf, "nan");
 }
 
+static long long ns_of(const char *txt, int *rc)
+{
+	int64_t v = -42;
+	*rc = opmfu_parse_ns_text(txt, strlen(txt), &v);
+	return (long long)v;
+}
+
+/* The rule, written the slow way: strtoll over the whole text, trailing
+ * spaces allowed, nothing else. */
+static int ns_ref(const char *txt, int64_t *out)
+{
+	char *end;
+	long long v;
+	if (!*txt || *txt == ' ')
+		return -1;
+	errno = 0;
+	v = strtoll(txt, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (errno || *end || end == txt)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void test_ns_text(void)
+{
+	static const struct {
+		const char *txt;
+		int rc;
+		long long v;
+	} cases[] = {
+		{ "1736410576000013500", 0, 1736410576000013500LL }, /* what real files hold */
+		{ "9223372036854775807", 0, 9223372036854775807LL },
+		{ "9223372036854775808", -1, 0 }, /* 19 digits past INT64_MAX */
+		{ "9999999999999999999", -1, 0 },
+		{ "00000000000000000001", 0, 1 }, /* 20 characters: the slow path */
+		{ "0", 0, 0 },
+		{ "12345678", 0, 12345678 },
+		{ "1234567890123456", 0, 1234567890123456LL },
+		{ "123456789012345678", 0, 123456789012345678LL },
+		{ "-5", 0, -5 },
+		{ "+7", 0, 7 },
+		{ "12 ", 0, 12 },
+		{ " 12", -1, 0 },
+		{ "", -1, 0 },
+		{ "1.5", -1, 0 },
+		{ "1e3", -1, 0 },
+		{ "1234567a", -1, 0 },       /* junk in the last byte of a word */
+		{ "a2345678", -1, 0 },       /* and in the first */
+		{ "12345678:", -1, 0 },      /* ':' follows '9' */
+		{ "1234/5678", -1, 0 },      /* '/' precedes '0' */
+		{ "12345678\x80", -1, 0 },
+		{ "1736410576000013500x", -1, 0 },
+	};
+	size_t i;
+	int rc, k;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long long v = ns_of(cases[i].txt, &rc);
+		if (rc != cases[i].rc)
+			fprintf(stderr, "'%s'\n", cases[i].txt);
+		CHECK_INT(rc, cases[i].rc);
+		if (cases[i].rc == 0)
+			CHECK(v == cases[i].v);
+	}
+	/* a NUL inside the value ends the text, as for strtoll */
+	{
+		int64_t v = 0;
+		CHECK_INT(opmfu_parse_ns_text("123\0abc", 7, &v), 0);
+		CHECK(v == 123);
+	}
+	/* random texts of digits with the odd other byte, against the slow rule */
+	srand(7);
+	for (k = 0; k < 200000; k++) {
+		char buf[24];
+		int n = 1 + rand() % 22, j;
+		int64_t a = -1, b = -2;
+		for (j = 0; j < n; j++)
+			buf[j] = (char)(rand() % 40 ? '0' + rand() % 10 : 1 + rand() % 255);
+		buf[n] = '\0';
+		rc = opmfu_parse_ns_text(buf, strlen(buf), &a);
+		CHECK_INT(rc, ns_ref(buf, &b));
+		if (rc == 0 && a != b) {
+			fprintf(stderr, "'%s': %lld, not %lld\n", buf, (long long)a, (long long)b);
+			CHECK(a == b);
+		}
+	}
+}
+
 int main(void)
 {
 	test_flops_valid();
@@ -196,5 +287,6 @@ int main(void)
 	test_shapes();
 	test_round();
 	test_pyfloat();
+	test_ns_text();
 	return check_done();
 }
