@@ -1,5 +1,5 @@
 -- id (what PYTORCH_API.connectionId holds) -> connectionId (what TASK and
 -- COMMUNICATION_OP hold); an id may have several rows.
 -- Keep the form SELECT <columns> FROM ...: the reader runs it as
--- SELECT count(opmfu_row(<columns>)) FROM ... (src/read/read_ascend.c).
+-- SELECT opmfu_row(<columns>) FROM ... (src/read/read_ascend.c).
 SELECT id, connectionId FROM CONNECTION_IDS
