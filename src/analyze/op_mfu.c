@@ -136,10 +136,10 @@ struct key_slot {
 	uint32_t name, first, last;
 };
 
-/* The slot of link l's key: its own, or the empty one where it goes. */
-static size_t key_find(const struct key_slot *tab, size_t cap, const struct opmfu_link *l)
+/* The slot of link l's key (hash h): its own, or the empty one where it goes. */
+static size_t key_find(const struct key_slot *tab, size_t cap, const struct opmfu_link *l, uint64_t h64)
 {
-	size_t h = (size_t)key_hash(l) & (cap - 1);
+	size_t h = (size_t)h64 & (cap - 1);
 	while (tab[h].first != OPMFU_NO_ENTRY &&
 	       !(tab[h].start == l->k_start && tab[h].end == l->k_end && tab[h].name == l->k_name))
 		h = (h + 1) & (cap - 1);
@@ -154,15 +154,22 @@ static size_t key_find(const struct key_slot *tab, size_t cap, const struct opmf
 static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
 {
 	struct key_slot *tab;
-	size_t cap = 16, i, h;
+	uint64_t *seen, hv;
+	size_t cap = 16, i, h, n_bits;
 	const struct opmfu_link *prev = NULL;
 
 	while (cap < res->n_m * 2)
 		cap *= 2;
+	/* A bit per hash (4 per slot, from the hash's top bits) for the keys in
+	 * the table: most links have no entry, and the bit answers for them
+	 * without touching the table, which is many times the cache. */
+	n_bits = cap * 4;
 	tab = opmfu_malloc(cap * sizeof(*tab));
+	seen = opmfu_calloc(n_bits / 64, sizeof(*seen));
 	res->first = opmfu_malloc((t->n_links ? t->n_links : 1) * sizeof(*res->first));
-	if (!tab || !res->first) {
+	if (!tab || !seen || !res->first) {
 		opmfu_free(tab);
+		opmfu_free(seen);
 		return -1;
 	}
 	res->n_first = t->n_links;
@@ -171,7 +178,9 @@ static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *
 	for (i = 0; i < res->n_m; i++) {
 		const struct opmfu_link *l = &t->links[res->m[i].link];
 		res->m[i].next = OPMFU_NO_ENTRY;
-		h = key_find(tab, cap, l);
+		hv = key_hash(l);
+		seen[(hv >> 32) % n_bits / 64] |= 1ull << ((hv >> 32) % n_bits % 64);
+		h = key_find(tab, cap, l, hv);
 		if (tab[h].first == OPMFU_NO_ENTRY) {
 			tab[h] = (struct key_slot){ l->k_start, l->k_end, l->k_name, (uint32_t)i, (uint32_t)i };
 			res->stats.kernels_with_mfu++;
@@ -187,10 +196,15 @@ static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *
 			res->first[i] = res->first[i - 1];
 			continue;
 		}
-		res->first[i] = tab[key_find(tab, cap, l)].first;
+		hv = key_hash(l);
+		if (seen[(hv >> 32) % n_bits / 64] & (1ull << ((hv >> 32) % n_bits % 64)))
+			res->first[i] = tab[key_find(tab, cap, l, hv)].first;
+		else
+			res->first[i] = OPMFU_NO_ENTRY;
 		prev = l;
 	}
 	opmfu_free(tab);
+	opmfu_free(seen);
 	return 0;
 }
 
