@@ -17,6 +17,7 @@
 
 #include "../base/hash.h"
 #include "../base/mem.h"
+#include "../base/sort.h"
 #include "../base/sbuf.h"
 #include "../model/parse.h"
 
@@ -440,6 +441,7 @@ static int build_nodes(struct mm *w)
 {
 	const struct opmfu_trace *t = w->t;
 	uint32_t *node_of = opmfu_malloc((w->n_k + 1) * sizeof(*node_of));
+	const struct opmfu_link *prev = NULL;
 	size_t i;
 	int rc = -1;
 
@@ -449,11 +451,15 @@ static int build_nodes(struct mm *w)
 		const struct opmfu_link *l = &t->links[w->k_link[i]];
 		struct node_probe p = { w, name_key(t, l->op_name), l->op_start, l->op_end };
 		uint32_t id;
-		if (i > 0 && w->k_link[i] == w->k_link[i - 1]) {
-			/* several MFU entries of one link: same node */
+		if (i > 0 && (w->k_link[i] == w->k_link[i - 1] || (prev->op_start == p.start && prev->op_end == p.end &&
+								    name_key(t, prev->op_name) == p.name))) {
+			/* several MFU entries of one link, or the next kernel of
+			 * the same op (R order keeps them together): same node */
 			node_of[i] = node_of[i - 1];
+			prev = l;
 			continue;
 		}
+		prev = l;
 		if (OPMFU_GROW(w->node_link, w->cap_nodes, w->n_nodes + 1))
 			goto out;
 		id = idtab_get(&w->node_tab,
@@ -510,6 +516,44 @@ static int cmp_row_key(const void *pa, const void *pb)
 	return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
+static int less_item(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct item *v = ctx;
+	return cmp_item(&v[a], &v[b]) < 0;
+}
+
+static int less_row_key(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct row_key *v = ctx;
+	return cmp_row_key(&v[a], &v[b]) < 0;
+}
+
+/* Sorts v[0, n) (elements of size sz) by less, through an index sort: the
+ * items and rows come nearly in order, which a natural merge sort takes in
+ * a pass or two, where qsort pays n log n comparisons. */
+static int sort_nearly(void *v, size_t n, size_t sz, opmfu_less_fn less)
+{
+	uint32_t *idx = opmfu_malloc((n + 1) * sizeof(*idx));
+	char *tmp = opmfu_malloc(n * sz + 1);
+	size_t i;
+	int rc = -1;
+
+	if (!idx || !tmp)
+		goto out;
+	for (i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	if (opmfu_sort_idx(idx, n, less, v))
+		goto out;
+	for (i = 0; i < n; i++)
+		memcpy(tmp + i * sz, (char *)v + (size_t)idx[i] * sz, sz);
+	memcpy(v, tmp, n * sz);
+	rc = 0;
+out:
+	opmfu_free(idx);
+	opmfu_free(tmp);
+	return rc;
+}
+
 static int build_rows(struct mm *w, size_t *too_deep)
 {
 	const struct opmfu_trace *t = w->t;
@@ -535,7 +579,8 @@ static int build_rows(struct mm *w, size_t *too_deep)
 		const struct opmfu_link *l = &t->links[w->node_link[i]];
 		it[n_mods + i] = (struct item){ l->op_start, l->op_end, (uint32_t)(n_mods + i) };
 	}
-	qsort(it, n_items, sizeof(*it), cmp_item);
+	if (sort_nearly(it, n_items, sizeof(*it), less_item))
+		goto out;
 
 	/* the stack holds the open modules; the root below it contains everything */
 	for (i = 0; i < n_items; i++) {
@@ -566,7 +611,8 @@ static int build_rows(struct mm *w, size_t *too_deep)
 	for (i = 0; i < w->n_rows; i++)
 		rk[i] = (struct row_key){ t->mods[w->row_mod[i]].start,
 					  t->links[w->node_link[w->row_node[i]]].op_start, (uint32_t)i };
-	qsort(rk, w->n_rows, sizeof(*rk), cmp_row_key);
+	if (sort_nearly(rk, w->n_rows, sizeof(*rk), less_row_key))
+		goto out;
 	/* permute through the item array, no longer needed */
 	for (i = 0; i < w->n_rows; i++) {
 		it[i].start = w->row_node[rk[i].pos];

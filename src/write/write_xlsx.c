@@ -139,6 +139,13 @@ static const char *cell_text(struct xw *x, const char *s, size_t n)
 	if (i == n && s[n] == '\0')
 		return s;
 	sbuf_reset(&x->scratch);
+	if (i == n) {
+		/* valid, only not terminated (a stripped shape): one copy */
+		sbuf_add(&x->scratch, s, n);
+		if (x->scratch.oom)
+			x->oom = 1;
+		return x->scratch.buf;
+	}
 	i = chars = 0;
 	while (i < n && chars < CELL_CHARS_MAX) {
 		k = utf8_seq(u + i, n - i);
