@@ -85,6 +85,24 @@ static int idtab_grow(struct idtab *t)
 	return 0;
 }
 
+/* Sizes an empty table for n keys at once: growing by doubling would touch
+ * twice the memory, all of it fresh pages. */
+static int idtab_reserve(struct idtab *t, size_t n)
+{
+	size_t cap = 64;
+	while (cap < (n + 1) * 2)
+		cap *= 2;
+	if (t->n > 0 || t->cap >= cap)
+		return 0;
+	opmfu_free(t->slot);
+	t->cap = 0;
+	if (!(t->slot = opmfu_malloc(cap * sizeof(*t->slot))))
+		return -1;
+	memset(t->slot, 0xff, cap * sizeof(*t->slot));
+	t->cap = cap;
+	return 0;
+}
+
 /* The id stored under a key equal to the probe, else stores new_id and
  * returns it; NONE when out of memory. */
 static uint32_t idtab_get(struct idtab *t, uint64_t hash, id_eq_fn eq, const void *probe, uint32_t new_id)
@@ -442,11 +460,22 @@ static int build_nodes(struct mm *w)
 	const struct opmfu_trace *t = w->t;
 	uint32_t *node_of = opmfu_malloc((w->n_k + 1) * sizeof(*node_of));
 	const struct opmfu_link *prev = NULL;
-	size_t i;
+	size_t i, n_changes;
 	int rc = -1;
 
 	if (!node_of)
 		return -1;
+	/* at most one node per change of op from one row to the next */
+	for (i = 0, n_changes = 0; i < w->n_k; i++) {
+		const struct opmfu_link *l = &t->links[w->k_link[i]];
+		if (i == 0 || !(prev->op_start == l->op_start && prev->op_end == l->op_end &&
+				name_key(t, prev->op_name) == name_key(t, l->op_name)))
+			n_changes++;
+		prev = l;
+	}
+	if (idtab_reserve(&w->node_tab, n_changes))
+		goto out;
+	prev = NULL;
 	for (i = 0; i < w->n_k; i++) {
 		const struct opmfu_link *l = &t->links[w->k_link[i]];
 		struct node_probe p = { w, name_key(t, l->op_name), l->op_start, l->op_end };
