@@ -201,12 +201,16 @@ static void analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_inpu
 	int c;
 	size_t i;
 
+	double t0 = now_s(), t1;
+
 	opmfu_trace_init(&w->trace);
 	opmfu_op_mfu_init(&w->op);
 	opmfu_module_mfu_init(&w->mod);
 	w->have_ops = w->analysed = 0;
 
 	st = opmfu_read_ascend_threads(in->db_path, &w->trace, w->read_threads, &e);
+	t1 = now_s();
+	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
 	rr->kernels = w->trace.n_compute;
 	rr->comm_links = w->trace.n_comm_op + w->trace.n_comm_sched;
 	rr->recs_read = w->trace.n_recs_read;
@@ -228,6 +232,7 @@ static void analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_inpu
 	peak_source_text(pc, rr->peak_source, sizeof(rr->peak_source));
 
 	st = opmfu_op_mfu_run(&w->trace, &pc->pk, &w->op, &e);
+	rr->seconds[OPMFU_STAGE_KERNEL] = now_s() - t1;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -243,12 +248,15 @@ static void analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
 	enum opmfu_status st;
 	int c, have_peak = 0;
 	size_t i, valid;
+	double t0;
 
 	if (!w->have_ops)
 		return;
 	for (c = 0; c < OPMFU_NCLASS; c++)
 		have_peak |= pc->pk.flops[c] > 0;
+	t0 = now_s();
 	st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] = now_s() - t0;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -493,6 +501,7 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
 	enum opmfu_status st = OPMFU_OK;
+	double t;
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;
@@ -538,13 +547,17 @@ static enum opmfu_status run_ranks(const struct opmfu_opts *o, const struct opmf
 		} else {
 			wait_stage(&p, w, 1);
 		}
+		t = now_s();
 		st = write_ops(w, rr, db, rep, err);
+		rr->seconds[OPMFU_STAGE_WRITE] = now_s() - t;
 		if (started)
 			wait_stage(&p, w, 2);
 		if (rr->state == OPMFU_RANK_FAILED)
 			rep->n_failed++;
+		t = now_s();
 		if (st == OPMFU_OK)
 			st = write_rest(o, w, rr, db, rep, err);
+		rr->seconds[OPMFU_STAGE_WRITE] += now_s() - t;
 		kernels_done += rr->kernels;
 		work_release(w);
 		pthread_mutex_lock(&p.mu);

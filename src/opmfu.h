@@ -62,6 +62,15 @@ struct opmfu_module_top {
 	double mfu;         /* sum(mfu x ns) / sum(ns) over its kernels with an MFU > 0, or -1 */
 };
 
+/* Stages of one rank, indexes of opmfu_rank_report.seconds. */
+enum opmfu_stage {
+	OPMFU_STAGE_READ,   /* reading and joining the database */
+	OPMFU_STAGE_KERNEL, /* kernel-level MFU */
+	OPMFU_STAGE_MODULE, /* the module tree and ModuleMFU; runs while OperatorMFU is written */
+	OPMFU_STAGE_WRITE,  /* the writer's own time on the rank: rows, workbooks */
+	OPMFU_NSTAGE
+};
+
 struct opmfu_rank_report {
 	int rank;
 	char *db_path;
@@ -84,6 +93,7 @@ struct opmfu_rank_report {
 	double mfu_recorded;        /* sum FLOPs / sum(kernel time x peak) of used records, or -1 */
 	char bad_dtype[48];         /* the first unsupported dtype seen; empty: none */
 	unsigned xlsx;              /* OPMFU_XLSX_* bits: workbooks written for this rank */
+	double seconds[OPMFU_NSTAGE]; /* wall time per stage (enum opmfu_stage) */
 };
 
 struct opmfu_report {

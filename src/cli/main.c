@@ -48,6 +48,7 @@ static const char usage_analyze[] =
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
 	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
 	"  -q, --quiet            print only warnings and errors\n"
+	"      --timings          also print where each rank's time went\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"exit status: 0 ok, 1 failure, 2 usage error, 3 some ranks failed\n";
@@ -250,7 +251,15 @@ static void print_modules(const struct opmfu_rank_report *r)
 	}
 }
 
-static void print_summary(const struct opmfu_report *rep)
+/* The stages of one rank; module MFU runs while OperatorMFU is written. */
+static void print_timings(const struct opmfu_rank_report *r)
+{
+	printf("  time: read %.2f s, kernel MFU %.2f s, module MFU %.2f s, writing %.2f s\n",
+	       r->seconds[OPMFU_STAGE_READ], r->seconds[OPMFU_STAGE_KERNEL], r->seconds[OPMFU_STAGE_MODULE],
+	       r->seconds[OPMFU_STAGE_WRITE]);
+}
+
+static void print_summary(const struct opmfu_report *rep, int timings)
 {
 	size_t i;
 	int d;
@@ -260,6 +269,8 @@ static void print_summary(const struct opmfu_report *rep)
 		printf("rank %d: %s\n", r->rank, r->db_path);
 		if (r->state == OPMFU_RANK_FAILED) {
 			printf("  FAILED: %s\n", r->reason);
+			if (timings)
+				print_timings(r);
 			continue;
 		}
 		for (d = 0; d < OPMFU_NDROP; d++)
@@ -292,6 +303,8 @@ static void print_summary(const struct opmfu_report *rep)
 			printf("  no MFU: %s\n", r->reason);
 		if (rep->xlsx_dir)
 			print_xlsx(r);
+		if (timings)
+			print_timings(r);
 	}
 	if (rep->n_ranks > 1)
 		print_cluster(rep);
@@ -319,6 +332,7 @@ static int cmd_analyze(int argc, char **argv)
 		{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 		{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+		{ "timings", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opmfu_opts o;
@@ -328,7 +342,7 @@ static int cmd_analyze(int argc, char **argv)
 	enum opmfu_status st;
 	const char *env_peak = getenv("OPMFU_PEAK");
 	char msg[256];
-	int c, quiet = 0, have_cli_peak = 0, *ranks = NULL, rc;
+	int c, quiet = 0, timings = 0, have_cli_peak = 0, *ranks = NULL, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.exports = OPMFU_EXPORT_DB;
@@ -379,6 +393,9 @@ static int cmd_analyze(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case 'T':
+			timings = 1;
+			break;
 		case 'h':
 			fputs(usage_analyze, stdout);
 			return 0;
@@ -405,7 +422,7 @@ static int cmd_analyze(int argc, char **argv)
 
 	st = opmfu_analyze(&o, &rep, &err);
 	if (!quiet && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
-		print_summary(&rep);
+		print_summary(&rep, timings);
 	switch (st) {
 	case OPMFU_OK:
 		rc = 0;

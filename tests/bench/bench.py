@@ -17,6 +17,7 @@ import hashlib
 import os
 import re
 import shutil
+import statistics
 import sqlite3
 import subprocess
 import sys
@@ -72,22 +73,32 @@ def warm(path):
                 pass
 
 
+TIME_LINE = re.compile(r"^  time: read ([\d.]+) s, kernel MFU ([\d.]+) s, module MFU ([\d.]+) s, "
+                       r"writing ([\d.]+) s$", re.M)
+
+
 def analyze(args, path, jobs=None, export="db"):
-    """Best wall time over --repeat runs, and the largest peak RSS."""
+    """Best and median wall time over --repeat runs, the largest peak RSS, and
+    the per-rank stage times (opmfu --timings) of the best run."""
     out = os.path.join(args.work, "out")
     warm(path)
-    cmd = [args.opmfu, "analyze", path, "-o", out, "-q", "--export", export]
+    cmd = [args.opmfu, "analyze", path, "-o", out, "--timings", "--export", export]
     if jobs:
         cmd += ["-j", str(jobs)]
-    best, rss = None, 0
+    walls, rss, stages = [], 0, None
+    log = os.path.join(args.work, "summary.txt")
     for _ in range(args.repeat):
         shutil.rmtree(out, ignore_errors=True)
-        wall, r, rc = run_measured(cmd, stdout=subprocess.DEVNULL)
+        with open(log, "w") as f:
+            wall, r, rc = run_measured(cmd, stdout=f, stderr=subprocess.DEVNULL)
         if rc != 0:
             sys.exit("opmfu failed (exit %d): %s" % (rc, " ".join(cmd)))
-        best = wall if best is None else min(best, wall)
+        if not walls or wall < min(walls):
+            with open(log) as f:
+                stages = [tuple(float(x) for x in m) for m in TIME_LINE.findall(f.read())]
+        walls.append(wall)
         rss = max(rss, r)
-    return best, rss
+    return min(walls), rss, statistics.median(walls), stages
 
 
 def databases(path):
@@ -156,18 +167,21 @@ def main():
     os.makedirs(args.work, exist_ok=True)
 
     sizes = [parse_count(s) for s in args.sizes.split(",") if s]
-    cols = ["input", "kernels", "wall s", "kernels/s", "peak RSS MB", "RSS B/kernel", "floor s", "opmfu/floor"]
-    widths = [14, 9, 7, 10, 11, 12, 7, 11]
-    rows, result = [], []
+    cols = ["input", "kernels", "wall s", "median s", "kernels/s", "peak RSS MB", "RSS B/kernel", "floor s",
+            "opmfu/floor"]
+    widths = [14, 9, 7, 8, 10, 11, 12, 7, 11]
+    rows, result, stage_rows = [], [], []
 
     def measure(label, path, ranks, kernels):
-        wall, rss = analyze(args, path)
+        wall, rss, med, stages = analyze(args, path)
         fl = floor(args, path)
         total = ranks * kernels
-        row = [label, total, "%.2f" % wall, "%.0f" % (total / wall), "%.0f" % (rss / 2**20),
+        row = [label, total, "%.2f" % wall, "%.2f" % med, "%.0f" % (total / wall), "%.0f" % (rss / 2**20),
                "%.0f" % (rss / kernels), "%.2f" % fl if fl else "-", "%.2f" % (wall / fl) if fl else "-"]
         rows.append(row)
         print(fmt_row(row, widths), file=sys.stderr, flush=True)
+        if ranks == 1 and stages:
+            stage_rows.append([total] + ["%.2f" % x for x in stages[0]])
         result.append((wall, rss, fl, kernels))
         return result[-1]
 
@@ -185,6 +199,14 @@ def main():
     print(fmt_row(cols, widths))
     for row in rows:
         print(fmt_row(row, widths))
+    if stage_rows:
+        print()
+        print("where the best run of one rank spent its time (opmfu --timings; module MFU runs while")
+        print("OperatorMFU is written)")
+        sw = [9, 7, 12, 12, 9]
+        print(fmt_row(["kernels", "read s", "kernel MFU s", "module MFU s", "writing s"], sw))
+        for row in stage_rows:
+            print(fmt_row(row, sw))
 
     checks = []
     if 10**6 in sizes:
@@ -201,8 +223,8 @@ def main():
                        "%.0f B (%d kernels)" % (rss / k, k)))
 
     if cluster:
-        t1, _ = analyze(args, cluster, jobs=1)
-        t2, _ = analyze(args, cluster, jobs=2)
+        t1 = analyze(args, cluster, jobs=1)[0]
+        t2 = analyze(args, cluster, jobs=2)[0]
         print()
         print("cluster %s: -j 1 %.2f s, -j 2 %.2f s, speed-up %.2fx" % (args.cluster, t1, t2, t1 / t2))
         checks.append(("-j 2 >= 1.6x faster than -j 1 on the cluster", t1 / t2 >= 1.6, "%.2fx" % (t1 / t2)))
@@ -214,9 +236,12 @@ def main():
         if "xlsx" not in probe:
             print("\nxlsx export: not available in this build")
         else:
-            wall, rss = analyze(args, path, export="xlsx")
-            print("\nxlsx export of %d kernels: %.2f s, peak RSS %.0f MB (%.0f B/kernel)"
-                  % (n, wall, rss / 2**20, rss / n))
+            wall, rss, med, stages = analyze(args, path, export="xlsx")
+            print("\nxlsx export of %d kernels: %.2f s (median %.2f s), peak RSS %.0f MB (%.0f B/kernel)"
+                  % (n, wall, med, rss / 2**20, rss / n))
+            if stages:
+                print("  read %.2f s, kernel MFU %.2f s, module MFU %.2f s, writing the workbooks %.2f s"
+                      % stages[0])
             checks.append(("xlsx export of 10^6 kernels in < 10 s", wall < 10, "%.2f s" % wall))
 
     print()
