@@ -90,7 +90,7 @@ static int idtab_grow(struct idtab *t)
 static int idtab_reserve(struct idtab *t, size_t n)
 {
 	size_t cap = 64;
-	while (cap < (n + 1) * 2)
+	while (cap * 3 < (n + 1) * 4)
 		cap *= 2;
 	if (t->n > 0 || t->cap >= cap)
 		return 0;
@@ -109,7 +109,7 @@ static uint32_t idtab_get(struct idtab *t, uint64_t hash, id_eq_fn eq, const voi
 {
 	uint32_t h = (uint32_t)hash;
 	size_t i;
-	if ((t->n + 1) * 2 > t->cap && idtab_grow(t))
+	if ((t->n + 1) * 4 > t->cap * 3 && idtab_grow(t))
 		return NONE;
 	i = h & (t->cap - 1);
 	while (t->slot[i].id != NONE) {

@@ -158,7 +158,7 @@ static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *
 	size_t cap = 16, i, h, n_bits;
 	const struct opmfu_link *prev = NULL;
 
-	while (cap < res->n_m * 2)
+	while (cap * 3 < res->n_m * 4)
 		cap *= 2;
 	/* A bit per hash (4 per slot, from the hash's top bits) for the keys in
 	 * the table: most links have no entry, and the bit answers for them
