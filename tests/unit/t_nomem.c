@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <dirent.h>
 
 #include "base/mem.h"
 #include "check.h"
+#include "files.h"
 #include "opmfu.h"
 
 static int says_nomem(const struct opmfu_report *rep, const struct opmfu_err *err)
@@ -58,29 +58,6 @@ static int copy_file(const char *from, const char *to)
 	return ok ? 0 : -1;
 }
 
-static void put_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-static int file_is(const char *path, const char *text)
-{
-	char buf[64];
-	size_t n;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return !strcmp(buf, text);
-}
-
 static long count_rows(const char *db_path, const char *table, int rank)
 {
 	char sql[128];
@@ -93,20 +70,6 @@ static long count_rows(const char *db_path, const char *table, int rank)
 		n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	sqlite3_close(db);
-	return n;
-}
-
-static int tmp_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp"))
-			n++;
-	closedir(d);
 	return n;
 }
 
@@ -161,8 +124,8 @@ static void two_ranks(const char *rank0, const char *scratch)
 		for (r = 0; r < 2; r++) {
 			snprintf(kx, sizeof(kx), "%s/operator_mfu_kernel_%d.xlsx", xdir, r);
 			snprintf(mx, sizeof(mx), "%s/operator_mfu_module_%d.xlsx", xdir, r);
-			put_text(kx, "earlier");
-			put_text(mx, "earlier");
+			put_file(kx, "earlier");
+			put_file(mx, "earlier");
 		}
 		opmfu_mem_fail_after(k);
 		st = run2(in, out, &rep, &err);

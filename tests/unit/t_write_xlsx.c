@@ -18,6 +18,7 @@
 #include "analyze/op_mfu.h"
 #include "base/mem.h"
 #include "check.h"
+#include "files.h"
 #include "write/write_xlsx.h"
 
 static const char *python, *dumper;
@@ -80,39 +81,7 @@ static int exists(const char *path)
 /* Temporary files left in dir by a writer. */
 static int leftovers(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp"))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static void put_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-static int file_is(const char *path, const char *text)
-{
-	char buf[256];
-	size_t n;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return !strcmp(buf, text);
+	return tmp_files(dir);
 }
 
 static char *in_dir(char *buf, size_t size, const char *name)
