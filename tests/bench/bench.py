@@ -182,7 +182,7 @@ def main():
         print(fmt_row(row, widths), file=sys.stderr, flush=True)
         if ranks == 1 and stages:
             stage_rows.append([total] + ["%.2f" % x for x in stages[0]])
-        result.append((wall, rss, fl, kernels))
+        result.append((wall, rss, fl, kernels, med))
         return result[-1]
 
     by_size = {}
@@ -210,15 +210,20 @@ def main():
 
     checks = []
     if 10**6 in sizes:
-        wall, rss, fl, _ = by_size[10**6]
-        checks.append(("10^6 kernels at >= 700000 kernels/s", 10**6 / wall >= 700000, "%.0f/s" % (10**6 / wall)))
+        wall, rss, fl, _, med = by_size[10**6]
+        checks.append(("10^6 kernels at >= 700000 kernels/s", 10**6 / wall >= 700000,
+                       "%.0f/s best, %.0f/s median" % (10**6 / wall, 10**6 / med)))
         if fl:
             checks.append(("10^6 kernels within 2x of the sqlite3 floor", wall <= 2 * fl, "%.2fx" % (wall / fl)))
     if 10**6 in sizes and 5 * 10**6 in sizes:
-        ratio = by_size[5 * 10**6][0] / by_size[10**6][0]
-        checks.append(("5x10^6 kernels take <= 5.5x the time of 10^6", ratio <= 5.5, "%.2fx" % ratio))
+        # medians: a short run's best catches a quiet moment of a noisy host far
+        # more easily than a long run's, so a ratio of bests swings with luck
+        ratio = by_size[5 * 10**6][4] / by_size[10**6][4]
+        best = by_size[5 * 10**6][0] / by_size[10**6][0]
+        checks.append(("5x10^6 kernels take <= 5.5x the time of 10^6", ratio <= 5.5,
+                       "%.2fx of the medians (%.2fx of the best)" % (ratio, best)))
     if sizes:
-        _, rss, _, k = by_size[max(sizes)]
+        _, rss, _, k, _ = by_size[max(sizes)]
         checks.append(("peak RSS <= 300 bytes per kernel of the largest rank", rss / k <= 300,
                        "%.0f B (%d kernels)" % (rss / k, k)))
 
@@ -242,7 +247,8 @@ def main():
             if stages:
                 print("  read %.2f s, kernel MFU %.2f s, module MFU %.2f s, writing the workbooks %.2f s"
                       % stages[0])
-            checks.append(("xlsx export of 10^6 kernels in < 10 s", wall < 10, "%.2f s" % wall))
+            checks.append(("xlsx export of 10^6 kernels in < 10 s", wall < 10,
+                           "%.2f s best, %.2f s median" % (wall, med)))
 
     print()
     print("targets:")
