@@ -29,19 +29,12 @@ void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
 	opmfu_op_mfu_init(res);
 }
 
-static uint64_t key_hash(const struct opmfu_link *l)
-{
-	return opmfu_mix64((uint64_t)l->k_start * 0x9E3779B97F4A7C15ULL ^ opmfu_mix64((uint64_t)l->k_end) ^
-		     ((uint64_t)l->k_name << 17));
-}
-
 static int same_key(const struct opmfu_link *a, const struct opmfu_link *b)
 {
 	return a->k_start == b->k_start && a->k_end == b->k_end && a->k_name == b->k_name;
 }
 
 /* ---- orders: total (the last key is the read order), so any sort gives one result ---- */
-
 
 /* R: (op start, kernel start, read order) */
 static int less_r(const void *ctx, uint32_t ia, uint32_t ib)
@@ -129,83 +122,75 @@ uint32_t opmfu_op_mfu_first(const struct opmfu_op_mfu *res, const struct opmfu_t
 	return i < res->n_first ? res->first[i] : OPMFU_NO_ENTRY;
 }
 
-/* A kernel key and its entry chain. The table holds the keys themselves, so
- * a probe touches one slot and never the links or entries behind it. */
-struct key_slot {
-	int64_t start, end;
-	uint32_t name, first, last;
-};
-
-/* The slot of link l's key (hash h): its own, or the empty one where it goes. */
-static size_t key_find(const struct key_slot *tab, size_t cap, const struct opmfu_link *l, uint64_t h64)
+/* Link indexes in kernel-key order: (start, end, name). */
+static int less_kkey(const void *ctx, uint32_t a, uint32_t b)
 {
-	size_t h = (size_t)h64 & (cap - 1);
-	while (tab[h].first != OPMFU_NO_ENTRY &&
-	       !(tab[h].start == l->k_start && tab[h].end == l->k_end && tab[h].name == l->k_name))
-		h = (h + 1) & (cap - 1);
-	return h;
+	const struct opmfu_link *x = (const struct opmfu_link *)ctx + a, *y = (const struct opmfu_link *)ctx + b;
+	if (x->k_start != y->k_start)
+		return x->k_start < y->k_start;
+	if (x->k_end != y->k_end)
+		return x->k_end < y->k_end;
+	return x->k_name < y->k_name;
 }
 
 /*
  * Chains every entry after the previous one of its key, in M order, then
  * gives every link (all sources: SPEC 3.1 looks communication rows up too)
- * the first entry of its key.
+ * the first entry of its key. Keys are numbered by sorting the links (they
+ * come nearly in kernel order, so the natural merge sort takes a pass or
+ * two): the chains then live in arrays indexed by key number, which a hash
+ * table of the keys spread over many times the cache.
  */
 static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
 {
-	struct key_slot *tab;
-	uint64_t *seen, hv;
-	size_t cap = 16, i, h, n_bits;
-	const struct opmfu_link *prev = NULL;
+	size_t n = t->n_links, i, n_keys = 0;
+	uint32_t *ord, *key, *head = NULL, *last = NULL;
+	int rc = -1;
 
-	while (cap * 3 < res->n_m * 4)
-		cap *= 2;
-	/* A bit per hash (4 per slot, from the hash's top bits) for the keys in
-	 * the table: most links have no entry, and the bit answers for them
-	 * without touching the table, which is many times the cache. */
-	n_bits = cap * 4;
-	tab = opmfu_malloc(cap * sizeof(*tab));
-	seen = opmfu_calloc(n_bits / 64, sizeof(*seen));
-	res->first = opmfu_malloc((t->n_links ? t->n_links : 1) * sizeof(*res->first));
-	if (!tab || !seen || !res->first) {
-		opmfu_free(tab);
-		opmfu_free(seen);
-		return -1;
+	res->first = opmfu_malloc((n ? n : 1) * sizeof(*res->first));
+	ord = opmfu_malloc((n ? n : 1) * sizeof(*ord));
+	key = opmfu_malloc((n ? n : 1) * sizeof(*key));
+	if (!res->first || !ord || !key)
+		goto out;
+	res->n_first = n;
+	for (i = 0; i < n; i++)
+		ord[i] = (uint32_t)i;
+	if (opmfu_sort_idx(ord, n, less_kkey, t->links))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (i > 0 && !same_key(&t->links[ord[i - 1]], &t->links[ord[i]]))
+			n_keys++;
+		key[ord[i]] = (uint32_t)n_keys;
 	}
-	res->n_first = t->n_links;
-	for (i = 0; i < cap; i++)
-		tab[i].first = OPMFU_NO_ENTRY;
+	n_keys += n > 0;
+	opmfu_free(ord);
+	ord = NULL;
+	head = opmfu_malloc((n_keys ? n_keys : 1) * sizeof(*head));
+	last = opmfu_malloc((n_keys ? n_keys : 1) * sizeof(*last));
+	if (!head || !last)
+		goto out;
+	for (i = 0; i < n_keys; i++)
+		head[i] = OPMFU_NO_ENTRY;
 	for (i = 0; i < res->n_m; i++) {
-		const struct opmfu_link *l = &t->links[res->m[i].link];
+		uint32_t k = key[res->m[i].link];
 		res->m[i].next = OPMFU_NO_ENTRY;
-		hv = key_hash(l);
-		seen[(hv >> 32) % n_bits / 64] |= 1ull << ((hv >> 32) % n_bits % 64);
-		h = key_find(tab, cap, l, hv);
-		if (tab[h].first == OPMFU_NO_ENTRY) {
-			tab[h] = (struct key_slot){ l->k_start, l->k_end, l->k_name, (uint32_t)i, (uint32_t)i };
+		if (head[k] == OPMFU_NO_ENTRY) {
+			head[k] = (uint32_t)i;
 			res->stats.kernels_with_mfu++;
 		} else {
-			res->m[tab[h].last].next = (uint32_t)i;
-			tab[h].last = (uint32_t)i;
+			res->m[last[k]].next = (uint32_t)i;
 		}
+		last[k] = (uint32_t)i;
 	}
-	for (i = 0; i < t->n_links; i++) {
-		const struct opmfu_link *l = &t->links[i];
-		/* a kernel linked to several ops gives consecutive links: one probe */
-		if (prev && same_key(prev, l)) {
-			res->first[i] = res->first[i - 1];
-			continue;
-		}
-		hv = key_hash(l);
-		if (seen[(hv >> 32) % n_bits / 64] & (1ull << ((hv >> 32) % n_bits % 64)))
-			res->first[i] = tab[key_find(tab, cap, l, hv)].first;
-		else
-			res->first[i] = OPMFU_NO_ENTRY;
-		prev = l;
-	}
-	opmfu_free(tab);
-	opmfu_free(seen);
-	return 0;
+	for (i = 0; i < n; i++)
+		res->first[i] = head[key[i]];
+	rc = 0;
+out:
+	opmfu_free(ord);
+	opmfu_free(key);
+	opmfu_free(head);
+	opmfu_free(last);
+	return rc;
 }
 
 static int shape_ok(const struct opmfu_trace *t, uint32_t sid)
