@@ -200,7 +200,6 @@ static void analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_inpu
 	enum opmfu_status st;
 	int c;
 	size_t i;
-
 	double t0 = now_s(), t1;
 
 	opmfu_trace_init(&w->trace);
