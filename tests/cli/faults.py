@@ -238,10 +238,14 @@ def check_replaced(out):
     assert operator_rows(out) == [("aten::mm", "MatMulV3", 0.5)], operator_rows(out)
     assert table(out, 'SELECT count(*) FROM "ModuleMFU"') == [(0,)], "stale ModuleMFU left behind"
     assert table(out, 'SELECT * FROM "CommunicationTime"') == [(0, 1.5)], "other tool's table lost"
+    # an existing file keeps its page size
+    assert table(out, "PRAGMA page_size") == [(4096,)], table(out, "PRAGMA page_size")
 
 
 def check_one_row(out):
     assert operator_rows(out) == [("aten::mm", "MatMulV3", 0.5)], operator_rows(out)
+    # a file opmfu creates gets 64 KiB pages (faster appends)
+    assert table(out, "PRAGMA page_size") == [(65536,)], table(out, "PRAGMA page_size")
 
 
 SCENARIOS = [
