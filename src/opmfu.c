@@ -484,7 +484,7 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 		if (st == OPMFU_OK)
 			xlsx_warn(o, rr->rank, &w->xs);
 	}
-	opmfu_xlsx_discard(&w->kernel_xlsx);
+	/* a staged workbook not committed here is discarded by work_release */
 	return st;
 }
 

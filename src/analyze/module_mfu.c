@@ -63,9 +63,16 @@ struct idtab {
 
 typedef int (*id_eq_fn)(const void *probe, uint32_t id);
 
-static int idtab_grow(struct idtab *t)
+/* Over 3/4 full with n keys: time to grow. */
+static int idtab_full(size_t cap, size_t n)
 {
-	size_t ncap = t->cap ? t->cap * 2 : 64, i;
+	return n * 4 > cap * 3;
+}
+
+/* Moves the keys into a table of ncap slots (a power of two). */
+static int idtab_resize(struct idtab *t, size_t ncap)
+{
+	size_t i;
 	struct idslot *ns = opmfu_malloc(ncap * sizeof(*ns));
 	if (!ns)
 		return -1;
@@ -85,22 +92,14 @@ static int idtab_grow(struct idtab *t)
 	return 0;
 }
 
-/* Sizes an empty table for n keys at once: growing by doubling would touch
+/* Sizes the table for n keys at once: growing by doubling would touch
  * twice the memory, all of it fresh pages. */
 static int idtab_reserve(struct idtab *t, size_t n)
 {
 	size_t cap = 64;
-	while (cap * 3 < (n + 1) * 4)
+	while (idtab_full(cap, n + 1))
 		cap *= 2;
-	if (t->n > 0 || t->cap >= cap)
-		return 0;
-	opmfu_free(t->slot);
-	t->cap = 0;
-	if (!(t->slot = opmfu_malloc(cap * sizeof(*t->slot))))
-		return -1;
-	memset(t->slot, 0xff, cap * sizeof(*t->slot));
-	t->cap = cap;
-	return 0;
+	return cap > t->cap ? idtab_resize(t, cap) : 0;
 }
 
 /* The id stored under a key equal to the probe, else stores new_id and
@@ -109,7 +108,7 @@ static uint32_t idtab_get(struct idtab *t, uint64_t hash, id_eq_fn eq, const voi
 {
 	uint32_t h = (uint32_t)hash;
 	size_t i;
-	if ((t->n + 1) * 4 > t->cap * 3 && idtab_grow(t))
+	if (idtab_full(t->cap, t->n + 1) && idtab_resize(t, t->cap ? t->cap * 2 : 64))
 		return NONE;
 	i = h & (t->cap - 1);
 	while (t->slot[i].id != NONE) {
@@ -442,58 +441,53 @@ out:
 
 /* ---- 2. op nodes: (op name, op start, op end) in order of first appearance ---- */
 
+/* The same op node: (op name, op start, op end). */
+static int same_op(const struct opmfu_trace *t, const struct opmfu_link *a, const struct opmfu_link *b)
+{
+	return a->op_start == b->op_start && a->op_end == b->op_end &&
+	       name_key(t, a->op_name) == name_key(t, b->op_name);
+}
+
 struct node_probe {
 	const struct mm *w;
-	uint32_t name;
-	int64_t start, end;
+	const struct opmfu_link *l;
 };
 
 static int node_eq(const void *probe, uint32_t id)
 {
 	const struct node_probe *p = probe;
-	const struct opmfu_link *l = &p->w->t->links[p->w->node_link[id]];
-	return l->op_start == p->start && l->op_end == p->end && name_key(p->w->t, l->op_name) == p->name;
+	return same_op(p->w->t, p->l, &p->w->t->links[p->w->node_link[id]]);
 }
 
 static int build_nodes(struct mm *w)
 {
 	const struct opmfu_trace *t = w->t;
 	uint32_t *node_of = opmfu_malloc((w->n_k + 1) * sizeof(*node_of));
-	const struct opmfu_link *prev = NULL;
-	size_t i, n_changes;
+	size_t i, n_changes = 0;
 	int rc = -1;
 
 	if (!node_of)
 		return -1;
-	/* at most one node per change of op from one row to the next */
-	for (i = 0, n_changes = 0; i < w->n_k; i++) {
-		const struct opmfu_link *l = &t->links[w->k_link[i]];
-		if (i == 0 || !(prev->op_start == l->op_start && prev->op_end == l->op_end &&
-				name_key(t, prev->op_name) == name_key(t, l->op_name)))
-			n_changes++;
-		prev = l;
-	}
+	/* the next kernel row of the same op (R order keeps an op's kernels,
+	 * and a link's several MFU entries, together) is the same node, so
+	 * there is at most one node per change of op */
+	for (i = 0; i < w->n_k; i++)
+		n_changes += i == 0 || !same_op(t, &t->links[w->k_link[i - 1]], &t->links[w->k_link[i]]);
 	if (idtab_reserve(&w->node_tab, n_changes))
 		goto out;
-	prev = NULL;
 	for (i = 0; i < w->n_k; i++) {
 		const struct opmfu_link *l = &t->links[w->k_link[i]];
-		struct node_probe p = { w, name_key(t, l->op_name), l->op_start, l->op_end };
+		struct node_probe p = { w, l };
 		uint32_t id;
-		if (i > 0 && (w->k_link[i] == w->k_link[i - 1] || (prev->op_start == p.start && prev->op_end == p.end &&
-								    name_key(t, prev->op_name) == p.name))) {
-			/* several MFU entries of one link, or the next kernel of
-			 * the same op (R order keeps them together): same node */
+		if (i > 0 && same_op(t, &t->links[w->k_link[i - 1]], l)) {
 			node_of[i] = node_of[i - 1];
-			prev = l;
 			continue;
 		}
-		prev = l;
 		if (OPMFU_GROW(w->node_link, w->cap_nodes, w->n_nodes + 1))
 			goto out;
 		id = idtab_get(&w->node_tab,
-			       opmfu_mix64((uint64_t)p.start * 0x9E3779B97F4A7C15ULL ^ opmfu_mix64((uint64_t)p.end) ^
-				     ((uint64_t)p.name << 21)),
+			       opmfu_mix64((uint64_t)l->op_start * 0x9E3779B97F4A7C15ULL ^ opmfu_mix64((uint64_t)l->op_end) ^
+				     ((uint64_t)name_key(t, l->op_name) << 21)),
 			       node_eq, &p, (uint32_t)w->n_nodes);
 		if (id == NONE)
 			goto out;
@@ -557,32 +551,6 @@ static int less_row_key(const void *ctx, uint32_t a, uint32_t b)
 	return cmp_row_key(&v[a], &v[b]) < 0;
 }
 
-/* Sorts v[0, n) (elements of size sz) by less, through an index sort: the
- * items and rows come nearly in order, which a natural merge sort takes in
- * a pass or two, where qsort pays n log n comparisons. */
-static int sort_nearly(void *v, size_t n, size_t sz, opmfu_less_fn less)
-{
-	uint32_t *idx = opmfu_malloc((n + 1) * sizeof(*idx));
-	char *tmp = opmfu_malloc(n * sz + 1);
-	size_t i;
-	int rc = -1;
-
-	if (!idx || !tmp)
-		goto out;
-	for (i = 0; i < n; i++)
-		idx[i] = (uint32_t)i;
-	if (opmfu_sort_idx(idx, n, less, v))
-		goto out;
-	for (i = 0; i < n; i++)
-		memcpy(tmp + i * sz, (char *)v + (size_t)idx[i] * sz, sz);
-	memcpy(v, tmp, n * sz);
-	rc = 0;
-out:
-	opmfu_free(idx);
-	opmfu_free(tmp);
-	return rc;
-}
-
 static int build_rows(struct mm *w, size_t *too_deep)
 {
 	const struct opmfu_trace *t = w->t;
@@ -608,7 +576,8 @@ static int build_rows(struct mm *w, size_t *too_deep)
 		const struct opmfu_link *l = &t->links[w->node_link[i]];
 		it[n_mods + i] = (struct item){ l->op_start, l->op_end, (uint32_t)(n_mods + i) };
 	}
-	if (sort_nearly(it, n_items, sizeof(*it), less_item))
+	/* nearly in order: the natural merge sort takes a pass or two */
+	if (opmfu_sort_array(it, n_items, sizeof(*it), less_item))
 		goto out;
 
 	/* the stack holds the open modules; the root below it contains everything */
@@ -640,7 +609,7 @@ static int build_rows(struct mm *w, size_t *too_deep)
 	for (i = 0; i < w->n_rows; i++)
 		rk[i] = (struct row_key){ t->mods[w->row_mod[i]].start,
 					  t->links[w->node_link[w->row_node[i]]].op_start, (uint32_t)i };
-	if (sort_nearly(rk, w->n_rows, sizeof(*rk), less_row_key))
+	if (opmfu_sort_array(rk, w->n_rows, sizeof(*rk), less_row_key))
 		goto out;
 	/* permute through the item array, no longer needed */
 	for (i = 0; i < w->n_rows; i++) {

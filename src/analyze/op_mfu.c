@@ -200,29 +200,6 @@ static int shape_ok(const struct opmfu_trace *t, uint32_t sid)
 }
 
 /* Puts t->recs in (start, position) order. */
-static int sort_recs(struct opmfu_trace *t)
-{
-	uint32_t *ix = opmfu_malloc(t->n_recs * sizeof(*ix));
-	struct opmfu_flops_rec *sorted = opmfu_malloc(t->n_recs * sizeof(*sorted));
-	size_t i;
-	int rc = -1;
-
-	if (!ix || !sorted)
-		goto out;
-	for (i = 0; i < t->n_recs; i++)
-		ix[i] = (uint32_t)i;
-	if (opmfu_sort_idx(ix, t->n_recs, less_rec, t->recs))
-		goto out;
-	for (i = 0; i < t->n_recs; i++)
-		sorted[i] = t->recs[ix[i]];
-	memcpy(t->recs, sorted, t->n_recs * sizeof(*sorted));
-	rc = 0;
-out:
-	opmfu_free(ix);
-	opmfu_free(sorted);
-	return rc;
-}
-
 enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_peaks *peaks,
 				   struct opmfu_op_mfu *res, struct opmfu_err *err)
 {
@@ -260,7 +237,7 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 		s_start[i] = t->links[s[i]].op_start;
 
 	/* records in start order (stable) */
-	if (t->n_recs && sort_recs(t))
+	if (opmfu_sort_array(t->recs, t->n_recs, sizeof(*t->recs), less_rec))
 		goto nomem;
 
 	for (i = 0; i < t->n_recs; i++) {

@@ -34,7 +34,7 @@ struct opmfu_op_mfu_stats {
 	size_t recs_used;                /* records that gave at least one entry */
 	size_t drops[OPMFU_DROP__COUNT]; /* analysis-time drops (no kernel .. no peak) */
 	size_t kernels_with_mfu;         /* distinct kernel keys with an entry */
-	size_t rows;                     /* OperatorMFU rows */
+	size_t rows;                     /* OperatorMFU rows (the writers size their output by it) */
 	char bad_dtype[48];              /* an example unsupported dtype */
 	/* FLOPs of the used records (each once) and the sum of their kernels'
 	 * time x peak: their ratio is the MFU of the recorded ops. */

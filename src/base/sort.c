@@ -96,3 +96,30 @@ int opmfu_sort_idx(uint32_t *v, size_t n, opmfu_less_fn less, const void *ctx)
 	opmfu_free(tmp);
 	return 0;
 }
+
+int opmfu_sort_array(void *v, size_t n, size_t size, opmfu_less_fn less)
+{
+	uint32_t *ix;
+	char *sorted;
+	size_t i;
+	int rc = -1;
+
+	if (n < 2)
+		return 0;
+	ix = opmfu_malloc(n * sizeof(*ix));
+	sorted = opmfu_malloc(n * size);
+	if (!ix || !sorted)
+		goto out;
+	for (i = 0; i < n; i++)
+		ix[i] = (uint32_t)i;
+	if (opmfu_sort_idx(ix, n, less, v))
+		goto out;
+	for (i = 0; i < n; i++)
+		memcpy(sorted + i * size, (const char *)v + (size_t)ix[i] * size, size);
+	memcpy(v, sorted, n * size);
+	rc = 0;
+out:
+	opmfu_free(ix);
+	opmfu_free(sorted);
+	return rc;
+}

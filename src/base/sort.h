@@ -17,4 +17,11 @@ typedef int (*opmfu_less_fn)(const void *ctx, uint32_t a, uint32_t b);
  */
 int opmfu_sort_idx(uint32_t *v, size_t n, opmfu_less_fn less, const void *ctx);
 
+/*
+ * Sorts the array v of n elements of `size` bytes stably by less, which is
+ * called with v and two element indexes: an index sort as above, then one
+ * gather. Returns -1, with v unchanged, when allocation fails.
+ */
+int opmfu_sort_array(void *v, size_t n, size_t size, opmfu_less_fn less);
+
 #endif

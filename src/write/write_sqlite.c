@@ -170,16 +170,11 @@ enum opmfu_status opmfu_sqlite_out_ops(struct opmfu_sqlite_out *o, int rank, con
 				       const struct opmfu_op_mfu *op, struct opmfu_err *err)
 {
 	sqlite3_stmt *s;
-	size_t i, rows = 0, batched, done = 0;
+	size_t i, done = 0;
+	/* whole batches first, then the rest one row at a time */
+	size_t batched = op->stats.rows - op->stats.rows % OP_BATCH;
 	enum opmfu_status st;
 
-	/* whole batches first, then the rest one row at a time */
-	for (i = 0; i < op->n_r; i++) {
-		uint32_t e = opmfu_op_mfu_first(op, t, &t->links[op->r[i]]);
-		for (; e != OPMFU_NO_ENTRY; e = op->m[e].next)
-			rows++;
-	}
-	batched = rows - rows % OP_BATCH;
 	for (i = 0; i < op->n_r; i++) {
 		const struct opmfu_link *r = &t->links[op->r[i]];
 		uint32_t e = opmfu_op_mfu_first(op, t, r);

@@ -415,17 +415,6 @@ static enum opmfu_status too_many(const char *path, const char *table, size_t n,
 
 /* ---- kernel workbook ---- */
 
-static size_t kernel_rows(const struct opmfu_trace *t, const struct opmfu_op_mfu *op)
-{
-	size_t i, n = 0;
-	for (i = 0; i < op->n_r; i++) {
-		uint32_t e = opmfu_op_mfu_first(op, t, &t->links[op->r[i]]);
-		for (; e != OPMFU_NO_ENTRY; e = op->m[e].next)
-			n++;
-	}
-	return n;
-}
-
 static void put_shape(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_trace *t, uint32_t sid)
 {
 	const char *v = opmfu_strtab_str(&t->strs, sid);
@@ -448,7 +437,7 @@ static enum opmfu_status write_kernel(const char *path, int rank, const struct o
 	lxw_conditional_format cf;
 	enum opmfu_status st;
 	char range[LXW_MAX_CELL_RANGE_LENGTH];
-	size_t i, n = kernel_rows(t, op);
+	size_t i, n = op->stats.rows;
 	lxw_row_t row = 0;
 
 	if (!max_rows)
