@@ -3,7 +3,8 @@
  * Each table is scanned once, in table order, by a plain SELECT
  * (schema/in/ascend/); the kernel <-> op join is done in memory by
  * ascend_join.c. With two threads, a second connection scans PYTORCH_API and
- * MSTX_EVENTS (the largest tables) while the first scans the rest.
+ * then MSTX_EVENTS while the first scans the rest and, once PYTORCH_API is
+ * in, joins kernels to ops (MSTX_EVENTS is not needed for that).
  * Strings are read once from STRING_IDS and referenced by sid.
  */
 
@@ -429,8 +430,29 @@ struct helper {
 	struct opmfu_aj_api *api;
 	size_t n_api;
 	struct opmfu_err err;
-	enum opmfu_status st;
+	enum opmfu_status api_st, st; /* of the PYTORCH_API scan; of the whole */
+	/* set once the PYTORCH_API rows (or a failure) are ready: the first
+	 * thread joins them while this one goes on to MSTX_EVENTS */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int api_done;
 };
+
+static void helper_api_done(struct helper *h)
+{
+	pthread_mutex_lock(&h->mu);
+	h->api_done = 1;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void helper_wait_api(struct helper *h)
+{
+	pthread_mutex_lock(&h->mu);
+	while (!h->api_done)
+		pthread_cond_wait(&h->cv, &h->mu);
+	pthread_mutex_unlock(&h->mu);
+}
 
 static enum opmfu_status open_db(const char *path, sqlite3 **db, struct opmfu_err *err)
 {
@@ -464,11 +486,14 @@ static void *helper_run(void *arg)
 {
 	struct helper *h = arg;
 	struct reader r = { NULL, h->path, &h->t, &h->err, NULL };
+	enum opmfu_status st = open_reader(&r);
 
-	h->st = open_reader(&r);
-	if (!h->st)
-		h->st = scan_api(&r, NULL, &h->api, &h->n_api);
-	if (!h->st)
+	if (!st)
+		st = scan_api(&r, NULL, &h->api, &h->n_api);
+	/* after a failure h->err stays as it is: the first thread may read it */
+	h->api_st = h->st = st;
+	helper_api_done(h);
+	if (!st)
 		h->st = read_mstx(&r, h->sid_flops, h->sid_module);
 	sqlite3_close(r.db);
 	return NULL;
@@ -555,19 +580,21 @@ static enum opmfu_status read_all(struct reader *r, int threads)
 	h.t.strs = t->strs;
 	h.sid_flops = sid_flops;
 	h.sid_module = sid_module;
+	pthread_mutex_init(&h.mu, NULL);
+	pthread_cond_init(&h.cv, NULL);
 	if (threads > 1 && pthread_create(&th, NULL, helper_run, &h) == 0)
 		started = 1;
 
 	opmfu_ajoin_init(&j);
 	st = read_tasks(r, &j, has_comm, has_sched);
 	if (started) {
-		pthread_join(th, NULL);
+		helper_wait_api(&h);
 		api = h.api;
 		n_api = h.n_api;
 		h.api = NULL;
-		if (!st && h.st) {
+		if (!st && h.api_st) {
 			*r->err = h.err;
-			st = h.st;
+			st = h.api_st;
 		}
 	} else if (!st) {
 		st = scan_api(r, &j, &api, &n_api);
@@ -580,12 +607,19 @@ static enum opmfu_status read_all(struct reader *r, int threads)
 		st = opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory joining kernels and ops", r->path);
 	opmfu_ajoin_release(&j);
 	if (started) {
+		pthread_join(th, NULL);
+		if (!st && h.st) {
+			*r->err = h.err;
+			st = h.st;
+		}
 		take_mstx(t, &h);
 	} else if (!st) {
 		st = read_mstx(r, sid_flops, sid_module);
 	}
 	opmfu_free(h.t.recs);
 	opmfu_free(h.t.mods);
+	pthread_cond_destroy(&h.cv);
+	pthread_mutex_destroy(&h.mu);
 	return st;
 }
 
