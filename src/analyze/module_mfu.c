@@ -92,16 +92,6 @@ static int idtab_resize(struct idtab *t, size_t ncap)
 	return 0;
 }
 
-/* Sizes the table for n keys at once: growing by doubling would touch
- * twice the memory, all of it fresh pages. */
-static int idtab_reserve(struct idtab *t, size_t n)
-{
-	size_t cap = 64;
-	while (idtab_full(cap, n + 1))
-		cap *= 2;
-	return cap > t->cap ? idtab_resize(t, cap) : 0;
-}
-
 /* The id stored under a key equal to the probe, else stores new_id and
  * returns it; NONE when out of memory. */
 static uint32_t idtab_get(struct idtab *t, uint64_t hash, id_eq_fn eq, const void *probe, uint32_t new_id)
@@ -283,6 +273,7 @@ struct mm {
 	/* kernel rows (SPEC 3.1): link and MFU entry (NONE: no MFU) */
 	uint32_t *k_link, *k_ent;
 	size_t n_k;
+	size_t n_k_r; /* the first n_k_r come from R: in op start order */
 
 	/* op nodes, numbered in order of first appearance */
 	uint32_t *node_link; /* a link of the node: its name and span */
@@ -424,6 +415,8 @@ static int build_kernel_rows(struct mm *w)
 		goto out;
 	for (i = 0; i < n_ord; i++) {
 		uint32_t e = opmfu_op_mfu_first(op, t, &t->links[ord[i]]);
+		if (i == op->n_r)
+			w->n_k_r = w->n_k;
 		if (e == OPMFU_NO_ENTRY) {
 			w->k_link[w->n_k] = ord[i];
 			w->k_ent[w->n_k++] = NONE;
@@ -433,6 +426,8 @@ static int build_kernel_rows(struct mm *w)
 			w->k_ent[w->n_k++] = e;
 		}
 	}
+	if (n_ord == op->n_r)
+		w->n_k_r = w->n_k;
 	rc = 0;
 out:
 	opmfu_free(ord);
@@ -459,40 +454,111 @@ static int node_eq(const void *probe, uint32_t id)
 	return same_op(p->w->t, p->l, &p->w->t->links[p->w->node_link[id]]);
 }
 
+static uint64_t node_hash(const struct opmfu_trace *t, const struct opmfu_link *l)
+{
+	return opmfu_mix64((uint64_t)l->op_start * 0x9E3779B97F4A7C15ULL ^ opmfu_mix64((uint64_t)l->op_end) ^
+			   ((uint64_t)name_key(t, l->op_name) << 21));
+}
+
+static int64_t node_start(const struct mm *w, size_t id)
+{
+	return w->t->links[w->node_link[id]].op_start;
+}
+
+/* The node among [a, b) that is l's op, else NONE. */
+static uint32_t scan_nodes(const struct mm *w, size_t a, size_t b, const struct opmfu_link *l)
+{
+	for (; a < b; a++)
+		if (same_op(w->t, &w->t->links[w->node_link[a]], l))
+			return (uint32_t)a;
+	return NONE;
+}
+
+/* The node of l in the hash table, else a new node of link k (appended);
+ * -1 when out of memory. */
+static int hash_node(struct mm *w, uint32_t k, uint32_t *id)
+{
+	const struct opmfu_link *l = &w->t->links[k];
+	struct node_probe p = { w, l };
+	if (OPMFU_GROW(w->node_link, w->cap_nodes, w->n_nodes + 1))
+		return -1;
+	*id = idtab_get(&w->node_tab, node_hash(w->t, l), node_eq, &p, (uint32_t)w->n_nodes);
+	if (*id == NONE)
+		return -1;
+	if (*id == w->n_nodes)
+		w->node_link[w->n_nodes++] = k;
+	return 0;
+}
+
+/* Nodes of one op start searched in place; a longer run of them goes
+ * through the hash table, so many ops starting together stay linear. */
+#define RUN_SCAN 8
+
+/*
+ * Rows from R come in op start order, so an op met before has the current
+ * op start: it is among the nodes made since that start began, a handful,
+ * searched in place (a hash table of all nodes cost random probes into
+ * tens of MB). The communication rows after them look R's nodes up by
+ * binary search on op start; their own new nodes go into the hash table.
+ */
 static int build_nodes(struct mm *w)
 {
 	const struct opmfu_trace *t = w->t;
 	uint32_t *node_of = opmfu_malloc((w->n_k + 1) * sizeof(*node_of));
-	size_t i, n_changes = 0;
+	size_t i, j, run0 = 0, n_r_nodes;
+	uint32_t id;
 	int rc = -1;
 
 	if (!node_of)
 		return -1;
-	/* the next kernel row of the same op (R order keeps an op's kernels,
-	 * and a link's several MFU entries, together) is the same node, so
-	 * there is at most one node per change of op */
-	for (i = 0; i < w->n_k; i++)
-		n_changes += i == 0 || !same_op(t, &t->links[w->k_link[i - 1]], &t->links[w->k_link[i]]);
-	if (idtab_reserve(&w->node_tab, n_changes))
-		goto out;
-	for (i = 0; i < w->n_k; i++) {
+	for (i = 0; i < w->n_k_r; i++) {
 		const struct opmfu_link *l = &t->links[w->k_link[i]];
-		struct node_probe p = { w, l };
-		uint32_t id;
+		/* the next kernel row of the same op (R keeps an op's kernels,
+		 * and a link's several MFU entries, together) */
 		if (i > 0 && same_op(t, &t->links[w->k_link[i - 1]], l)) {
 			node_of[i] = node_of[i - 1];
 			continue;
 		}
-		if (OPMFU_GROW(w->node_link, w->cap_nodes, w->n_nodes + 1))
-			goto out;
-		id = idtab_get(&w->node_tab,
-			       opmfu_mix64((uint64_t)l->op_start * 0x9E3779B97F4A7C15ULL ^ opmfu_mix64((uint64_t)l->op_end) ^
-				     ((uint64_t)name_key(t, l->op_name) << 21)),
-			       node_eq, &p, (uint32_t)w->n_nodes);
-		if (id == NONE)
-			goto out;
-		if (id == w->n_nodes)
+		if (run0 < w->n_nodes && node_start(w, run0) != l->op_start)
+			run0 = w->n_nodes;
+		if (w->n_nodes - run0 > RUN_SCAN) {
+			if (hash_node(w, w->k_link[i], &id))
+				goto out;
+		} else if ((id = scan_nodes(w, run0, w->n_nodes, l)) == NONE) {
+			if (OPMFU_GROW(w->node_link, w->cap_nodes, w->n_nodes + 1))
+				goto out;
+			id = (uint32_t)w->n_nodes;
 			w->node_link[w->n_nodes++] = w->k_link[i];
+			/* the run just grew long: its nodes go into the hash table */
+			for (j = run0; w->n_nodes - run0 > RUN_SCAN && j < w->n_nodes; j++) {
+				struct node_probe p = { w, &t->links[w->node_link[j]] };
+				if (idtab_get(&w->node_tab, node_hash(t, p.l), node_eq, &p, (uint32_t)j) == NONE)
+					goto out;
+			}
+		}
+		node_of[i] = id;
+	}
+	n_r_nodes = w->n_nodes;
+	for (; i < w->n_k; i++) {
+		const struct opmfu_link *l = &t->links[w->k_link[i]];
+		size_t lo = 0, hi = n_r_nodes;
+		if (i > 0 && same_op(t, &t->links[w->k_link[i - 1]], l)) {
+			node_of[i] = node_of[i - 1];
+			continue;
+		}
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (node_start(w, mid) < l->op_start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (hi = lo; hi < n_r_nodes && hi - lo <= RUN_SCAN && node_start(w, hi) == l->op_start; hi++)
+			;
+		/* a long run of R's nodes is in the hash table, with the new ones */
+		id = hi - lo <= RUN_SCAN ? scan_nodes(w, lo, hi, l) : NONE;
+		if (id == NONE && hash_node(w, w->k_link[i], &id))
+			goto out;
 		node_of[i] = id;
 	}
 	if (opmfu_bucket(node_of, w->n_k, w->n_nodes, &w->node_off, &w->kord))
@@ -576,8 +642,11 @@ static int build_rows(struct mm *w, size_t *too_deep)
 		const struct opmfu_link *l = &t->links[w->node_link[i]];
 		it[n_mods + i] = (struct item){ l->op_start, l->op_end, (uint32_t)(n_mods + i) };
 	}
-	/* nearly in order: the natural merge sort takes a pass or two */
-	if (opmfu_sort_array(it, n_items, sizeof(*it), less_item))
+	/* Module ranges come as the profiler closed them (inner ones first),
+	 * op nodes nearly in start order: sorting the modules alone first
+	 * leaves the natural merge sort a few long runs to merge */
+	if (opmfu_sort_array(it, n_mods, sizeof(*it), less_item) ||
+	    opmfu_sort_array(it, n_items, sizeof(*it), less_item))
 		goto out;
 
 	/* the stack holds the open modules; the root below it contains everything */

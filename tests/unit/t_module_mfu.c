@@ -369,6 +369,58 @@ static void t_comm(void)
 }
 
 /*
+ * Ops sharing one start. op_0..op_11 start at 100 and end at 300 - j;
+ * op_z spans op_0's range under another name. Each op_j has kernel Aj, then
+ * after all of them Bj, so R meets every op twice, 13 ops apart: more than
+ * are searched in place (the lookup switches to the hash table), and op_z
+ * must not be taken for op_0. A COMMUNICATION_OP kernel of op_3 joins its
+ * node; commX exists only in the communication sources (a COMMUNICATION_OP
+ * and a SCHEDULE kernel: one node); solo, alone at its start, gets a comm
+ * kernel too. Items by (start, end desc, first appearance): op_0, op_z
+ * (same span, later), op_1 .. op_11, commX (end 250), solo. No records.
+ */
+static void t_shared_start(void)
+{
+	static const char *const names[] = { "op_0", "op_1", "op_2", "op_3", "op_4",  "op_5",
+					     "op_6", "op_7", "op_8", "op_9", "op_10", "op_11" };
+	static const char *const ka[] = { "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "A10", "A11" };
+	static const char *const kb[] = { "B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B11" };
+	static const struct want w[] = {
+		{ "", "M", "op_0", "A0, B0", 30, 30, 1, "" },
+		{ "", "M", "op_z", "Z", 10, 10, 1, "" },
+		{ "", "M", "op_1", "A1, B1", 30, 30, 1, "" },
+		{ "", "M", "op_2", "A2, B2", 30, 30, 1, "" },
+		{ "", "M", "op_3", "A3, B3, hcom3", 35, 35, 1, "" },
+		{ "", "M", "op_4", "A4, B4", 30, 30, 1, "" },
+		{ "", "M", "op_5", "A5, B5", 30, 30, 1, "" },
+		{ "", "M", "op_6", "A6, B6", 30, 30, 1, "" },
+		{ "", "M", "op_7", "A7, B7", 30, 30, 1, "" },
+		{ "", "M", "op_8", "A8, B8", 30, 30, 1, "" },
+		{ "", "M", "op_9", "A9, B9", 30, 30, 1, "" },
+		{ "", "M", "op_10", "A10, B10", 30, 30, 1, "" },
+		{ "", "M", "op_11", "A11, B11", 30, 30, 1, "" },
+		{ "", "M", "commX", "hcom_new, aicpu_new", 10, 10, 1, "" },
+		{ "", "M", "solo", "S, hcom_solo", 41, 41, 1, "" },
+	};
+	int j;
+	start();
+	mod("M", 0, 1000);
+	for (j = 0; j < 12; j++)
+		k(names[j], 100, 300 - j, ka[j], 1000 + j * 10, 1000 + j * 10 + 10);
+	k("op_z", 100, 300, "Z", 1500, 1510);
+	for (j = 0; j < 12; j++)
+		k(names[j], 100, 300 - j, kb[j], 2000 + j * 30, 2000 + j * 30 + 20);
+	k("solo", 500, 600, "S", 2500, 2540);
+	lnk(1, "op_3", 100, 297, "hcom3", 3000, 3005, NULL);
+	lnk(1, "commX", 100, 250, "hcom_new", 3100, 3107, NULL);
+	lnk(1, "solo", 500, 600, "hcom_solo", 3200, 3201, NULL);
+	lnk(2, "commX", 100, 250, "aicpu_new", 3300, 3303, NULL);
+	run();
+	check_rows("shared_start", w, sizeof(w) / sizeof(w[0]));
+	finish();
+}
+
+/*
  * 22 nested modules L1..L22. Modules deeper than 20 levels and their ops
  * yield no rows (counted), as in the reference: only in20 is left, with
  * parent L1/L2/.../L19.
@@ -507,11 +559,29 @@ static void t_large(void)
 	for (i = 0; i < 30000; i++)
 		k("leaf", 2000000000 + (int64_t)i * 2 + 30000, 2000000000 + (int64_t)i * 2 + 30001, "K",
 		  (int64_t)4000000000 + (int64_t)i * 10, (int64_t)4000000000 + (int64_t)i * 10 + 5);
+	/* 60000 ops starting together, each met twice (kernels A then B) and
+	 * once more through a communication kernel: searching the ops of one
+	 * start one by one would be quadratic */
+	mod("Wide", 5000000000, 6000000000);
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < 60000; i++)
+			k("wide", 5000000001, 5100000000 - (int64_t)i, j ? "B" : "A",
+			  (int64_t)7000000000 + (int64_t)(j * 60000 + i) * 10,
+			  (int64_t)7000000000 + (int64_t)(j * 60000 + i) * 10 + 5);
+	for (i = 0; i < 60000; i++)
+		lnk(1, "wide", 5000000001, 5100000000 - (int64_t)i, "hcom", (int64_t)9000000000 + (int64_t)i * 10,
+		    (int64_t)9000000000 + (int64_t)i * 10 + 1, NULL);
 	run();
 	/* one call pattern: 8 groups of 20000 ops each under Model/Layer; the
-	 * chain's first 19 levels hold no op (leaves start at 2000030000) */
-	CHECK_INT(RES.n_rows, 8);
-	if (RES.n_rows == 8) {
+	 * chain's first 19 levels hold no op (leaves start at 2000030000);
+	 * Wide: one call of 60000 ops, each its own op_order, ends descending */
+	CHECK_INT(RES.n_rows, 8 + 60000);
+	if (RES.n_rows == 8 + 60000) {
+		CHECK_STR(RES.rows[8].module, "Wide");
+		CHECK_STR(RES.rows[8].kernel_list, "A, B, hcom");
+		CHECK_DBL(RES.rows[8].total_ns, 11);
+		CHECK_STR(RES.rows[8 + 59999].kernel_list, "A, B, hcom");
+		CHECK_INT(RES.rows[8 + 59999].op_count, 1);
 		CHECK_INT(RES.rows[0].op_count, 20000);
 		CHECK_STR(RES.rows[0].parent, "Model");
 		CHECK_STR(RES.rows[0].module, "Layer");
@@ -531,6 +601,7 @@ int main(void)
 	t_merge();
 	t_avg_mfu();
 	t_comm();
+	t_shared_start();
 	t_depth();
 	t_empty();
 	t_np_mean();
