@@ -191,6 +191,15 @@ static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state
 	snprintf(rr->reason, sizeof(rr->reason), "%s", msg);
 }
 
+/* While the second reader thread is still on the FLOPs records: the part of
+ * kernel MFU that needs only the links. When it fails (out of memory) it
+ * leaves nothing, and the run does it again and reports its own failure. */
+static void prepare_ops(void *ctx, const struct opmfu_trace *t)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	(void)opmfu_op_mfu_prepare(t, ctx, &e);
+}
+
 /* Stage 1: read, peaks, kernel MFU. */
 static void analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
 			struct opmfu_rank_report *rr)
@@ -207,7 +216,7 @@ static void analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_inpu
 	opmfu_module_mfu_init(&w->mod);
 	w->have_ops = w->analysed = 0;
 
-	st = opmfu_read_ascend_threads(in->db_path, &w->trace, w->read_threads, &e);
+	st = opmfu_read_ascend_threads(in->db_path, &w->trace, w->read_threads, prepare_ops, &w->op, &e);
 	t1 = now_s();
 	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
 	rr->kernels = w->trace.n_compute;

@@ -21,11 +21,23 @@ void opmfu_op_mfu_init(struct opmfu_op_mfu *res)
 	memset(res, 0, sizeof(*res));
 }
 
+/* What prepare leaves for run; run frees it when done with it. */
+static void free_prepared(struct opmfu_op_mfu *res)
+{
+	opmfu_free(res->s);
+	opmfu_free(res->s_start);
+	opmfu_free(res->key);
+	res->s = NULL;
+	res->s_start = NULL;
+	res->key = NULL;
+}
+
 void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
 {
 	opmfu_free(res->r);
 	opmfu_free(res->m);
 	opmfu_free(res->first);
+	free_prepared(res);
 	opmfu_op_mfu_init(res);
 }
 
@@ -134,45 +146,59 @@ static int less_kkey(const void *ctx, uint32_t a, uint32_t b)
 }
 
 /*
- * Chains every entry after the previous one of its key, in M order, then
- * gives every link (all sources: SPEC 3.1 looks communication rows up too)
- * the first entry of its key. Keys are numbered by sorting the links (they
- * come nearly in kernel order, so the natural merge sort takes a pass or
- * two): the chains then live in arrays indexed by key number, which a hash
- * table of the keys spread over many times the cache.
+ * Numbers the kernel keys of every link (all sources: SPEC 3.1 looks
+ * communication rows up too) by sorting the links (they come nearly in
+ * kernel order, so the natural merge sort takes a pass or two): the chains
+ * then live in arrays indexed by key number, which a hash table of the keys
+ * spread over many times the cache.
  */
-static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
+static int number_keys(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
 {
-	size_t n = t->n_links, i, n_keys = 0;
-	uint32_t *ord, *key, *head = NULL, *last = NULL;
-	int rc = -1;
+	size_t n = t->n_links, i;
+	uint32_t *ord = opmfu_malloc((n ? n : 1) * sizeof(*ord));
 
-	res->first = opmfu_malloc((n ? n : 1) * sizeof(*res->first));
-	ord = opmfu_malloc((n ? n : 1) * sizeof(*ord));
-	key = opmfu_malloc((n ? n : 1) * sizeof(*key));
-	if (!res->first || !ord || !key)
-		goto out;
-	res->n_first = n;
+	res->key = opmfu_malloc((n ? n : 1) * sizeof(*res->key));
+	if (!ord || !res->key) {
+		opmfu_free(ord);
+		return -1;
+	}
 	for (i = 0; i < n; i++)
 		ord[i] = (uint32_t)i;
-	if (opmfu_sort_idx(ord, n, less_kkey, t->links))
-		goto out;
+	if (opmfu_sort_idx(ord, n, less_kkey, t->links)) {
+		opmfu_free(ord);
+		return -1;
+	}
+	res->n_keys = 0;
 	for (i = 0; i < n; i++) {
 		if (i > 0 && !same_key(&t->links[ord[i - 1]], &t->links[ord[i]]))
-			n_keys++;
-		key[ord[i]] = (uint32_t)n_keys;
+			res->n_keys++;
+		res->key[ord[i]] = (uint32_t)res->n_keys;
 	}
-	n_keys += n > 0;
+	res->n_keys += n > 0;
 	opmfu_free(ord);
-	ord = NULL;
+	return 0;
+}
+
+/* Chains every entry after the previous one of its key, in M order, then
+ * gives every link the first entry of its key. */
+static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
+{
+	size_t n = t->n_links, i, n_keys = res->n_keys;
+	uint32_t *head, *last;
+
+	res->first = opmfu_malloc((n ? n : 1) * sizeof(*res->first));
 	head = opmfu_malloc((n_keys ? n_keys : 1) * sizeof(*head));
 	last = opmfu_malloc((n_keys ? n_keys : 1) * sizeof(*last));
-	if (!head || !last)
-		goto out;
+	if (!res->first || !head || !last) {
+		opmfu_free(head);
+		opmfu_free(last);
+		return -1;
+	}
+	res->n_first = n;
 	for (i = 0; i < n_keys; i++)
 		head[i] = OPMFU_NO_ENTRY;
 	for (i = 0; i < res->n_m; i++) {
-		uint32_t k = key[res->m[i].link];
+		uint32_t k = res->key[res->m[i].link];
 		res->m[i].next = OPMFU_NO_ENTRY;
 		if (head[k] == OPMFU_NO_ENTRY) {
 			head[k] = (uint32_t)i;
@@ -183,14 +209,10 @@ static int build_key_chains(struct opmfu_op_mfu *res, const struct opmfu_trace *
 		last[k] = (uint32_t)i;
 	}
 	for (i = 0; i < n; i++)
-		res->first[i] = head[key[i]];
-	rc = 0;
-out:
-	opmfu_free(ord);
-	opmfu_free(key);
+		res->first[i] = head[res->key[i]];
 	opmfu_free(head);
 	opmfu_free(last);
-	return rc;
+	return 0;
 }
 
 static int shape_ok(const struct opmfu_trace *t, uint32_t sid)
@@ -199,21 +221,18 @@ static int shape_ok(const struct opmfu_trace *t, uint32_t sid)
 				  opmfu_strtab_len(&t->strs, sid));
 }
 
-/* Puts t->recs in (start, position) order. */
-enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_peaks *peaks,
-				   struct opmfu_op_mfu *res, struct opmfu_err *err)
+enum opmfu_status opmfu_op_mfu_prepare(const struct opmfu_trace *t, struct opmfu_op_mfu *res,
+				       struct opmfu_err *err)
 {
-	uint32_t *s = NULL, *win = NULL;
-	int64_t *s_start = NULL;
-	size_t n_s = 0, i, win_cap = 0, lo = 0;
-	struct pair_set seen = { NULL, 0, 0 };
-	enum opmfu_status st = OPMFU_OK;
+	size_t i;
 
+	if (res->prepared)
+		return OPMFU_OK;
 	/* R: compute links in (op start, kernel start) order */
 	res->n_r = t->n_compute;
 	res->r = opmfu_malloc((res->n_r ? res->n_r : 1) * sizeof(*res->r));
-	s = opmfu_malloc((res->n_r ? res->n_r : 1) * sizeof(*s));
-	if (!res->r || !s)
+	res->s = opmfu_malloc((res->n_r ? res->n_r : 1) * sizeof(*res->s));
+	if (!res->r || !res->s)
 		goto nomem;
 	for (i = 0; i < res->n_r; i++)
 		res->r[i] = (uint32_t)i;
@@ -222,22 +241,52 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 
 	/* S: rows with shape information, not N/A; R's order already sorts all
 	 * but ties of (op start, kernel start), so this sort is one pass */
+	res->n_s = 0;
 	for (i = 0; i < res->n_r; i++) {
 		const struct opmfu_link *l = &t->links[res->r[i]];
 		if (shape_ok(t, l->in_shapes) && shape_ok(t, l->out_shapes))
-			s[n_s++] = res->r[i];
+			res->s[res->n_s++] = res->r[i];
 	}
-	if (opmfu_sort_idx(s, n_s, less_s, t->links))
+	if (opmfu_sort_idx(res->s, res->n_s, less_s, t->links))
 		goto nomem;
 	/* op starts of S side by side, for the range searches */
-	s_start = opmfu_malloc((n_s ? n_s : 1) * sizeof(*s_start));
-	if (!s_start)
+	res->s_start = opmfu_malloc((res->n_s ? res->n_s : 1) * sizeof(*res->s_start));
+	if (!res->s_start)
 		goto nomem;
-	for (i = 0; i < n_s; i++)
-		s_start[i] = t->links[s[i]].op_start;
+	for (i = 0; i < res->n_s; i++)
+		res->s_start[i] = t->links[res->s[i]].op_start;
+	if (number_keys(res, t))
+		goto nomem;
+	res->prepared = 1;
+	return OPMFU_OK;
+nomem:
+	opmfu_free(res->r);
+	res->r = NULL;
+	res->n_r = 0;
+	free_prepared(res);
+	return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory computing kernel MFU");
+}
 
-	/* records in start order (stable) */
-	if (opmfu_sort_array(t->recs, t->n_recs, sizeof(*t->recs), less_rec))
+/* Puts t->recs in (start, position) order. */
+enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_peaks *peaks,
+				   struct opmfu_op_mfu *res, struct opmfu_err *err)
+{
+	uint32_t *s, *win = NULL;
+	const int64_t *s_start;
+	size_t n_s, i, win_cap = 0, lo = 0;
+	struct pair_set seen = { NULL, 0, 0 };
+	enum opmfu_status st;
+
+	if ((st = opmfu_op_mfu_prepare(t, res, err)))
+		return st;
+	s = res->s;
+	s_start = res->s_start;
+	n_s = res->n_s;
+
+	/* records in start order (stable); the reader delivers them so */
+	for (i = 1; i < t->n_recs && t->recs[i - 1].start <= t->recs[i].start; i++)
+		;
+	if (i < t->n_recs && opmfu_sort_array(t->recs, t->n_recs, sizeof(*t->recs), less_rec))
 		goto nomem;
 
 	for (i = 0; i < t->n_recs; i++) {
@@ -319,8 +368,7 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 nomem:
 	st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory computing kernel MFU");
 out:
-	opmfu_free(s);
-	opmfu_free(s_start);
+	free_prepared(res);
 	opmfu_free(win);
 	opmfu_free(seen.slot);
 	return st;

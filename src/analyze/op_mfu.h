@@ -49,10 +49,25 @@ struct opmfu_op_mfu {
 	uint32_t *first; /* by link index (all sources): first entry of the link's kernel key */
 	size_t n_first;
 	struct opmfu_op_mfu_stats stats;
+	/* from opmfu_op_mfu_prepare until the run is done: S, its op starts,
+	 * and the kernel-key number of every link */
+	uint32_t *s, *key;
+	int64_t *s_start;
+	size_t n_s, n_keys;
+	int prepared;
 };
 
 void opmfu_op_mfu_init(struct opmfu_op_mfu *res);
 void opmfu_op_mfu_release(struct opmfu_op_mfu *res);
+
+/*
+ * The part of the run that needs only the links (R, S, kernel keys), so
+ * that it can run before the FLOPs records are read (res freshly
+ * initialised; t's links complete and left as they are). Optional: run does
+ * it when it was not done. Returns OPMFU_OK or OPMFU_ERR_NOMEM.
+ */
+enum opmfu_status opmfu_op_mfu_prepare(const struct opmfu_trace *t, struct opmfu_op_mfu *res,
+				       struct opmfu_err *err);
 
 /*
  * Computes M and the OperatorMFU row order for trace t (which this sorts:

@@ -19,6 +19,7 @@ struct scan;
 #include <string.h>
 
 #include "../base/mem.h"
+#include "../base/sort.h"
 #include "../model/parse.h"
 #include "ascend_join.h"
 #include "sql_embed.h"
@@ -407,6 +408,12 @@ static int mstx_row(struct scan *sc, sqlite3_value **v)
 	return 0;
 }
 
+static int rec_before(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct opmfu_flops_rec *v = ctx;
+	return v[a].start < v[b].start; /* the sort is stable */
+}
+
 static enum opmfu_status read_mstx(struct reader *r, uint32_t sid_flops, uint32_t sid_module)
 {
 	static const char *const cols[] = { "startNs", "endNs", "eventType", "message", "domainId", NULL };
@@ -416,9 +423,14 @@ static enum opmfu_status read_mstx(struct reader *r, uint32_t sid_flops, uint32_
 	if (!table_exists(r, "MSTX_EVENTS", &st))
 		return st;
 	r->t->has_mstx = 1;
-	if ((st = need_columns(r, "MSTX_EVENTS", cols)))
+	if ((st = need_columns(r, "MSTX_EVENTS", cols)) ||
+	    (st = run_scan(r, &sc, opmfu_sql_ascend_mstx, "reading MSTX_EVENTS")))
 		return st;
-	return run_scan(r, &sc, opmfu_sql_ascend_mstx, "reading MSTX_EVENTS");
+	/* in start order, ties in read order: on the second thread this
+	 * overlaps the join, and kernel MFU then finds them sorted */
+	if (opmfu_sort_array(r->t->recs, r->t->n_recs, sizeof(*r->t->recs), rec_before))
+		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading MSTX_EVENTS", r->path);
+	return OPMFU_OK;
 }
 
 /* ---- the helper thread: PYTORCH_API and MSTX_EVENTS over its own connection ---- */
@@ -544,7 +556,7 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 	return OPMFU_OK;
 }
 
-static enum opmfu_status read_all(struct reader *r, int threads)
+static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn on_links, void *ctx)
 {
 	static const char *const task_cols[] = { "startNs", "endNs", "connectionId", "globalTaskId", NULL };
 	static const char *const cti_cols[] = { "globalTaskId", "name", "opType", "inputShapes",
@@ -606,6 +618,8 @@ static enum opmfu_status read_all(struct reader *r, int threads)
 	if (!st && opmfu_ajoin_emit(&j, t))
 		st = opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory joining kernels and ops", r->path);
 	opmfu_ajoin_release(&j);
+	if (!st && on_links)
+		on_links(ctx, t);
 	if (started) {
 		pthread_join(th, NULL);
 		if (!st && h.st) {
@@ -624,18 +638,18 @@ static enum opmfu_status read_all(struct reader *r, int threads)
 }
 
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
-					    struct opmfu_err *err)
+					    opmfu_links_fn on_links, void *ctx, struct opmfu_err *err)
 {
 	struct reader r = { NULL, path, t, err, NULL };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st)
-		st = read_all(&r, threads);
+		st = read_all(&r, threads, on_links, ctx);
 	sqlite3_close(r.db);
 	return st;
 }
 
 enum opmfu_status opmfu_read_ascend(const char *path, struct opmfu_trace *t, struct opmfu_err *err)
 {
-	return opmfu_read_ascend_threads(path, t, 1, err);
+	return opmfu_read_ascend_threads(path, t, 1, NULL, NULL, err);
 }

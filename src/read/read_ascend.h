@@ -11,7 +11,8 @@
 /*
  * Fills t (which must be initialised) from the database at path: strings,
  * the (kernel, op) links of all three kernel sources, the mfu_flops records
- * (parsed; malformed ones counted in t->drops) and the Module ranges.
+ * (parsed; malformed ones counted in t->drops; in start order) and the
+ * Module ranges.
  * Returns OPMFU_OK, or an error naming the file and the table at fault;
  * on error t holds whatever was read and must still be released.
  * An optional table (MSTX_EVENTS, the communication tables) may be absent.
@@ -20,11 +21,20 @@ enum opmfu_status opmfu_read_ascend(const char *path, struct opmfu_trace *t,
 				    struct opmfu_err *err);
 
 /*
+ * Called on the reading thread as soon as t's links (and strings) are
+ * complete, while another thread may still be reading the FLOPs records
+ * and Module ranges: work that needs only the links can start there. The
+ * links are final; nothing in t may be changed.
+ */
+typedef void (*opmfu_links_fn)(void *ctx, const struct opmfu_trace *t);
+
+/*
  * The same with up to `threads` threads: with 2 or more, a second connection
  * scans PYTORCH_API and MSTX_EVENTS while this thread scans the other tables.
- * The result is identical for every thread count.
+ * The result is identical for every thread count. on_links (may be NULL) is
+ * called once the links are complete, unless reading failed before.
  */
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
-					    struct opmfu_err *err);
+					    opmfu_links_fn on_links, void *ctx, struct opmfu_err *err);
 
 #endif

@@ -40,7 +40,9 @@ struct row {
 	double peak;
 };
 
-int main(void)
+/* prepared: opmfu_op_mfu_prepare first, as the reader's callback does
+ * before the records are read; the result must be the same */
+static void t_mapping(int prepared)
 {
 	struct opmfu_op_mfu res;
 	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
@@ -86,6 +88,11 @@ int main(void)
 	rec(0, 1000, 2000, "2000-outer");  /* R5: overlaps everything above */
 	rec(1990, 2200, 9, "9-zero");      /* R6: kernels of zero total duration */
 
+	if (prepared) {
+		CHECK_INT(opmfu_op_mfu_prepare(&T, &res, &e), OPMFU_OK);
+		CHECK_INT(res.n_r, 9);
+		CHECK_INT(res.n_s, 8); /* NaShape's N/A */
+	}
 	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &res, &e), OPMFU_OK);
 	CHECK_INT(res.stats.recs_used, 4);
 	CHECK_INT(res.stats.drops[OPMFU_DROP_NO_KERNEL], 1);
@@ -128,5 +135,11 @@ int main(void)
 
 	opmfu_op_mfu_release(&res);
 	opmfu_trace_release(&T);
+}
+
+int main(void)
+{
+	t_mapping(0);
+	t_mapping(1);
 	return check_done();
 }
