@@ -605,16 +605,14 @@ static int cmp_row_key(const void *pa, const void *pb)
 	return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-static int less_item(const void *ctx, uint32_t a, uint32_t b)
+static int less_item(const void *a, const void *b)
 {
-	const struct item *v = ctx;
-	return cmp_item(&v[a], &v[b]) < 0;
+	return cmp_item(a, b) < 0;
 }
 
-static int less_row_key(const void *ctx, uint32_t a, uint32_t b)
+static int less_row_key(const void *a, const void *b)
 {
-	const struct row_key *v = ctx;
-	return cmp_row_key(&v[a], &v[b]) < 0;
+	return cmp_row_key(a, b) < 0;
 }
 
 static int build_rows(struct mm *w, size_t *too_deep)

@@ -72,13 +72,6 @@ static int less_s(const void *ctx, uint32_t ia, uint32_t ib)
 	return a->seq < b->seq;
 }
 
-/* records: (start, position) */
-static int less_rec(const void *ctx, uint32_t a, uint32_t b)
-{
-	const struct opmfu_flops_rec *r = ctx;
-	return r[a].start != r[b].start ? r[a].start < r[b].start : a < b;
-}
-
 /* ---- a per-record set of (kernel start, kernel end), cleared by generation ---- */
 
 struct pair_set {
@@ -284,9 +277,7 @@ enum opmfu_status opmfu_op_mfu_run(struct opmfu_trace *t, const struct opmfu_pea
 	n_s = res->n_s;
 
 	/* records in start order (stable); the reader delivers them so */
-	for (i = 1; i < t->n_recs && t->recs[i - 1].start <= t->recs[i].start; i++)
-		;
-	if (i < t->n_recs && opmfu_sort_array(t->recs, t->n_recs, sizeof(*t->recs), less_rec))
+	if (opmfu_trace_sort_recs(t))
 		goto nomem;
 
 	for (i = 0; i < t->n_recs; i++) {

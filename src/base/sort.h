@@ -1,5 +1,6 @@
 /*
- * sort.h - a stable sort of index arrays under a caller's order.
+ * sort.h - stable sorts under a caller's order: of index arrays, and of
+ * arrays of small structs.
  */
 #ifndef OPMFU_SORT_H
 #define OPMFU_SORT_H
@@ -17,11 +18,19 @@ typedef int (*opmfu_less_fn)(const void *ctx, uint32_t a, uint32_t b);
  */
 int opmfu_sort_idx(uint32_t *v, size_t n, opmfu_less_fn less, const void *ctx);
 
+/* Nonzero when the element at a goes strictly before the one at b. */
+typedef int (*opmfu_less_elem_fn)(const void *a, const void *b);
+
+/* The largest element opmfu_sort_array takes. */
+#define OPMFU_SORT_MAX_ELEM 64
+
 /*
- * Sorts the array v of n elements of `size` bytes stably by less, which is
- * called with v and two element indexes: an index sort as above, then one
- * gather. Returns -1, with v unchanged, when allocation fails.
+ * Sorts the array v of n elements of `size` bytes (at most
+ * OPMFU_SORT_MAX_ELEM) stably by less, moving the elements: the same
+ * natural merge sort, so nearly sorted input costs one pass. Up to 32
+ * elements need no memory; otherwise returns -1, with v unchanged, when
+ * allocation fails (or size is out of range).
  */
-int opmfu_sort_array(void *v, size_t n, size_t size, opmfu_less_fn less);
+int opmfu_sort_array(void *v, size_t n, size_t size, opmfu_less_elem_fn less);
 
 #endif

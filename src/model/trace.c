@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../base/mem.h"
+#include "../base/sort.h"
 
 void opmfu_trace_init(struct opmfu_trace *t)
 {
@@ -20,6 +21,20 @@ void opmfu_trace_release(struct opmfu_trace *t)
 	opmfu_free(t->recs);
 	opmfu_free(t->mods);
 	opmfu_trace_init(t);
+}
+
+static int rec_before(const void *a, const void *b)
+{
+	return ((const struct opmfu_flops_rec *)a)->start < ((const struct opmfu_flops_rec *)b)->start;
+}
+
+int opmfu_trace_sort_recs(struct opmfu_trace *t)
+{
+	size_t i;
+	for (i = 1; i < t->n_recs && t->recs[i - 1].start <= t->recs[i].start; i++)
+		;
+	/* stable: records that start together keep their read order */
+	return i < t->n_recs ? opmfu_sort_array(t->recs, t->n_recs, sizeof(*t->recs), rec_before) : 0;
 }
 
 const char *opmfu_drop_name(enum opmfu_drop why)

@@ -68,5 +68,8 @@ struct opmfu_trace {
 
 void opmfu_trace_init(struct opmfu_trace *t);
 void opmfu_trace_release(struct opmfu_trace *t);
+/* Puts t->recs in start order, ties in read order (nothing to do when they
+ * are). Returns 0, or -1 when out of memory (recs unchanged). */
+int opmfu_trace_sort_recs(struct opmfu_trace *t);
 
 #endif

@@ -19,7 +19,6 @@ struct scan;
 #include <string.h>
 
 #include "../base/mem.h"
-#include "../base/sort.h"
 #include "../model/parse.h"
 #include "ascend_join.h"
 #include "sql_embed.h"
@@ -408,12 +407,6 @@ static int mstx_row(struct scan *sc, sqlite3_value **v)
 	return 0;
 }
 
-static int rec_before(const void *ctx, uint32_t a, uint32_t b)
-{
-	const struct opmfu_flops_rec *v = ctx;
-	return v[a].start < v[b].start; /* the sort is stable */
-}
-
 static enum opmfu_status read_mstx(struct reader *r, uint32_t sid_flops, uint32_t sid_module)
 {
 	static const char *const cols[] = { "startNs", "endNs", "eventType", "message", "domainId", NULL };
@@ -428,7 +421,7 @@ static enum opmfu_status read_mstx(struct reader *r, uint32_t sid_flops, uint32_
 		return st;
 	/* in start order, ties in read order: on the second thread this
 	 * overlaps the join, and kernel MFU then finds them sorted */
-	if (opmfu_sort_array(r->t->recs, r->t->n_recs, sizeof(*r->t->recs), rec_before))
+	if (opmfu_trace_sort_recs(r->t))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading MSTX_EVENTS", r->path);
 	return OPMFU_OK;
 }
