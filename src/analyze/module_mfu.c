@@ -380,11 +380,26 @@ static int order_comm(const struct opmfu_trace *t, size_t lo, size_t hi, uint32_
 	return 0;
 }
 
+/* Kernel rows of the links ord[a, b): one per MFU entry, one when none. */
+static size_t count_rows(const struct opmfu_op_mfu *op, const struct opmfu_trace *t, const uint32_t *ord, size_t a,
+			 size_t b)
+{
+	size_t n = 0;
+	for (; a < b; a++) {
+		uint32_t e = opmfu_op_mfu_first(op, t, &t->links[ord[a]]);
+		size_t c = 0;
+		for (; e != OPMFU_NO_ENTRY; e = op->m[e].next)
+			c++;
+		n += c ? c : 1;
+	}
+	return n;
+}
+
 static int build_kernel_rows(struct mm *w)
 {
 	const struct opmfu_trace *t = w->t;
 	const struct opmfu_op_mfu *op = w->op;
-	size_t n_ord = 0, i, total = 0, c0, c1, c2;
+	size_t n_ord = 0, i, total, c0, c1, c2;
 	uint32_t *ord;
 	int rc = -1;
 
@@ -400,13 +415,8 @@ static int build_kernel_rows(struct mm *w)
 	if (order_comm(t, c0, c1, ord, &n_ord) || order_comm(t, c1, c2, ord, &n_ord))
 		goto out;
 
-	for (i = 0; i < n_ord; i++) {
-		uint32_t e = opmfu_op_mfu_first(op, t, &t->links[ord[i]]);
-		size_t c = 0;
-		for (; e != OPMFU_NO_ENTRY; e = op->m[e].next)
-			c++;
-		total += c ? c : 1;
-	}
+	w->n_k_r = count_rows(op, t, ord, 0, op->n_r);
+	total = w->n_k_r + count_rows(op, t, ord, op->n_r, n_ord);
 	if (total >= NONE - 1)
 		goto out;
 	w->k_link = opmfu_malloc((total + 1) * sizeof(*w->k_link));
@@ -415,8 +425,6 @@ static int build_kernel_rows(struct mm *w)
 		goto out;
 	for (i = 0; i < n_ord; i++) {
 		uint32_t e = opmfu_op_mfu_first(op, t, &t->links[ord[i]]);
-		if (i == op->n_r)
-			w->n_k_r = w->n_k;
 		if (e == OPMFU_NO_ENTRY) {
 			w->k_link[w->n_k] = ord[i];
 			w->k_ent[w->n_k++] = NONE;
@@ -426,8 +434,6 @@ static int build_kernel_rows(struct mm *w)
 			w->k_ent[w->n_k++] = e;
 		}
 	}
-	if (n_ord == op->n_r)
-		w->n_k_r = w->n_k;
 	rc = 0;
 out:
 	opmfu_free(ord);
@@ -474,92 +480,108 @@ static uint32_t scan_nodes(const struct mm *w, size_t a, size_t b, const struct 
 	return NONE;
 }
 
-/* The node of l in the hash table, else a new node of link k (appended);
- * -1 when out of memory. */
-static int hash_node(struct mm *w, uint32_t k, uint32_t *id)
+/* Appends a node whose op is link k's. */
+static int add_node(struct mm *w, uint32_t k, uint32_t *id)
 {
-	const struct opmfu_link *l = &w->t->links[k];
-	struct node_probe p = { w, l };
 	if (OPMFU_GROW(w->node_link, w->cap_nodes, w->n_nodes + 1))
 		return -1;
-	*id = idtab_get(&w->node_tab, node_hash(w->t, l), node_eq, &p, (uint32_t)w->n_nodes);
+	*id = (uint32_t)w->n_nodes;
+	w->node_link[w->n_nodes++] = k;
+	return 0;
+}
+
+/* The node of link k's op in the hash table, which takes new_id when it has
+ * none (NONE when out of memory). */
+static uint32_t hash_get(struct mm *w, uint32_t k, uint32_t new_id)
+{
+	struct node_probe p = { w, &w->t->links[k] };
+	return idtab_get(&w->node_tab, node_hash(w->t, p.l), node_eq, &p, new_id);
+}
+
+/* The node of link k's op through the hash table, else a new one. */
+static int hash_node(struct mm *w, uint32_t k, uint32_t *id)
+{
+	*id = hash_get(w, k, (uint32_t)w->n_nodes);
 	if (*id == NONE)
 		return -1;
-	if (*id == w->n_nodes)
-		w->node_link[w->n_nodes++] = k;
-	return 0;
+	return *id == w->n_nodes ? add_node(w, k, id) : 0;
 }
 
 /* Nodes of one op start searched in place; a longer run of them goes
  * through the hash table, so many ops starting together stay linear. */
 #define RUN_SCAN 8
 
+/* A row of R. R comes in op start order, so an op met before has the
+ * current op start: it is among the nodes made since that start began
+ * (from *run0). */
+static int r_node(struct mm *w, size_t *run0, uint32_t k, uint32_t *id)
+{
+	const struct opmfu_link *l = &w->t->links[k];
+	size_t j;
+
+	if (*run0 < w->n_nodes && node_start(w, *run0) != l->op_start)
+		*run0 = w->n_nodes;
+	if (w->n_nodes - *run0 > RUN_SCAN)
+		return hash_node(w, k, id);
+	if ((*id = scan_nodes(w, *run0, w->n_nodes, l)) != NONE)
+		return 0;
+	if (add_node(w, k, id))
+		return -1;
+	if (w->n_nodes - *run0 > RUN_SCAN) /* the run just grew long: into the hash table */
+		for (j = *run0; j < w->n_nodes; j++)
+			if (hash_get(w, w->node_link[j], (uint32_t)j) == NONE)
+				return -1;
+	return 0;
+}
+
+/* A communication row: R's nodes [0, n_r_nodes) of its op start by binary
+ * search (a long run of them is in the hash table), else the hash table,
+ * which holds the communication rows' own nodes. */
+static int comm_node(struct mm *w, size_t n_r_nodes, uint32_t k, uint32_t *id)
+{
+	const struct opmfu_link *l = &w->t->links[k];
+	size_t lo = 0, hi = n_r_nodes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (node_start(w, mid) < l->op_start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (hi = lo; hi < n_r_nodes && hi - lo <= RUN_SCAN && node_start(w, hi) == l->op_start; hi++)
+		;
+	if (hi - lo <= RUN_SCAN && (*id = scan_nodes(w, lo, hi, l)) != NONE)
+		return 0;
+	return hash_node(w, k, id);
+}
+
 /*
- * Rows from R come in op start order, so an op met before has the current
- * op start: it is among the nodes made since that start began, a handful,
- * searched in place (a hash table of all nodes cost random probes into
- * tens of MB). The communication rows after them look R's nodes up by
- * binary search on op start; their own new nodes go into the hash table.
+ * Op nodes in order of first appearance. Rows of R find theirs in place (a
+ * hash table of all nodes cost random probes into tens of MB), the
+ * communication rows after them by binary search and a small hash table.
  */
 static int build_nodes(struct mm *w)
 {
 	const struct opmfu_trace *t = w->t;
 	uint32_t *node_of = opmfu_malloc((w->n_k + 1) * sizeof(*node_of));
-	size_t i, j, run0 = 0, n_r_nodes;
-	uint32_t id;
+	size_t i, run0 = 0, n_r_nodes = 0;
 	int rc = -1;
 
 	if (!node_of)
 		return -1;
-	for (i = 0; i < w->n_k_r; i++) {
-		const struct opmfu_link *l = &t->links[w->k_link[i]];
+	for (i = 0; i < w->n_k; i++) {
+		uint32_t k = w->k_link[i];
+		if (i == w->n_k_r)
+			n_r_nodes = w->n_nodes;
 		/* the next kernel row of the same op (R keeps an op's kernels,
 		 * and a link's several MFU entries, together) */
-		if (i > 0 && same_op(t, &t->links[w->k_link[i - 1]], l)) {
+		if (i > 0 && same_op(t, &t->links[w->k_link[i - 1]], &t->links[k])) {
 			node_of[i] = node_of[i - 1];
 			continue;
 		}
-		if (run0 < w->n_nodes && node_start(w, run0) != l->op_start)
-			run0 = w->n_nodes;
-		if (w->n_nodes - run0 > RUN_SCAN) {
-			if (hash_node(w, w->k_link[i], &id))
-				goto out;
-		} else if ((id = scan_nodes(w, run0, w->n_nodes, l)) == NONE) {
-			if (OPMFU_GROW(w->node_link, w->cap_nodes, w->n_nodes + 1))
-				goto out;
-			id = (uint32_t)w->n_nodes;
-			w->node_link[w->n_nodes++] = w->k_link[i];
-			/* the run just grew long: its nodes go into the hash table */
-			for (j = run0; w->n_nodes - run0 > RUN_SCAN && j < w->n_nodes; j++) {
-				struct node_probe p = { w, &t->links[w->node_link[j]] };
-				if (idtab_get(&w->node_tab, node_hash(t, p.l), node_eq, &p, (uint32_t)j) == NONE)
-					goto out;
-			}
-		}
-		node_of[i] = id;
-	}
-	n_r_nodes = w->n_nodes;
-	for (; i < w->n_k; i++) {
-		const struct opmfu_link *l = &t->links[w->k_link[i]];
-		size_t lo = 0, hi = n_r_nodes;
-		if (i > 0 && same_op(t, &t->links[w->k_link[i - 1]], l)) {
-			node_of[i] = node_of[i - 1];
-			continue;
-		}
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (node_start(w, mid) < l->op_start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (hi = lo; hi < n_r_nodes && hi - lo <= RUN_SCAN && node_start(w, hi) == l->op_start; hi++)
-			;
-		/* a long run of R's nodes is in the hash table, with the new ones */
-		id = hi - lo <= RUN_SCAN ? scan_nodes(w, lo, hi, l) : NONE;
-		if (id == NONE && hash_node(w, w->k_link[i], &id))
+		if (i < w->n_k_r ? r_node(w, &run0, k, &node_of[i]) : comm_node(w, n_r_nodes, k, &node_of[i]))
 			goto out;
-		node_of[i] = id;
 	}
 	if (opmfu_bucket(node_of, w->n_k, w->n_nodes, &w->node_off, &w->kord))
 		goto out;

@@ -219,7 +219,7 @@ enum opmfu_status opmfu_op_mfu_prepare(const struct opmfu_trace *t, struct opmfu
 {
 	size_t i;
 
-	if (res->prepared)
+	if (res->key) /* prepared already */
 		return OPMFU_OK;
 	/* R: compute links in (op start, kernel start) order */
 	res->n_r = t->n_compute;
@@ -250,7 +250,6 @@ enum opmfu_status opmfu_op_mfu_prepare(const struct opmfu_trace *t, struct opmfu
 		res->s_start[i] = t->links[res->s[i]].op_start;
 	if (number_keys(res, t))
 		goto nomem;
-	res->prepared = 1;
 	return OPMFU_OK;
 nomem:
 	opmfu_free(res->r);

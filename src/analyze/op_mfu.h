@@ -50,11 +50,11 @@ struct opmfu_op_mfu {
 	size_t n_first;
 	struct opmfu_op_mfu_stats stats;
 	/* from opmfu_op_mfu_prepare until the run is done: S, its op starts,
-	 * and the kernel-key number of every link */
+	 * and the kernel-key number of every link (key: non-NULL only once
+	 * prepared) */
 	uint32_t *s, *key;
 	int64_t *s_start;
 	size_t n_s, n_keys;
-	int prepared;
 };
 
 void opmfu_op_mfu_init(struct opmfu_op_mfu *res);
