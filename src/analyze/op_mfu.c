@@ -151,15 +151,12 @@ static int number_keys(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
 	uint32_t *ord = opmfu_malloc((n ? n : 1) * sizeof(*ord));
 
 	res->key = opmfu_malloc((n ? n : 1) * sizeof(*res->key));
-	if (!ord || !res->key) {
+	if (ord && res->key)
+		for (i = 0; i < n; i++)
+			ord[i] = (uint32_t)i;
+	if (!ord || !res->key || opmfu_sort_idx(ord, n, less_kkey, t->links)) {
 		opmfu_free(ord);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		ord[i] = (uint32_t)i;
-	if (opmfu_sort_idx(ord, n, less_kkey, t->links)) {
-		opmfu_free(ord);
-		return -1;
+		return -1; /* the caller frees res->key */
 	}
 	res->n_keys = 0;
 	for (i = 0; i < n; i++) {

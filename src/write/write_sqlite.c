@@ -229,17 +229,17 @@ enum opmfu_status opmfu_sqlite_out_ops(struct opmfu_sqlite_out *o, int rank, con
 		const struct opmfu_link *r = &t->links[op->r[i]];
 		uint32_t e = opmfu_op_mfu_first(op, t, r);
 		for (; e != OPMFU_NO_ENTRY; e = op->m[e].next, done++) {
-			int slot = done < batched ? (int)(done % OP_BATCH) : 0;
-			if (done >= batched) {
-				bind_op_row(o->ins_op, NULL, 0, rank, t, r, &op->m[e]);
-				st = step(o, o->ins_op, "cannot insert into OperatorMFU", err);
-			} else {
-				bind_op_row(o->ins_op_batch, o->batch_bound, slot * OP_COLS, rank, t, r, &op->m[e]);
+			sqlite3_stmt *s = o->ins_op;
+			if (done < batched) {
+				int slot = (int)(done % OP_BATCH);
+				s = o->ins_op_batch;
+				bind_op_row(s, o->batch_bound, slot * OP_COLS, rank, t, r, &op->m[e]);
 				if (slot < OP_BATCH - 1)
 					continue;
-				st = step(o, o->ins_op_batch, "cannot insert into OperatorMFU", err);
+			} else {
+				bind_op_row(s, NULL, 0, rank, t, r, &op->m[e]);
 			}
-			if (st)
+			if ((st = step(o, s, "cannot insert into OperatorMFU", err)))
 				return st;
 		}
 	}
