@@ -93,3 +93,15 @@ int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem)
 	*cap = ncap;
 	return 0;
 }
+
+int opmfu_reserve(void **p, size_t *cap, size_t n, size_t elem)
+{
+	void *np;
+	if (n <= *cap)
+		return 0;
+	if (n > SIZE_MAX / elem || !(np = opmfu_realloc(*p, n * elem)))
+		return -1;
+	*p = np;
+	*cap = n;
+	return 0;
+}

@@ -21,6 +21,14 @@ char *opmfu_strdup(const char *s);
  */
 int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem);
 
+/*
+ * Makes room for exactly n elements of elem bytes in *p when its capacity
+ * *cap is smaller: for arrays whose final size is known in advance, which
+ * then skip the copies and fresh pages of growing by doubling. Returns 0, or
+ * -1 (then *p and *cap are unchanged).
+ */
+int opmfu_reserve(void **p, size_t *cap, size_t n, size_t elem);
+
 /* Test hook: the n-th allocation from now fails (0 disables). Tests only. */
 void opmfu_mem_fail_after(long n);
 /* Test hook: allocations made so far. */
@@ -28,5 +36,8 @@ long opmfu_mem_count(void);
 
 #define OPMFU_GROW(ptr, cap, need) \
 	opmfu_grow((void **)&(ptr), &(cap), (need), sizeof(*(ptr)))
+
+#define OPMFU_RESERVE(ptr, cap, n) \
+	opmfu_reserve((void **)&(ptr), &(cap), (n), sizeof(*(ptr)))
 
 #endif

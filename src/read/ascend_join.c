@@ -121,6 +121,23 @@ static uint32_t keyidx_get(const struct opmfu_keyidx *m, int64_t key)
 	return OPMFU_AJ_NONE;
 }
 
+void opmfu_ajoin_expect(struct opmfu_ajoin *j, enum opmfu_aj_table tab, size_t n)
+{
+	size_t cap = j->cap_info;
+	switch (tab) {
+	case OPMFU_AJ_INFO:
+		if (!OPMFU_RESERVE(j->info_gid, cap, n))
+			(void)OPMFU_RESERVE(j->info, j->cap_info, n);
+		break;
+	case OPMFU_AJ_TASK:
+		(void)OPMFU_RESERVE(j->src[OPMFU_SRC_COMPUTE].v, j->src[OPMFU_SRC_COMPUTE].cap, n);
+		break;
+	case OPMFU_AJ_CONNECTION:
+		(void)OPMFU_RESERVE(j->ci, j->cap_ci, n);
+		break;
+	}
+}
+
 /* ---- info rows ---- */
 
 int opmfu_ajoin_add_info(struct opmfu_ajoin *j, int64_t gid, const struct opmfu_aj_info *info)

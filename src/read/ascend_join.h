@@ -93,6 +93,11 @@ struct opmfu_ajoin {
 void opmfu_ajoin_init(struct opmfu_ajoin *j);
 void opmfu_ajoin_release(struct opmfu_ajoin *j);
 
+/* A hint before a table's rows come: room for n of them is reserved (a
+ * failure is ignored: the arrays then grow as usual). */
+enum opmfu_aj_table { OPMFU_AJ_INFO, OPMFU_AJ_TASK, OPMFU_AJ_CONNECTION };
+void opmfu_ajoin_expect(struct opmfu_ajoin *j, enum opmfu_aj_table tab, size_t n);
+
 /* Rows of COMPUTE_TASK_INFO / COMMUNICATION_SCHEDULE_TASK_INFO, in table
  * order; then index() once. Return 0 or -1 (out of memory). */
 int opmfu_ajoin_add_info(struct opmfu_ajoin *j, int64_t gid, const struct opmfu_aj_info *info);

@@ -3,7 +3,8 @@
  * rows: tasks without an info row or a connection, a connection under two
  * ids (joined in id order), an id with two framework ops (in start order),
  * rows no task reaches, an unreadable time, both communication sources, and
- * the same with ids too sparse for the direct tables (hash mode).
+ * the same with ids too sparse for the direct tables (hash mode), and with
+ * row-count hints (opmfu_ajoin_expect) too small, exact and too large.
  */
 #include <string.h>
 
@@ -20,8 +21,9 @@ static struct opmfu_aj_api *api_rows(const struct opmfu_aj_api *v, size_t n)
 	return p;
 }
 
-/* k = id scale: 1 gives dense ids, a huge k forces the hash tables */
-static void run(int64_t k)
+/* k = id scale: 1 gives dense ids, a huge k forces the hash tables;
+ * hint: rows announced before each table (0: none) */
+static void run(int64_t k, size_t hint)
 {
 	struct opmfu_ajoin j;
 	struct opmfu_trace t;
@@ -47,6 +49,8 @@ static void run(int64_t k)
 	opmfu_trace_init(&t);
 
 	/* COMPUTE_TASK_INFO out of globalTaskId order, one schedule task */
+	if (hint)
+		opmfu_ajoin_expect(&j, OPMFU_AJ_INFO, hint);
 	info = (struct opmfu_aj_info){ N(12), N(1), N(2), N(3) };
 	CHECK_INT(opmfu_ajoin_add_info(&j, 12 * k, &info), 0);
 	info = (struct opmfu_aj_info){ N(10), N(1), N(2), N(3) };
@@ -57,6 +61,8 @@ static void run(int64_t k)
 	CHECK_INT(opmfu_ajoin_index_info(&j), 0);
 
 	/* TASK: gid, start, end, bad, conn_ok, conn */
+	if (hint)
+		opmfu_ajoin_expect(&j, OPMFU_AJ_TASK, hint);
 	CHECK_INT(opmfu_ajoin_add_task(&j, 10 * k, 1000, 1100, 0, 1, 100 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_task(&j, 11 * k, 1100, 1200, 0, 1, 100 * k), 0); /* no info row */
 	CHECK_INT(opmfu_ajoin_add_task(&j, 12 * k, 1200, 1300, 0, 0, 0), 0);       /* NULL connection */
@@ -67,12 +73,19 @@ static void run(int64_t k)
 	CHECK_INT(opmfu_ajoin_index_conns(&j), 0);
 
 	/* CONNECTION_IDS: id, connectionId; conn 100 under ids 5 and 3 (joined as 3, 5) */
+	if (hint)
+		opmfu_ajoin_expect(&j, OPMFU_AJ_CONNECTION, hint);
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 5 * k, 100 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 3 * k, 100 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 8 * k, 555 * k), 0); /* no task: dropped */
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 7 * k, 102 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 9 * k, 101 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 11 * k, 103 * k), 0);
+	if (hint > 16) { /* room made once, exactly as announced: no growth */
+		CHECK_INT(j.cap_info, hint);
+		CHECK_INT(j.src[OPMFU_SRC_COMPUTE].cap, hint);
+		CHECK_INT(j.cap_ci, hint);
+	}
 	CHECK_INT(opmfu_ajoin_index_connections(&j), 0);
 	CHECK(opmfu_ajoin_want_api(&j, 3 * k));
 	CHECK(!opmfu_ajoin_want_api(&j, 8 * k));
@@ -108,7 +121,11 @@ static void run(int64_t k)
 
 int main(void)
 {
-	run(1);
-	run((int64_t)1 << 40);
+	static const size_t hints[] = { 0, 1, 3, 1000 };
+	size_t h;
+	for (h = 0; h < sizeof(hints) / sizeof(hints[0]); h++) {
+		run(1, hints[h]);
+		run((int64_t)1 << 40, hints[h]);
+	}
 	return check_done();
 }
