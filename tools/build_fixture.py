@@ -3,13 +3,28 @@
 
 Every FILE.db.sql under SRC_TREE becomes the SQLite database FILE.db, made from
 SCHEMA.sql (the part of the profiler schema opmfu reads) followed by the file's
-own statements; a file whose first line is '-- schema: own' brings its own DDL.
+own statements; a file whose first line is '-- schema: own' brings its own DDL. A line
+'-- include: PATH' (relative to the file) stands for the whole of that file,
+so a case can take another case's rows and then reshape its tables.
 FILE.bin.hex becomes the bytes it spells in hex. Other files are copied.
 """
 import os
 import shutil
 import sqlite3
 import sys
+
+
+def read_sql(path):
+    """The file's SQL with its '-- include: PATH' lines replaced by those files."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("-- include: "):
+                line = read_sql(os.path.join(os.path.dirname(path), line[len("-- include: "):].strip()))
+                if not line.endswith("\n"):
+                    line += "\n"
+            out.append(line)
+    return "".join(out)
 
 
 def build_tree(src, dst, schema):
@@ -21,8 +36,7 @@ def build_tree(src, dst, schema):
         for name in sorted(files):
             path = os.path.join(root, name)
             if name.endswith(".db.sql"):
-                with open(path, encoding="utf-8") as f:
-                    sql = f.read()
+                sql = read_sql(path)
                 if not sql.startswith("-- schema: own"):
                     sql = schema + "\n" + sql
                 target = os.path.join(out_dir, name[:-4])

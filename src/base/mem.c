@@ -71,29 +71,6 @@ char *opmfu_strdup(const char *s)
 	return opmfu_strndup(s, strlen(s));
 }
 
-int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -1;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / elem)
-		return -1;
-	np = opmfu_realloc(*p, ncap * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 int opmfu_reserve(void **p, size_t *cap, size_t n, size_t elem)
 {
 	void *np;
@@ -104,4 +81,19 @@ int opmfu_reserve(void **p, size_t *cap, size_t n, size_t elem)
 	*p = np;
 	*cap = n;
 	return 0;
+}
+
+int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	return opmfu_reserve(p, cap, ncap, elem);
 }

@@ -30,6 +30,7 @@ struct reader {
 	struct opmfu_trace *t;
 	struct opmfu_err *err;
 	struct scan *cur; /* the scan opmfu_row() feeds */
+	size_t max_rows;  /* rows the file can hold at most (see rows_hint); 0: unknown */
 };
 
 static enum opmfu_status sql_fail(struct reader *r, const char *what)
@@ -280,25 +281,25 @@ static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uin
  * (growing them by doubling copied about as much again and left the old
  * blocks to fault in fresh pages: 6 % of the time at 5x10^6 kernels). The
  * largest rowid is one B-tree descent; profiler tables number their rows
- * from 1. Bounded by the file's size (no row takes fewer than 8 bytes), so
- * sparse rowids reserve little; a view, a WITHOUT ROWID table or any error
- * gives 0 (no hint). Only virtual memory is reserved: pages never written
- * are not resident.
+ * from 1. Bounded by r->max_rows, so sparse rowids reserve little; a view,
+ * a WITHOUT ROWID table or any error gives 0 (no hint). Only virtual memory
+ * is reserved: pages never written are not resident.
  */
 static size_t rows_hint(struct reader *r, const char *table)
 {
 	char sql[128];
 	sqlite3_stmt *s = NULL;
 	sqlite3_int64 n = 0;
-	struct stat sb;
 
+	if (!r->max_rows)
+		return 0;
 	snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM \"%s\"", table);
 	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
 		n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	if (n <= 0 || stat(r->path, &sb) != 0)
+	if (n <= 0)
 		return 0;
-	return (uint64_t)n <= (uint64_t)sb.st_size / 8 ? (size_t)n : (size_t)(sb.st_size / 8);
+	return (uint64_t)n < r->max_rows ? (size_t)n : r->max_rows;
 }
 
 /* The row functions; a row whose key is NULL can never link and is dropped,
@@ -519,12 +520,15 @@ static void small_cache(sqlite3 *db)
 	(void)sqlite3_exec(db, "PRAGMA cache_size = 64", NULL, NULL, NULL);
 }
 
-/* Opens r's connection and gives it opmfu_row(). */
+/* Opens r's connection, gives it opmfu_row() and notes how many rows the
+ * file can hold (no row takes fewer than 8 bytes of it). */
 static enum opmfu_status open_reader(struct reader *r)
 {
+	struct stat sb;
 	enum opmfu_status st = open_db(r->path, &r->db, r->err);
 	if (st)
 		return st;
+	r->max_rows = stat(r->path, &sb) == 0 && sb.st_size > 0 ? (size_t)((uint64_t)sb.st_size / 8) : 0;
 	if (sqlite3_create_function(r->db, "opmfu_row", -1, SQLITE_UTF8, r, NULL, row_cb, row_final) != SQLITE_OK)
 		return sql_fail(r, "registering opmfu_row");
 	return OPMFU_OK;
@@ -533,7 +537,7 @@ static enum opmfu_status open_reader(struct reader *r)
 static void *helper_run(void *arg)
 {
 	struct helper *h = arg;
-	struct reader r = { NULL, h->path, &h->t, &h->err, NULL };
+	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, 0 };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st) {
@@ -682,7 +686,7 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
 					    opmfu_links_fn on_links, void *ctx, struct opmfu_err *err)
 {
-	struct reader r = { NULL, path, t, err, NULL };
+	struct reader r = { NULL, path, t, err, NULL, 0 };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st)

@@ -5,6 +5,7 @@ A case directory holds:
   tree/         the input tree, built by tools/build_fixture.py (FILE.db.sql
                 becomes the SQLite database FILE.db)
   tree_from     instead of tree/: the case folder (relative) whose tree/ to use
+  expected_from instead of expected/: the case folder (relative) whose expected/ to use
   dbpath        where the output database is (default {out}/cluster_analysis_output/...)
   cmd           the opmfu arguments, one per line; {tree} and {out} are replaced
                 (default: analyze {tree} -o {out})
@@ -93,6 +94,9 @@ def main():
     with open(schema_path, encoding="utf-8") as f:
         schema = f.read()
     expected = os.path.join(case, "expected")
+    if os.path.exists(os.path.join(case, "expected_from")):
+        with open(os.path.join(case, "expected_from"), encoding="utf-8") as f:
+            expected = os.path.join(case, f.read().strip(), "expected")
     shared = os.path.normpath(os.path.join(os.path.dirname(schema_path), "..", "..", "..", "shared"))
     tmp = tempfile.mkdtemp(prefix="opmfu-golden-")
     try:
