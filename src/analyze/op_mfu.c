@@ -149,15 +149,15 @@ static int number_keys(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
 {
 	size_t n = t->n_links, i;
 	uint32_t *ord = opmfu_malloc((n ? n : 1) * sizeof(*ord));
+	int rc = -1; /* on failure the caller frees res->key */
 
 	res->key = opmfu_malloc((n ? n : 1) * sizeof(*res->key));
-	if (ord && res->key)
-		for (i = 0; i < n; i++)
-			ord[i] = (uint32_t)i;
-	if (!ord || !res->key || opmfu_sort_idx(ord, n, less_kkey, t->links)) {
-		opmfu_free(ord);
-		return -1; /* the caller frees res->key */
-	}
+	if (!ord || !res->key)
+		goto out;
+	for (i = 0; i < n; i++)
+		ord[i] = (uint32_t)i;
+	if (opmfu_sort_idx(ord, n, less_kkey, t->links))
+		goto out;
 	res->n_keys = 0;
 	for (i = 0; i < n; i++) {
 		if (i > 0 && !same_key(&t->links[ord[i - 1]], &t->links[ord[i]]))
@@ -165,8 +165,10 @@ static int number_keys(struct opmfu_op_mfu *res, const struct opmfu_trace *t)
 		res->key[ord[i]] = (uint32_t)res->n_keys;
 	}
 	res->n_keys += n > 0;
+	rc = 0;
+out:
 	opmfu_free(ord);
-	return 0;
+	return rc;
 }
 
 /* Chains every entry after the previous one of its key, in M order, then

@@ -89,24 +89,27 @@ def diff(name, want, got):
     return 1
 
 
+def case_part(case, part):
+    """case/part, or the part of the case folder that case/part_from names."""
+    link = os.path.join(case, part + "_from")
+    if os.path.exists(link):
+        with open(link, encoding="utf-8") as f:
+            return os.path.join(case, f.read().strip(), part)
+    return os.path.join(case, part)
+
+
 def main():
     opmfu, case, schema_path = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(schema_path, encoding="utf-8") as f:
         schema = f.read()
-    expected = os.path.join(case, "expected")
-    if os.path.exists(os.path.join(case, "expected_from")):
-        with open(os.path.join(case, "expected_from"), encoding="utf-8") as f:
-            expected = os.path.join(case, f.read().strip(), "expected")
+    expected = case_part(case, "expected")
     shared = os.path.normpath(os.path.join(os.path.dirname(schema_path), "..", "..", "..", "shared"))
     tmp = tempfile.mkdtemp(prefix="opmfu-golden-")
     try:
         tree = os.path.join(tmp, "tree")
         out = os.path.join(tmp, "out")
         os.makedirs(out)
-        src_tree = os.path.join(case, "tree")
-        if os.path.exists(os.path.join(case, "tree_from")):
-            with open(os.path.join(case, "tree_from"), encoding="utf-8") as f:
-                src_tree = os.path.join(case, f.read().strip(), "tree")
+        src_tree = case_part(case, "tree")
         if os.path.isdir(src_tree):
             build_tree(src_tree, tree, schema)
         cmd_file = os.path.join(case, "cmd")

@@ -9,6 +9,25 @@
 #include "base/mem.h"
 #include "check.h"
 
+/*
+ * resize (opmfu_grow or opmfu_reserve) refuses a size whose bytes overflow,
+ * and fails when asked for n elements while allocations fail; either way the
+ * array keeps its capacity and contents (element i_kept still holds kept).
+ */
+static void check_refusals(int (*resize)(void **, size_t *, size_t, size_t), int64_t **v, size_t *cap, size_t n,
+			   size_t i_kept, int64_t kept)
+{
+	size_t was = *cap;
+
+	CHECK_INT(resize((void **)v, cap, SIZE_MAX / 4, sizeof(**v)), -1); /* bytes overflow */
+	CHECK_INT(*cap, was);
+	opmfu_mem_fail_after(1);
+	CHECK_INT(resize((void **)v, cap, n, sizeof(**v)), -1);
+	opmfu_mem_fail_after(0);
+	CHECK_INT(*cap, was);
+	CHECK_INT((*v)[i_kept], kept);
+}
+
 static void grow(void)
 {
 	int64_t *v = NULL;
@@ -26,13 +45,7 @@ static void grow(void)
 	CHECK_INT(cap, 128);
 	for (i = 0; i < 16; i++)
 		CHECK_INT(v[i], (int64_t)i * 7);
-	CHECK_INT(OPMFU_GROW(v, cap, SIZE_MAX / 4), -1); /* bytes overflow */
-	CHECK_INT(cap, 128);
-	opmfu_mem_fail_after(1);
-	CHECK_INT(OPMFU_GROW(v, cap, 129), -1);
-	opmfu_mem_fail_after(0);
-	CHECK_INT(cap, 128);
-	CHECK_INT(v[15], 105);
+	check_refusals(opmfu_grow, &v, &cap, 129, 15, 105);
 	opmfu_free(v);
 }
 
@@ -58,13 +71,7 @@ static void reserve(void)
 	CHECK_INT(cap, 2001);
 	for (i = 0; i < 1000; i++)
 		CHECK_INT(v[i], (int64_t)i - 500);
-	CHECK_INT(OPMFU_RESERVE(v, cap, SIZE_MAX / 4), -1);
-	CHECK_INT(cap, 2001);
-	opmfu_mem_fail_after(1);
-	CHECK_INT(OPMFU_RESERVE(v, cap, 5000), -1);
-	opmfu_mem_fail_after(0);
-	CHECK_INT(cap, 2001);
-	CHECK_INT(v[999], 499);
+	check_refusals(opmfu_reserve, &v, &cap, 5000, 999, 499);
 	opmfu_free(v);
 }
 
