@@ -1,0 +1,302 @@
+/*
+ * fuzz_rank_db.c - a whole rank through opmfu_analyze: the input becomes a
+ * profiler database (the tables of schema/in/ascend.sql, some of them left
+ * out, rows of any storage class: NULLs, texts where ids belong, huge and
+ * negative integers, NaN, blobs, invalid UTF-8), which is read, joined,
+ * analysed and written (db, sometimes xlsx) with one or two threads. The
+ * other targets fuzz single parsers; this one fuzzes the reader and the join
+ * and how they hand rows on.
+ *
+ * Input layout (every byte past the end reads as 0):
+ *   byte 0   bit 0: jobs 2 (else 1); bit 1: also the xlsx export;
+ *            bit 2: no --peak override (then no kernel gets an MFU)
+ *   byte 1   bit i: leave table i of tables[] out
+ *   then     rows: a table byte (index mod the table count), then one
+ *            value per column of that table, each a kind byte and its data
+ *            (see value()).
+ * tests/fuzz/rank_db_seeds.py writes the seed corpus in this layout.
+ */
+#define _GNU_SOURCE /* nftw's FTW_DEPTH and FTW_PHYS */
+#include <ftw.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "opmfu.h"
+
+struct reader {
+	const uint8_t *p;
+	size_t n;
+};
+
+static unsigned byte(struct reader *r)
+{
+	if (!r->n)
+		return 0;
+	r->n--;
+	return *r->p++;
+}
+
+static uint64_t u64(struct reader *r)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | byte(r);
+	return v;
+}
+
+/* Strings the reader and the parsers give meaning to, so that random rows
+ * still link, carry FLOPs records and open modules. */
+static const char *const dict[] = {
+	"mfu_flops", "Module", "aten::mm", "aten::linear", "MatMulV3", "FlashAttentionScore",
+	"176947200-mm", "88473600-linear", "137438953472.0-npu_fusion_attention", "12-matmul",
+	"-5-mm", "1e400-mm", "18446744073709551616-mm", "0-mm", "GPTModel", "GPTModel/Layer",
+	"Layer", "/", "", "\"16,16;16,16\"", "\"16,16\"", "4096,4096;1536,4096", "N/A", "BF16",
+	"DT_BF16;DT_BF16", "FLOAT16;FLOAT16", "INT8;INT8;FLOAT", "FLOAT", "INT64;DT_BF16",
+	"HcclAllreduce", "hcom_allReduce_", "0", "-1", "9223372036854775807", " 12", "12abc",
+	"1000", "1736410576000010000",
+};
+#define NDICT (sizeof(dict) / sizeof(dict[0]))
+
+/* Binds one value of a kind the next byte chooses. Small integers and
+ * timestamps near each other make ids meet and ranges overlap. */
+static void value(struct reader *r, sqlite3_stmt *s, int col)
+{
+	unsigned kind = byte(r) % 10, len, i;
+	char buf[32];
+
+	switch (kind) {
+	case 0:
+		sqlite3_bind_null(s, col);
+		break;
+	case 1:
+		sqlite3_bind_int64(s, col, byte(r) % 16);
+		break;
+	case 2:
+		sqlite3_bind_int64(s, col, 1000 + (int64_t)(byte(r) << 8 | byte(r)));
+		break;
+	case 3:
+		sqlite3_bind_int64(s, col, (int64_t)u64(r));
+		break;
+	case 4:
+		sqlite3_bind_text(s, col, dict[byte(r) % NDICT], -1, SQLITE_STATIC);
+		break;
+	case 5: /* raw bytes as text: NULs, invalid UTF-8 */
+	case 7: /* or as a blob */
+		len = byte(r) % 24;
+		if (len > r->n)
+			len = (unsigned)r->n;
+		if (kind == 5)
+			sqlite3_bind_text(s, col, (const char *)r->p, (int)len, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_blob(s, col, r->p, (int)len, SQLITE_TRANSIENT);
+		r->p += len;
+		r->n -= len;
+		break;
+	case 6: { /* any double: NaN, infinities, subnormals */
+		uint64_t bits = u64(r);
+		double d;
+		memcpy(&d, &bits, sizeof(d));
+		sqlite3_bind_double(s, col, d);
+		break;
+	}
+	case 8: /* a timestamp as TEXT, as real PYTORCH_API has them */
+		i = 1000 + (byte(r) << 8 | byte(r));
+		snprintf(buf, sizeof(buf), "%u", i);
+		sqlite3_bind_text(s, col, buf, -1, SQLITE_TRANSIENT);
+		break;
+	default: /* a small integer as REAL */
+		sqlite3_bind_double(s, col, (double)(byte(r) % 16));
+		break;
+	}
+}
+
+/* The columns the reader asks for, table by table (schema/in/ascend/). */
+static const char *const tables[][2] = {
+	{ "STRING_IDS", "id, value" },
+	{ "TASK", "globalTaskId, startNs, endNs, connectionId" },
+	{ "COMPUTE_TASK_INFO", "globalTaskId, name, inputShapes, inputDataTypes, outputShapes" },
+	{ "CONNECTION_IDS", "id, connectionId" },
+	{ "PYTORCH_API", "connectionId, name, startNs, endNs" },
+	{ "MSTX_EVENTS", "startNs, endNs, eventType, message, domainId" },
+	{ "COMMUNICATION_OP", "opType, startNs, endNs, connectionId" },
+	{ "COMMUNICATION_SCHEDULE_TASK_INFO", "globalTaskId, name" },
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+static char dir[64];
+static char *schema_sql;
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void cleanup(void)
+{
+	if (dir[0])
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void setup_once(void)
+{
+	FILE *f;
+	long n;
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/opmfu-fuzz-XXXXXX", tmp && strlen(tmp) < 32 ? tmp : "/tmp");
+	FUZZ_ASSERT(mkdtemp(dir) != NULL);
+	atexit(cleanup);
+	f = fopen(OPMFU_FUZZ_SCHEMA, "rb");
+	FUZZ_ASSERT(f != NULL);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	schema_sql = calloc((size_t)n + 1, 1);
+	FUZZ_ASSERT(schema_sql && fread(schema_sql, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+}
+
+static void build_db(struct reader *r, const char *path)
+{
+	sqlite3 *db;
+	sqlite3_stmt *ins[NTABLES] = { 0 };
+	unsigned omit = byte(r);
+	char sql[256];
+	size_t t;
+
+	FUZZ_ASSERT(sqlite3_open(path, &db) == SQLITE_OK);
+	FUZZ_ASSERT(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN", 0, 0, 0) ==
+		    SQLITE_OK);
+	FUZZ_ASSERT(sqlite3_exec(db, schema_sql, 0, 0, 0) == SQLITE_OK);
+	FUZZ_ASSERT(sqlite3_exec(db,
+				 "CREATE TABLE COMMUNICATION_SCHEDULE_TASK_INFO (name INTEGER,"
+				 " globalTaskId INTEGER PRIMARY KEY, taskType INTEGER, opType INTEGER)",
+				 0, 0, 0) == SQLITE_OK);
+	for (t = 0; t < NTABLES; t++) {
+		int ncol = 1;
+		for (const char *c = tables[t][1]; *c; c++)
+			ncol += *c == ',';
+		if (omit >> t & 1) {
+			snprintf(sql, sizeof(sql), "DROP TABLE %s", tables[t][0]);
+			FUZZ_ASSERT(sqlite3_exec(db, sql, 0, 0, 0) == SQLITE_OK);
+			continue;
+		}
+		/* OR IGNORE: a text or a duplicate for an INTEGER PRIMARY KEY
+		 * is refused by SQLite itself, not by opmfu */
+		snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO %s (%s) VALUES (?%s)", tables[t][0], tables[t][1],
+			 ncol == 2 ? ",?" : ncol == 4 ? ",?,?,?" : ",?,?,?,?");
+		FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &ins[t], NULL) == SQLITE_OK);
+	}
+	while (r->n) {
+		sqlite3_stmt *s = ins[byte(r) % NTABLES];
+		if (!s)
+			continue;
+		for (int c = 1; c <= sqlite3_bind_parameter_count(s); c++)
+			value(r, s, c);
+		(void)sqlite3_step(s);
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+	}
+	for (t = 0; t < NTABLES; t++)
+		sqlite3_finalize(ins[t]);
+	FUZZ_ASSERT(sqlite3_exec(db, "COMMIT", 0, 0, 0) == SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static long long count(sqlite3 *db, const char *sql, int rank)
+{
+	sqlite3_stmt *s;
+	long long n = -1;
+	FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK);
+	sqlite3_bind_int(s, 1, rank);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* What the report says must be what the output database holds. */
+static void check_output(const struct opmfu_report *rep)
+{
+	sqlite3 *db;
+	const struct opmfu_rank_report *k = &rep->ranks[0];
+
+	FUZZ_ASSERT(sqlite3_open_v2(rep->out_db, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	FUZZ_ASSERT(count(db, "SELECT count(*) FROM OpmfuRankSummary WHERE rank_id = ?", k->rank) == 1);
+	if (k->state != OPMFU_RANK_FAILED) {
+		FUZZ_ASSERT(count(db, "SELECT count(*) FROM OperatorMFU WHERE rank_id = ?", k->rank) ==
+			    (long long)k->op_rows);
+		FUZZ_ASSERT(count(db, "SELECT count(*) FROM ModuleMFU WHERE rank_id = ?", k->rank) ==
+			    (long long)k->module_rows);
+	}
+	sqlite3_close(db);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct reader r = { data, size };
+	unsigned flags = byte(&r);
+	char db_path[128], out[128];
+	const char *inputs[1] = { db_path };
+	struct opmfu_opts o = { 0 };
+	struct opmfu_report rep;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+
+	if (!schema_sql)
+		setup_once();
+	snprintf(db_path, sizeof(db_path), "%s/ascend_pytorch_profiler_3.db", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	remove(db_path);
+	build_db(&r, db_path);
+
+	o.inputs = inputs;
+	o.n_inputs = 1;
+	o.out_dir = out;
+	o.exports = OPMFU_EXPORT_DB | (flags & 2 ? OPMFU_EXPORT_XLSX : 0);
+	o.jobs = flags & 1 ? 2 : 1;
+	if (!(flags & 4)) {
+		o.peak_tflops[OPMFU_CLASS_FP16] = 353.9;
+		o.peak_tflops[OPMFU_CLASS_INT8] = 707.8;
+		o.peak_origin = "--peak";
+	}
+	st = opmfu_analyze(&o, &rep, &err);
+	FUZZ_ASSERT(st == OPMFU_OK || err.msg[0]);
+	FUZZ_ASSERT(rep.n_ranks <= 1 && rep.n_failed <= rep.n_ranks);
+	if (rep.n_ranks) {
+		const struct opmfu_rank_report *k = &rep.ranks[0];
+		FUZZ_ASSERT(k->rank == 3);
+		FUZZ_ASSERT(k->recs_used <= k->recs_read);
+		FUZZ_ASSERT(k->kernels_with_mfu <= k->kernels);
+		/* every key with an entry has a row of R, each writing one row per
+		 * entry of its key (SPEC 2.6): at least as many rows as such keys */
+		FUZZ_ASSERT(k->op_rows >= k->kernels_with_mfu && (k->op_rows == 0) == (k->kernels_with_mfu == 0));
+		FUZZ_ASSERT(memchr(k->reason, '\0', sizeof(k->reason)) != NULL);
+		switch (k->state) {
+		case OPMFU_RANK_OK:
+			FUZZ_ASSERT(k->kernels_with_mfu > 0 && !(flags & 4));
+			break;
+		case OPMFU_RANK_NO_MFU:
+			FUZZ_ASSERT(k->kernels_with_mfu == 0 && k->reason[0]);
+			break;
+		case OPMFU_RANK_FAILED:
+			FUZZ_ASSERT(k->reason[0] && st != OPMFU_OK);
+			break;
+		}
+		if (rep.out_db)
+			check_output(&rep);
+		if (getenv("OPMFU_FUZZ_VERBOSE")) /* what a seed reaches, when writing seeds */
+			fprintf(stderr, "state %d, %zu kernels, %zu with MFU, %zu OperatorMFU, %zu ModuleMFU rows: %s\n",
+				(int)k->state, k->kernels, k->kernels_with_mfu, k->op_rows, k->module_rows, k->reason);
+	}
+	opmfu_report_release(&rep);
+	return 0;
+}

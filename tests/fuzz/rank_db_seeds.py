@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of fuzz_rank_db (tests/fuzz/corpus/rank_db/) in the
+input layout described at the top of fuzz_rank_db.c. Run it again after
+changing that layout; the fuzzer adds its own finds beside these."""
+import os
+import sys
+
+TABLES = ["STRING_IDS", "TASK", "COMPUTE_TASK_INFO", "CONNECTION_IDS", "PYTORCH_API",
+          "MSTX_EVENTS", "COMMUNICATION_OP", "COMMUNICATION_SCHEDULE_TASK_INFO"]
+# indexes into fuzz_rank_db.c's dict[]
+D_FLOPS, D_MODULE, D_MM, D_MATMUL, D_REC, D_GPT, D_SHAPES, D_SHAPE, D_BF16 = 0, 1, 2, 4, 6, 14, 19, 20, 23
+
+
+def null():
+    return [0]
+
+
+def small(n):
+    return [1, n]
+
+
+def ts(x):  # 1000 + x
+    return [2, x >> 8, x & 255]
+
+
+def text_ts(x):
+    return [8, x >> 8, x & 255]
+
+
+def word(i):
+    return [4, i]
+
+
+def row(table, *values):
+    out = [TABLES.index(table)]
+    for v in values:
+        out += v
+    return out
+
+
+def rank(flags=0, omit=0, extra=(), text_times=False, module=True):
+    t = text_ts if text_times else ts
+    rows = [
+        row("STRING_IDS", small(1), word(D_MM)), row("STRING_IDS", small(2), word(D_MATMUL)),
+        row("STRING_IDS", small(3), word(D_SHAPES)), row("STRING_IDS", small(4), word(D_BF16)),
+        row("STRING_IDS", small(5), word(D_SHAPE)), row("STRING_IDS", small(6), word(D_FLOPS)),
+        row("STRING_IDS", small(7), word(D_REC)), row("STRING_IDS", small(8), word(D_MODULE)),
+        row("STRING_IDS", small(9), word(D_GPT)),
+        # one aten::mm (1100-1600) launching one 1000 ns MatMulV3 kernel
+        row("PYTORCH_API", small(1), small(1), t(100), t(600)),
+        row("CONNECTION_IDS", small(1), small(1)),
+        row("TASK", small(1), ts(10000), ts(11000), small(1)),
+        row("COMPUTE_TASK_INFO", small(1), small(2), small(3), small(4), small(5)),
+        # its FLOPs record, and a module around it
+        row("MSTX_EVENTS", ts(0), ts(700), small(2), small(7), small(6)),
+    ]
+    if module:
+        rows.append(row("MSTX_EVENTS", ts(50), ts(800), small(2), small(9), small(8)))
+    out = [flags, omit]
+    for r in rows:
+        out += r
+    for r in extra:
+        out += r
+    return bytes(out)
+
+
+SEEDS = {
+    "one_kernel": rank(),
+    "one_kernel_j2_xlsx": rank(flags=3),
+    "no_peak": rank(flags=4),
+    "text_times": rank(text_times=True),
+    "no_mstx": rank(omit=1 << TABLES.index("MSTX_EVENTS")),
+    "no_pytorch_api": rank(omit=1 << TABLES.index("PYTORCH_API")),
+    "empty_tables": bytes([0, 0]),
+    "odd_values": rank(flags=1, extra=[
+        row("TASK", small(2), [3] + [255] * 8, ts(5), small(1)),   # a huge negative start
+        row("COMPUTE_TASK_INFO", small(2), [5, 3, 0xff, 0xfe, 0], null(), [7, 2, 1, 2], small(4)),
+        row("PYTORCH_API", small(1), small(1), [6, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0], ts(900)),  # NaN start
+        row("MSTX_EVENTS", ts(0), ts(2000), small(2), word(10), small(6)),   # "-5-mm"
+        row("COMMUNICATION_OP", word(29), ts(20), ts(30), small(1)),
+    ]),
+}
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "rank_db")
+    os.makedirs(d, exist_ok=True)
+    for name, data in SEEDS.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
