@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "opmfu_status.h"
+#include "base/status.h"
 
 #define OPMFU_VERSION "0.1.0"
 

@@ -8,18 +8,18 @@
  * names are hashed; only rows and groups are sorted. Cost O(n log n) in the
  * kernel rows, memory linear in them.
  */
-#include "module_mfu.h"
+#include "analyze/module_mfu.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/hash.h"
-#include "../base/mem.h"
-#include "../base/sort.h"
-#include "../base/sbuf.h"
-#include "../model/parse.h"
+#include "base/hash.h"
+#include "base/mem.h"
+#include "base/sort.h"
+#include "base/sbuf.h"
+#include "model/parse.h"
 
 #define NONE UINT32_MAX
 

@@ -7,9 +7,9 @@
 
 #include <stddef.h>
 
-#include "../base/err.h"
-#include "../model/trace.h"
-#include "op_mfu.h"
+#include "base/err.h"
+#include "model/trace.h"
+#include "analyze/op_mfu.h"
 
 /* Module levels below the root that yield rows (SPEC 3.3); deeper modules and
  * their ops yield none, as in the reference. */

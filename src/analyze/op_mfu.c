@@ -6,15 +6,15 @@
  * its key once (res->first), which is how rows of R, module_mfu and the
  * writers find their entries (SPEC 2.6) with one array read.
  */
-#include "op_mfu.h"
+#include "analyze/op_mfu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/hash.h"
-#include "../base/sort.h"
-#include "../base/mem.h"
+#include "base/hash.h"
+#include "base/sort.h"
+#include "base/mem.h"
 
 void opmfu_op_mfu_init(struct opmfu_op_mfu *res)
 {

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/err.h"
-#include "../model/parse.h"
-#include "../model/trace.h"
+#include "base/err.h"
+#include "model/parse.h"
+#include "model/trace.h"
 
 #define OPMFU_NO_ENTRY UINT32_MAX
 

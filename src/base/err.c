@@ -1,7 +1,7 @@
 /*
  * err.c - setting and prefixing error messages.
  */
-#include "err.h"
+#include "base/err.h"
 
 #include <stdio.h>
 #include <string.h>

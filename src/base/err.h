@@ -7,7 +7,7 @@
 
 #include <stdarg.h>
 
-#include "../opmfu_status.h"
+#include "base/status.h"
 
 /* Sets the message (printf-style) and returns status, so callers can write
  * `return opmfu_err_set(err, OPMFU_ERR_IO, "...")`. err may be NULL. */

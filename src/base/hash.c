@@ -1,9 +1,9 @@
 /*
  * hash.c - counting sort into buckets.
  */
-#include "hash.h"
+#include "base/hash.h"
 
-#include "mem.h"
+#include "base/mem.h"
 
 int opmfu_bucket(const uint32_t *key, size_t n, size_t n_keys, uint32_t **off_out, uint32_t **ord_out)
 {

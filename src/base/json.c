@@ -2,11 +2,11 @@
  * json.c - recursive-descent JSON validator that records a flat node array.
  * Depth is bounded (JSON_MAX_DEPTH) so hostile input cannot exhaust the stack.
  */
-#include "json.h"
+#include "base/json.h"
 
 #include <string.h>
 
-#include "mem.h"
+#include "base/mem.h"
 
 struct parser {
 	struct json_doc *doc;

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "err.h"
+#include "base/err.h"
 
 enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING,
 		 JSON_ARRAY, JSON_OBJECT };

@@ -1,7 +1,7 @@
 /*
  * mem.c - allocation wrappers with a failure-injection hook for tests.
  */
-#include "mem.h"
+#include "base/mem.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

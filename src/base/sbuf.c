@@ -1,13 +1,13 @@
 /*
  * sbuf.c - growable string buffer.
  */
-#include "sbuf.h"
+#include "base/sbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "mem.h"
+#include "base/mem.h"
 
 static char empty_buf[1];
 

@@ -9,11 +9,11 @@
  * read the elements in merged order, which at tens of MB missed the cache on
  * nearly every comparison.
  */
-#include "sort.h"
+#include "base/sort.h"
 
 #include <string.h>
 
-#include "mem.h"
+#include "base/mem.h"
 
 #define MIN_RUN 32
 

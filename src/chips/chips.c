@@ -2,7 +2,7 @@
  * chips.c - peak FLOPS table. One line per chip; values are the vendors'
  * dense TFLOPS as listed in SPEC 6 (fp32 / tf32 / bf16=fp16 / fp8 / int8).
  */
-#include "chips.h"
+#include "chips/chips.h"
 
 #include <ctype.h>
 #include <string.h>

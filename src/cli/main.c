@@ -14,7 +14,7 @@
 #include <malloc.h>
 #endif
 
-#include "../opmfu.h"
+#include "opmfu.h"
 
 #define EXIT_USAGE 2
 #define EXIT_PARTIAL 3

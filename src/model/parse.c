@@ -2,7 +2,7 @@
  * parse.c - FLOPs message, dtype and shape string parsers, and the number
  * formatting that must match the reference's Python/numpy output.
  */
-#include "parse.h"
+#include "model/parse.h"
 
 #include <ctype.h>
 #include <errno.h>

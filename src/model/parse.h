@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "model/trace.h"
 
 /*
  * Parses "<FLOPs>-<name>" (SPEC 1.3). On success returns 0 and sets *flops

@@ -2,12 +2,12 @@
  * strtab.c - interned string table with a database-id index.
  * Ids in real files are dense (0..n), so most lookups are one array read.
  */
-#include "strtab.h"
+#include "model/strtab.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/mem.h"
+#include "base/mem.h"
 
 void opmfu_strtab_init(struct opmfu_strtab *t)
 {

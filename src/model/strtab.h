@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/err.h"
+#include "base/err.h"
 
 struct opmfu_strtab {
 	char *pool;          /* NUL-terminated strings back to back */

@@ -1,12 +1,12 @@
 /*
  * trace.c - lifecycle of struct opmfu_trace.
  */
-#include "trace.h"
+#include "model/trace.h"
 
 #include <string.h>
 
-#include "../base/mem.h"
-#include "../base/sort.h"
+#include "base/mem.h"
+#include "base/sort.h"
 
 void opmfu_trace_init(struct opmfu_trace *t)
 {

@@ -2,7 +2,7 @@
  * rankdir.c - rank discovery and chip info. Directory listings are sorted by
  * name so results never depend on the order the file system returns.
  */
-#include "rankdir.h"
+#include "read/rankdir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../base/json.h"
-#include "../base/mem.h"
-#include "../base/sbuf.h"
+#include "base/json.h"
+#include "base/mem.h"
+#include "base/sbuf.h"
 
 #define CLUSTER_DEPTH 5
 #define INFO_DEPTH 10

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "../base/err.h"
+#include "base/err.h"
 
 struct opmfu_rank_input {
 	int rank;       /* -1 for a single-card database */

@@ -9,15 +9,15 @@
  * not bound again. Rank and peak never change, and a parameter sees every
  * OP_BATCH-th row, often of the same op (op name 79 %, FLOPs op name 71 %).
  */
-#include "write_sqlite.h"
+#include "write/write_sqlite.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../base/mem.h"
-#include "../model/parse.h"
+#include "base/mem.h"
+#include "model/parse.h"
 #include "sql_out.h"
 
 #define OP_COLS 13

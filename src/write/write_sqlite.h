@@ -6,11 +6,11 @@
 #ifndef OPMFU_WRITE_SQLITE_H
 #define OPMFU_WRITE_SQLITE_H
 
-#include "../analyze/module_mfu.h"
-#include "../analyze/op_mfu.h"
-#include "../base/err.h"
-#include "../model/trace.h"
-#include "../opmfu.h"
+#include "analyze/module_mfu.h"
+#include "analyze/op_mfu.h"
+#include "base/err.h"
+#include "model/trace.h"
+#include "opmfu.h"
 
 struct opmfu_sqlite_out;
 

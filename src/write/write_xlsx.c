@@ -8,7 +8,7 @@
  * current row), so module workbooks, which hold aggregated rows only, use the
  * normal mode.
  */
-#include "write_xlsx.h"
+#include "write/write_xlsx.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <xlsxwriter.h>
 
-#include "../base/mem.h"
-#include "../base/sbuf.h"
-#include "../model/parse.h"
+#include "base/mem.h"
+#include "base/sbuf.h"
+#include "model/parse.h"
 
 #define CELL_CHARS_MAX 32767 /* characters in one Excel cell */
 #define HEADER_HEIGHT 27

@@ -10,11 +10,11 @@
 
 #include <stddef.h>
 
-#include "../analyze/module_mfu.h"
-#include "../analyze/op_mfu.h"
-#include "../base/err.h"
-#include "../model/trace.h"
-#include "../opmfu.h"
+#include "analyze/module_mfu.h"
+#include "analyze/op_mfu.h"
+#include "base/err.h"
+#include "model/trace.h"
+#include "opmfu.h"
 
 /* Rows of one Excel sheet, header row included (Excel's own limit). */
 #define OPMFU_XLSX_MAX_ROWS 1048576

@@ -10,7 +10,7 @@
 
 #include "base/mem.h"
 #include "check.h"
-#include "read/ascend_join.h"
+#include "read/ascend/ascend_join.h"
 
 #define N(x) ((uint32_t)(x)) /* names are plain numbers here, not sids */
 

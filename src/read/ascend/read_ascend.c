@@ -9,7 +9,7 @@
  */
 
 struct scan;
-#include "read_ascend.h"
+#include "read/ascend/read_ascend.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,9 +19,9 @@ struct scan;
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../base/mem.h"
-#include "../model/parse.h"
-#include "ascend_join.h"
+#include "base/mem.h"
+#include "model/parse.h"
+#include "read/ascend/ascend_join.h"
 #include "sql_embed.h"
 
 struct reader {

@@ -5,8 +5,8 @@
 #ifndef OPMFU_READ_ASCEND_H
 #define OPMFU_READ_ASCEND_H
 
-#include "../base/err.h"
-#include "../model/trace.h"
+#include "base/err.h"
+#include "model/trace.h"
 
 /*
  * Fills t (which must be initialised) from the database at path: strings,

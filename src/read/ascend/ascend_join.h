@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../model/trace.h"
+#include "model/trace.h"
 
 #define OPMFU_AJ_NONE UINT32_MAX
 

@@ -5,13 +5,13 @@
  * CONNECTION_IDS and PYTORCH_API rows are kept only when a task can reach
  * them, and are grouped by a counting sort on their key's dense index.
  */
-#include "ascend_join.h"
+#include "read/ascend/ascend_join.h"
 
 #include <string.h>
 
-#include "../base/hash.h"
-#include "../base/sort.h"
-#include "../base/mem.h"
+#include "base/hash.h"
+#include "base/sort.h"
+#include "base/mem.h"
 
 void opmfu_ajoin_init(struct opmfu_ajoin *j)
 {

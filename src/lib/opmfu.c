@@ -1,0 +1,194 @@
+/*
+ * opmfu.c - the only place that knows the order of the stages:
+ * discover ranks -> per rank: read -> peaks -> kernel MFU -> module MFU ->
+ * write (in rank order, one output transaction) -> release.
+ */
+#include "opmfu.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "base/mem.h"
+#include "base/sbuf.h"
+#include "chips/chips.h"
+#include "lib/lib.h"
+#include "model/parse.h"
+
+_Static_assert((int)OPMFU_CLASS_FP16 == (int)OPMFU_DT_FP16 && (int)OPMFU_CLASS_INT8 == (int)OPMFU_DT_INT8 &&
+		       (int)OPMFU_CLASS_FP8 == (int)OPMFU_DT_FP8 && (int)OPMFU_NCLASS == (int)OPMFU_DT__COUNT,
+	       "public peak classes must match the dtype classes");
+_Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
+
+const char *opmfu_drop_reason(int i)
+{
+	return (i >= 0 && i < OPMFU_NDROP) ? opmfu_drop_name((enum opmfu_drop)i) : "?";
+}
+
+double opmfu_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void opmfu_warn(const struct opmfu_opts *o, const char *msg)
+{
+	if (o->on_warning)
+		o->on_warning(o->ctx, msg);
+}
+
+static void warn_cb(void *ctx, const char *msg)
+{
+	opmfu_warn(ctx, msg);
+}
+
+
+/* ---- output location ---- */
+
+static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
+{
+	char buf[4096];
+	size_t i, n = strlen(path);
+	if (n >= sizeof(buf))
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%.100s...: path too long", path);
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0777) != 0) {
+			struct stat st;
+			if (errno != EEXIST)
+				return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create directory: %s", buf,
+						     strerror(errno));
+			if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+				return opmfu_err_set(err, OPMFU_ERR_IO, "%s: exists but is not a directory", buf);
+		}
+		buf[i] = path[i];
+	}
+	{
+		struct stat st;
+		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: not a directory", path);
+	}
+	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_err *err)
+{
+	struct opmfu_rank_list list = { NULL, 0, 0 };
+	struct opmfu_sqlite_out *db = NULL;
+	enum opmfu_status st = OPMFU_OK;
+	double t0 = opmfu_now_s();
+	size_t i;
+	const char *base;
+
+	memset(rep, 0, sizeof(*rep));
+	if (o->n_inputs == 0)
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "no input path given");
+	if (o->n_inputs > 1 && !o->out_dir)
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "several inputs: say where to write with -o DIR");
+	if (o->chip && !opmfu_chip_find(o->chip))
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s' (see 'opmfu chips')", o->chip);
+	for (i = 0; i < o->n_inputs; i++) {
+		size_t before = list.n;
+		if ((st = opmfu_find_ranks(o->inputs[i], &list, warn_cb, (void *)o, err)))
+			goto out;
+		if (list.n == before && (st = opmfu_err_set(err, OPMFU_ERR_NOINPUT,
+				"%s: no rank found (looked for ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
+				o->inputs[i])))
+			goto out;
+	}
+	opmfu_rank_list_sort(&list);
+	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
+		goto out;
+
+	base = o->out_dir ? o->out_dir : list.v[0].out_hint;
+	rep->out_dir = opmfu_path_join(base, "cluster_analysis_output");
+	if (!rep->out_dir) {
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((st = mkdirs(rep->out_dir, err)))
+		goto out;
+	if (o->exports & OPMFU_EXPORT_XLSX) {
+		rep->xlsx_dir = opmfu_path_join(rep->out_dir, "OperatorMfu");
+		if (!rep->xlsx_dir) {
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		if ((st = mkdirs(rep->xlsx_dir, err)))
+			goto out;
+	}
+	rep->ranks = opmfu_calloc(list.n, sizeof(*rep->ranks));
+	if (!rep->ranks) {
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	rep->n_ranks = list.n;
+	for (i = 0; i < list.n; i++) {
+		rep->ranks[i].rank = list.v[i].rank;
+		rep->ranks[i].db_path = opmfu_strdup(list.v[i].db_path);
+		rep->ranks[i].mfu_recorded = -1;
+		if (!rep->ranks[i].db_path) {
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+	}
+
+	rep->out_db = opmfu_path_join(rep->out_dir, "cluster_analysis.db");
+	if (!rep->out_db) {
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (o->exports && !(o->exports & OPMFU_EXPORT_DB)) {
+		/* --export xlsx writes the workbooks only, as the reference's text export does */
+		opmfu_free(rep->out_db);
+		rep->out_db = NULL;
+	}
+
+	st = opmfu_run_ranks(o, &list, rep, &db, t0, err);
+	if (st)
+		goto out;
+	if (rep->n_failed == rep->n_ranks) {
+		/* nothing was analysed: keep the previous results rather than empty tables */
+		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu rank%s failed; %s left unchanged",
+				   rep->n_failed, rep->n_ranks, rep->n_ranks == 1 ? "" : "s",
+				   rep->out_db ? rep->out_db : "the previous workbooks");
+		opmfu_free(rep->out_db);
+		rep->out_db = NULL;
+		opmfu_free(rep->xlsx_dir);
+		rep->xlsx_dir = NULL;
+		goto out;
+	}
+	if (db && (st = opmfu_sqlite_out_commit(db, err)))
+		goto out;
+	if (rep->n_failed)
+		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu ranks failed", rep->n_failed, rep->n_ranks);
+out:
+	opmfu_sqlite_out_close(db);
+	if (st != OPMFU_OK && st != OPMFU_ERR_PARTIAL) {
+		opmfu_free(rep->out_db);
+		rep->out_db = NULL;
+	}
+	opmfu_rank_list_release(&list);
+	rep->seconds = opmfu_now_s() - t0;
+	return st;
+}
+
+void opmfu_report_release(struct opmfu_report *rep)
+{
+	size_t i;
+	for (i = 0; i < rep->n_ranks; i++)
+		opmfu_free(rep->ranks[i].db_path);
+	opmfu_free(rep->ranks);
+	opmfu_free(rep->out_db);
+	opmfu_free(rep->out_dir);
+	opmfu_free(rep->xlsx_dir);
+	memset(rep, 0, sizeof(*rep));
+}

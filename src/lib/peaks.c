@@ -1,0 +1,165 @@
+/*
+ * peaks.c - which peak FLOPS a rank uses and where each came from (SPEC 1.4,
+ * 6): an override, then the built-in chip table, then the chip info file.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "chips/chips.h"
+#include "lib/lib.h"
+
+enum opmfu_status opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_rank_input *in,
+				       struct peak_choice *pc, struct opmfu_err *err)
+{
+	int c;
+	char *info = NULL;
+	enum opmfu_status st;
+
+	memset(pc, 0, sizeof(*pc));
+	snprintf(pc->labels[0], sizeof(pc->labels[0]), "override (%s)", o->peak_origin ? o->peak_origin : "--peak");
+	for (c = 0; c < OPMFU_NCLASS; c++)
+		if (o->peak_tflops[c] > 0) {
+			pc->pk.flops[c] = o->peak_tflops[c] * 1e12;
+			pc->src[c] = pc->labels[0];
+		}
+	if (o->chip) {
+		const struct opmfu_chip *chip = opmfu_chip_find(o->chip);
+		if (chip) {
+			double v[OPMFU_NCLASS] = { chip->fp16, chip->int8, chip->fp8 };
+			snprintf(pc->labels[1], sizeof(pc->labels[1]), "built-in table: %s (%s)", chip->name,
+				 chip->source);
+			for (c = 0; c < OPMFU_NCLASS; c++)
+				if (!pc->src[c] && v[c] > 0) {
+					pc->pk.flops[c] = v[c] * 1e12;
+					pc->src[c] = pc->labels[1];
+				}
+		}
+	}
+	if (pc->src[OPMFU_CLASS_FP16] && pc->src[OPMFU_CLASS_INT8])
+		return OPMFU_OK; /* info.json could add nothing */
+	if ((st = opmfu_find_info_json(in->dir, &info, err)))
+		return st;
+	if (!info) {
+		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why),
+			 "no chip info file (PROF_*/device_N/info.json.N) under %s", in->dir);
+	} else {
+		struct opmfu_chip_info ci;
+		struct opmfu_err e = OPMFU_ERR_INIT;
+		st = opmfu_read_info_json(info, &ci, &e);
+		if (st == OPMFU_ERR_NOMEM) {
+			opmfu_free(info);
+			return opmfu_err_set(err, st, "%s", e.msg);
+		} else if (st) {
+			snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "%s", e.msg);
+		} else {
+			snprintf(pc->labels[2], sizeof(pc->labels[2]), "info.json %s (%lld AI cores at %g MHz)", info,
+				 ci.ai_core_num, ci.aic_mhz);
+			if (!pc->src[OPMFU_CLASS_FP16]) {
+				pc->pk.flops[OPMFU_CLASS_FP16] = ci.peak_fp16;
+				pc->src[OPMFU_CLASS_FP16] = pc->labels[2];
+			}
+			if (!pc->src[OPMFU_CLASS_INT8]) {
+				pc->pk.flops[OPMFU_CLASS_INT8] = ci.peak_int8;
+				pc->src[OPMFU_CLASS_INT8] = pc->labels[2];
+			}
+		}
+		opmfu_free(info);
+	}
+	return OPMFU_OK;
+}
+
+
+void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* "fp16, int8 from info.json ...; fp8 from override (--peak)" */
+void opmfu_peak_source_text(const struct peak_choice *pc, char *out, size_t size)
+{
+	int l, c, any;
+	static const char *const names[] = { "fp16", "int8", "fp8" };
+
+	out[0] = '\0';
+	for (l = 0; l < 3; l++) {
+		const char *label = pc->labels[l];
+		any = 0;
+		for (c = 0; c < OPMFU_NCLASS; c++) {
+			if (pc->src[c] != label)
+				continue;
+			if (!any && out[0])
+				opmfu_bufcat(out, size, "; ");
+			opmfu_bufcat(out, size, "%s%s", any ? ", " : "", names[c]);
+			any = 1;
+		}
+		if (any)
+			opmfu_bufcat(out, size, " from %s", label);
+	}
+}
+
+int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t msgsz)
+{
+	const char *p = spec;
+	int c;
+	for (c = 0; c < OPMFU_NCLASS; c++)
+		tflops[c] = 0;
+	while (*p) {
+		const char *eq = strchr(p, '='), *comma;
+		char name[16], *end;
+		size_t n;
+		double v;
+		if (!eq) {
+			snprintf(msg, msgsz, "'%s': expected CLASS=TFLOPS (classes fp16, bf16, int8, fp8)", p);
+			return -1;
+		}
+		n = (size_t)(eq - p);
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (!strcmp(name, "fp16") || !strcmp(name, "bf16"))
+			c = OPMFU_CLASS_FP16;
+		else if (!strcmp(name, "int8"))
+			c = OPMFU_CLASS_INT8;
+		else if (!strcmp(name, "fp8"))
+			c = OPMFU_CLASS_FP8;
+		else {
+			snprintf(msg, msgsz, "unknown peak class '%s' (use fp16, bf16, int8 or fp8)", name);
+			return -1;
+		}
+		errno = 0;
+		v = strtod(eq + 1, &end);
+		comma = strchr(eq + 1, ',');
+		if (end == eq + 1 || errno || !(v > 0) || v > 1e9 || (*end && *end != ',')) {
+			snprintf(msg, msgsz, "peak for %s must be a positive number of TFLOPS", name);
+			return -1;
+		}
+		tflops[c] = v;
+		p = comma ? comma + 1 : end;
+	}
+	return 0;
+}
+
+int opmfu_chip_row(size_t i, struct opmfu_chip_row *row)
+{
+	const struct opmfu_chip *c = opmfu_chips();
+	size_t k;
+	for (k = 0; k < i; k++)
+		if (!c[k].name)
+			return 0;
+	if (!c[i].name)
+		return 0;
+	*row = (struct opmfu_chip_row){ c[i].name, c[i].aliases, c[i].source, c[i].fp32,
+					c[i].tf32, c[i].fp16, c[i].fp8, c[i].int8 };
+	return 1;
+}

@@ -1,0 +1,160 @@
+/*
+ * rank.c - one rank's analysis in two stages: read, peaks and kernel MFU;
+ * then module MFU and what the rank's report says.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/lib.h"
+#include "read/ascend/read_ascend.h"
+
+static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state, const char *msg)
+{
+	rr->state = state;
+	snprintf(rr->reason, sizeof(rr->reason), "%s", msg);
+}
+
+/* While the second reader thread is still on the FLOPs records: the part of
+ * kernel MFU that needs only the links. When it fails (out of memory) it
+ * leaves nothing, and the run does it again and reports its own failure. */
+static void prepare_ops(void *ctx, const struct opmfu_trace *t)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	(void)opmfu_op_mfu_prepare(t, ctx, &e);
+}
+
+/* Stage 1: read, peaks, kernel MFU. */
+void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
+			struct opmfu_rank_report *rr)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	struct peak_choice *pc = &w->pc;
+	enum opmfu_status st;
+	int c;
+	size_t i;
+	double t0 = opmfu_now_s(), t1;
+
+	opmfu_trace_init(&w->trace);
+	opmfu_op_mfu_init(&w->op);
+	opmfu_module_mfu_init(&w->mod);
+	w->have_ops = w->analysed = 0;
+
+	st = opmfu_read_ascend_threads(in->db_path, &w->trace, w->read_threads, prepare_ops, &w->op, &e);
+	t1 = opmfu_now_s();
+	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
+	rr->kernels = w->trace.n_compute;
+	rr->comm_links = w->trace.n_comm_op + w->trace.n_comm_sched;
+	rr->recs_read = w->trace.n_recs_read;
+	rr->modules = w->trace.n_mods;
+	rr->bad_rows = w->trace.n_bad_rows;
+	for (i = 0; i < OPMFU_NDROP; i++)
+		rr->drops[i] = w->trace.drops[i];
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+
+	if ((st = opmfu_resolve_peaks(o, in, pc, &e))) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	for (c = 0; c < OPMFU_NCLASS; c++)
+		rr->peak_tflops[c] = pc->pk.flops[c] / 1e12;
+	opmfu_peak_source_text(pc, rr->peak_source, sizeof(rr->peak_source));
+
+	st = opmfu_op_mfu_run(&w->trace, &pc->pk, &w->op, &e);
+	rr->seconds[OPMFU_STAGE_KERNEL] = opmfu_now_s() - t1;
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	w->have_ops = 1;
+}
+
+/* Stage 2: module MFU, and what the rank's report says. */
+void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	const struct peak_choice *pc = &w->pc;
+	enum opmfu_status st;
+	int c, have_peak = 0;
+	size_t i, valid;
+	double t0;
+
+	if (!w->have_ops)
+		return;
+	for (c = 0; c < OPMFU_NCLASS; c++)
+		have_peak |= pc->pk.flops[c] > 0;
+	t0 = opmfu_now_s();
+	st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	w->analysed = 1;
+	for (i = 0; i < OPMFU_NDROP; i++)
+		rr->drops[i] += w->op.stats.drops[i];
+	rr->recs_used = w->op.stats.recs_used;
+	rr->kernels_with_mfu = w->op.stats.kernels_with_mfu;
+	rr->op_rows = w->op.stats.rows;
+	rr->module_rows = w->mod.n_rows;
+	rr->module_ops_too_deep = w->mod.ops_too_deep;
+	/* totals come most kernel time first */
+	for (rr->n_top = 0; rr->n_top < w->mod.n_totals && rr->n_top < sizeof(rr->top) / sizeof(rr->top[0]);
+	     rr->n_top++) {
+		const struct opmfu_module_total *mt = &w->mod.totals[rr->n_top];
+		struct opmfu_module_top *top = &rr->top[rr->n_top];
+		snprintf(top->name, sizeof(top->name), "%s%s%s", mt->parent, mt->parent[0] ? "/" : "", mt->module);
+		top->kernel_ns = mt->kernel_ns;
+		top->mfu = mt->mfu;
+	}
+	rr->mfu_recorded = w->op.stats.sum_capacity > 0 ? w->op.stats.sum_flops / w->op.stats.sum_capacity : -1;
+	snprintf(rr->bad_dtype, sizeof(rr->bad_dtype), "%s", w->op.stats.bad_dtype);
+
+	valid = w->trace.n_recs;
+	if (rr->kernels_with_mfu > 0) {
+		rr->state = OPMFU_RANK_OK;
+	} else if (w->trace.n_compute == 0) {
+		set_reason(rr, OPMFU_RANK_NO_MFU,
+			   "no compute kernels linked to framework ops (COMPUTE_TASK_INFO/TASK/CONNECTION_IDS/PYTORCH_API)");
+	} else if (!w->trace.has_mstx) {
+		set_reason(rr, OPMFU_RANK_NO_MFU,
+			   "no MSTX_EVENTS table: the profile was collected without mstx, so it holds no FLOPs records (collect with with_flops=True and mstx enabled)");
+	} else if (w->trace.n_recs_read == 0) {
+		set_reason(rr, OPMFU_RANK_NO_MFU, "no mfu_flops records in MSTX_EVENTS (collect with with_flops=True)");
+	} else if (!have_peak && valid > 0) {
+		rr->state = OPMFU_RANK_FAILED;
+		rr->reason[0] = '\0';
+		opmfu_bufcat(rr->reason, sizeof(rr->reason),
+		       "no peak FLOPS: %s; give --peak fp16=TFLOPS,int8=TFLOPS (or OPMFU_PEAK) or --chip NAME",
+		       pc->no_peak_why[0] ? pc->no_peak_why : "no source");
+		return;
+	} else {
+		int first = 1;
+		rr->state = OPMFU_RANK_NO_MFU;
+		snprintf(rr->reason, sizeof(rr->reason), "none of the %zu mfu_flops records gave an MFU (",
+			 w->trace.n_recs_read);
+		for (i = 0; i < OPMFU_NDROP; i++)
+			if (rr->drops[i]) {
+				opmfu_bufcat(rr->reason, sizeof(rr->reason), "%s%zu %s", first ? "" : ", ", rr->drops[i],
+				       opmfu_drop_name((enum opmfu_drop)i));
+				first = 0;
+			}
+		opmfu_bufcat(rr->reason, sizeof(rr->reason), ")");
+	}
+	if (!have_peak && rr->state == OPMFU_RANK_NO_MFU) {
+		/* say it now so the user is not surprised on the next collection */
+		opmfu_bufcat(rr->reason, sizeof(rr->reason), "; also no peak FLOPS: %s",
+		       pc->no_peak_why[0] ? pc->no_peak_why : "no source");
+	}
+}
+
+void opmfu_rank_work_release(struct rank_work *w)
+{
+	opmfu_xlsx_discard(&w->kernel_xlsx);
+	opmfu_module_mfu_release(&w->mod);
+	opmfu_op_mfu_release(&w->op);
+	opmfu_trace_release(&w->trace);
+	w->have_ops = w->analysed = 0;
+}
