@@ -22,7 +22,7 @@ LAYERS = {
     'read': ['base', 'model', 'chips'],
     'flops': ['base', 'model'],
     'analyze': ['base', 'model', 'chips', 'flops'],
-    'write': ['base', 'model', 'analyze', 'api'],
+    'write': ['base', 'model'],             # tables and writers only: no analysis, no report
     'lib': ['base', 'model', 'chips', 'read', 'flops', 'analyze', 'write', 'api'],
     'cli': ['api'],
 }

@@ -10,11 +10,11 @@
 #include "analyze/module_mfu.h"
 #include "analyze/op_mfu.h"
 #include "base/err.h"
+#include "model/table.h"
 #include "model/trace.h"
 #include "opmfu.h"
 #include "read/rankdir.h"
-#include "write/write_sqlite.h"
-#include "write/write_xlsx.h"
+#include "write/writer.h"
 
 struct peak_choice {
 	struct opmfu_peaks pk;
@@ -35,11 +35,16 @@ struct rank_work {
 	int have_ops; /* trace and op are valid */
 	int analysed; /* trace, op and mod are valid */
 	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
-	/* the writer's: the kernel workbook waiting for the rank to succeed */
-	struct opmfu_xlsx_staged kernel_xlsx;
-	struct opmfu_xlsx_stats xs;
 };
 
+/* The writers --export chose, open for one run, in registry order (lib/pool.c). */
+#define OPMFU_MAX_WRITERS 8
+struct opmfu_writers {
+	struct opmfu_writer *v[OPMFU_MAX_WRITERS];
+	unsigned bit[OPMFU_MAX_WRITERS]; /* its OPMFU_EXPORT_* bit */
+	size_t n;
+};
+#define OPMFU_WRITERS_INIT { { NULL }, { 0 }, 0 }
 
 double opmfu_now_s(void);
 void opmfu_warn(const struct opmfu_opts *o, const char *msg);
@@ -63,9 +68,18 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr);
 void opmfu_rank_work_release(struct rank_work *w);
 
-/* Analyses and writes every rank of list (the rank pool, lib/pool.c). */
+/* Analyses and writes every rank of list (the rank pool, lib/pool.c), with
+ * the writers it opens into ws. */
 enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
-				  struct opmfu_report *rep, struct opmfu_sqlite_out **dbp, double t0,
+				  struct opmfu_report *rep, struct opmfu_writers *ws, double t0,
 				  struct opmfu_err *err);
+/* Commits every writer of ws, in order. */
+enum opmfu_status opmfu_writers_commit(struct opmfu_writers *ws, struct opmfu_err *err);
+/* Closes them (what was not committed is undone) and empties ws. */
+void opmfu_writers_close(struct opmfu_writers *ws);
+
+/* The OpmfuRankSummary table (lib/summary_table.c): one row, rr's. */
+extern const struct opmfu_table_def opmfu_rank_summary_def;
+struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr);
 
 #endif

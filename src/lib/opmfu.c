@@ -82,7 +82,7 @@ static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
 enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_err *err)
 {
 	struct opmfu_rank_list list = { NULL, 0, 0 };
-	struct opmfu_sqlite_out *db = NULL;
+	struct opmfu_writers ws = OPMFU_WRITERS_INIT;
 	enum opmfu_status st = OPMFU_OK;
 	double t0 = opmfu_now_s();
 	size_t i;
@@ -152,7 +152,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		rep->out_db = NULL;
 	}
 
-	st = opmfu_run_ranks(o, &list, rep, &db, t0, err);
+	st = opmfu_run_ranks(o, &list, rep, &ws, t0, err);
 	if (st)
 		goto out;
 	if (rep->n_failed == rep->n_ranks) {
@@ -166,12 +166,12 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		rep->xlsx_dir = NULL;
 		goto out;
 	}
-	if (db && (st = opmfu_sqlite_out_commit(db, err)))
+	if ((st = opmfu_writers_commit(&ws, err)))
 		goto out;
 	if (rep->n_failed)
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu ranks failed", rep->n_failed, rep->n_ranks);
 out:
-	opmfu_sqlite_out_close(db);
+	opmfu_writers_close(&ws);
 	if (st != OPMFU_OK && st != OPMFU_ERR_PARTIAL) {
 		opmfu_free(rep->out_db);
 		rep->out_db = NULL;

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/module_table.h"
+#include "analyze/operator_mfu.h"
 #include "base/mem.h"
+#include "base/sbuf.h"
 #include "lib/lib.h"
 
 /* ---- the rank pool ----
@@ -72,25 +75,88 @@ static int default_jobs(void)
 	return n > 0 ? (int)n : 1;
 }
 
-/* Says what the workbooks could not hold as the database export holds it. */
-static void xlsx_warn(const struct opmfu_opts *o, int rank, const struct opmfu_xlsx_stats *xs)
+/* ---- the writers ----
+ * The tables of a run, in the order the writers are given them: a writer's
+ * files bit k is run_tables[k]. */
+enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, N_TABS };
+static const struct opmfu_table_def *const run_tables[N_TABS] = {
+	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def,
+};
+_Static_assert(OPMFU_XLSX_KERNEL == 1 << TAB_OPERATOR && OPMFU_XLSX_MODULE == 1 << TAB_MODULE,
+	       "a rank's workbook bits are its tables' files bits");
+_Static_assert(OPMFU_EXPORT_DB == 1 << 0 && OPMFU_EXPORT_XLSX == 1 << 1,
+	       "export bit i is writer i of the registry");
+
+/* Opens the writers of o->exports (the database when none), each at its
+ * place under rep->out_dir, in registry order. */
+static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct opmfu_report *rep,
+				      struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	unsigned want = o->exports ? o->exports : OPMFU_EXPORT_DB;
+	enum opmfu_status st = OPMFU_OK;
+	size_t i;
+
+	for (i = 0; opmfu_writer_types[i] && st == OPMFU_OK; i++) {
+		const struct opmfu_writer_type *wt = opmfu_writer_types[i];
+		char *path;
+		if (!(want & (1u << i)) || ws->n == OPMFU_MAX_WRITERS)
+			continue;
+		if (!(path = opmfu_path_join(rep->out_dir, wt->where)))
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory opening the %s export", wt->name);
+		st = wt->open(&ws->v[ws->n], path, run_tables, N_TABS, err);
+		opmfu_free(path);
+		if (st == OPMFU_OK)
+			ws->bit[ws->n++] = 1u << i;
+	}
+	return st;
+}
+
+enum opmfu_status opmfu_writers_commit(struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+	for (k = 0; k < ws->n && st == OPMFU_OK; k++)
+		st = opmfu_writer_commit(ws->v[k], err);
+	return st;
+}
+
+void opmfu_writers_close(struct opmfu_writers *ws)
+{
+	size_t k;
+	for (k = 0; k < ws->n; k++)
+		opmfu_writer_close(ws->v[k]);
+	ws->n = 0;
+}
+
+static enum opmfu_status put_all(struct opmfu_writers *ws, int rank, const struct opmfu_table *t,
+				 struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+	for (k = 0; k < ws->n && st == OPMFU_OK; k++)
+		st = opmfu_writer_put(ws->v[k], rank, t, err);
+	return st;
+}
+
+/* Says what an export could not hold as the database export holds it. */
+static void export_warn(const struct opmfu_opts *o, int rank, const char *name, const struct opmfu_write_stats *xs)
 {
 	char msg[256];
 	if (xs->truncated) {
 		snprintf(msg, sizeof(msg),
-			 "rank %d: %zu strings longer than Excel's 32767 characters were cut in the xlsx export", rank,
-			 xs->truncated);
+			 "rank %d: %zu strings longer than Excel's 32767 characters were cut in the %s export", rank,
+			 xs->truncated, name);
 		opmfu_warn(o, msg);
 	}
 	if (xs->repaired) {
 		snprintf(msg, sizeof(msg),
-			 "rank %d: %zu strings with invalid UTF-8 or NUL bytes show U+FFFD in the xlsx export", rank,
-			 xs->repaired);
+			 "rank %d: %zu strings with invalid UTF-8 or NUL bytes show U+FFFD in the %s export", rank,
+			 xs->repaired, name);
 		opmfu_warn(o, msg);
 	}
 	if (xs->blanks) {
-		snprintf(msg, sizeof(msg), "rank %d: %zu NaN or infinite numbers are empty cells in the xlsx export",
-			 rank, xs->blanks);
+		snprintf(msg, sizeof(msg), "rank %d: %zu NaN or infinite numbers are empty cells in the %s export",
+			 rank, xs->blanks, name);
 		opmfu_warn(o, msg);
 	}
 }
@@ -98,56 +164,70 @@ static void xlsx_warn(const struct opmfu_opts *o, int rank, const struct opmfu_x
 /*
  * A rank is written in two steps, so that its OperatorMFU rows and kernel
  * workbook (most of the writing) overlap with the worker building its module
- * tree. Step 1, once kernel MFU is known: the OperatorMFU rows, the kernel
- * workbook under a temporary name.
+ * tree. Step 1, once kernel MFU is known: the OperatorMFU table, listed once
+ * for all writers (the xlsx writer stages its workbook).
  */
-static enum opmfu_status write_ops(struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_sqlite_out *db,
-				   struct opmfu_report *rep, struct opmfu_err *err)
-{
-	enum opmfu_status st = OPMFU_OK;
-	memset(&w->xs, 0, sizeof(w->xs));
-	if (!w->have_ops)
-		return OPMFU_OK;
-	if (db)
-		st = opmfu_sqlite_out_ops(db, rr->rank, &w->trace, &w->op, err);
-	if (rep->xlsx_dir && st == OPMFU_OK)
-		st = opmfu_xlsx_stage_kernel(rep->xlsx_dir, rr->rank, &w->trace, &w->op, &w->kernel_xlsx, &w->xs, err);
-	return st;
-}
-
-/* Step 2, once the rank is analysed: ModuleMFU rows and the summary row; the
- * workbooks move into place. A rank that failed after step 1 takes its rows
- * back and keeps the workbooks of an earlier run. */
-static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work *w, struct opmfu_rank_report *rr,
-				    struct opmfu_sqlite_out *db, struct opmfu_report *rep, struct opmfu_err *err)
-{
-	enum opmfu_status st = OPMFU_OK;
-	if (db && w->analysed)
-		st = opmfu_sqlite_out_modules(db, rr->rank, &w->mod, err);
-	else if (db && w->have_ops)
-		st = opmfu_sqlite_out_drop_ops(db, rr->rank, err);
-	if (db && st == OPMFU_OK)
-		st = opmfu_sqlite_out_summary(db, rr, err);
-	if (rep->xlsx_dir && w->analysed && st == OPMFU_OK) {
-		st = opmfu_xlsx_commit(&w->kernel_xlsx, &rr->xlsx, err);
-		if (st == OPMFU_OK)
-			st = opmfu_xlsx_out_module(rep->xlsx_dir, rr->rank, &w->mod, &rr->xlsx, &w->xs, err);
-		rep->xlsx_files += !!(rr->xlsx & OPMFU_XLSX_KERNEL) + !!(rr->xlsx & OPMFU_XLSX_MODULE);
-		if (st == OPMFU_OK)
-			xlsx_warn(o, rr->rank, &w->xs);
-	}
-	/* a staged workbook not committed here is discarded by work_release */
-	return st;
-}
-
-/* Analyses and writes every rank. The output database (rep->out_db, if any)
- * is opened into *dbp once the workers are busy: replacing a large earlier
- * result (DROP TABLE walks all its pages) overlaps with the first analysis. */
-enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
-				   struct opmfu_report *rep, struct opmfu_sqlite_out **dbp, double t0,
+static enum opmfu_status write_ops(struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_writers *ws,
 				   struct opmfu_err *err)
 {
-	struct opmfu_sqlite_out *db = NULL;
+	struct opmfu_operator_mfu om;
+	struct opmfu_table t;
+	enum opmfu_status st;
+
+	if (!w->have_ops)
+		return OPMFU_OK;
+	if ((st = opmfu_operator_mfu_build(&om, rr->rank, &w->trace, &w->op, err)))
+		return st;
+	t = opmfu_operator_mfu_table(&om);
+	st = put_all(ws, rr->rank, &t, err);
+	opmfu_operator_mfu_release(&om);
+	return st;
+}
+
+/* Step 2, once the rank is analysed: ModuleMFU and the summary row; then the
+ * rank is kept (its workbooks move into place). A rank that failed after
+ * step 1 takes its rows back first and keeps the workbooks of an earlier
+ * run; its summary row says why. */
+static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work *w, struct opmfu_rank_report *rr,
+				    struct opmfu_writers *ws, struct opmfu_report *rep, struct opmfu_err *err)
+{
+	struct opmfu_module_view mv;
+	struct opmfu_table t;
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+
+	for (k = 0; k < ws->n && st == OPMFU_OK && !w->analysed && w->have_ops; k++)
+		st = opmfu_writer_drop_rank(ws->v[k], rr->rank, err);
+	if (st == OPMFU_OK && w->analysed) {
+		t = opmfu_module_table(&mv, &w->mod, rr->rank);
+		st = put_all(ws, rr->rank, &t, err);
+	}
+	if (st == OPMFU_OK) {
+		t = opmfu_rank_summary_table(rr);
+		st = put_all(ws, rr->rank, &t, err);
+	}
+	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
+		struct opmfu_write_stats ks;
+		memset(&ks, 0, sizeof(ks));
+		st = opmfu_writer_keep_rank(ws->v[k], rr->rank, &ks, err);
+		if (ws->bit[k] == OPMFU_EXPORT_XLSX) {
+			rr->xlsx |= ks.files & (OPMFU_XLSX_KERNEL | OPMFU_XLSX_MODULE);
+			rep->xlsx_files += !!(ks.files & OPMFU_XLSX_KERNEL) + !!(ks.files & OPMFU_XLSX_MODULE);
+		}
+		if (st == OPMFU_OK && w->analysed)
+			export_warn(o, rr->rank, ws->v[k]->type->name, &ks);
+	}
+	/* what a writer staged and did not keep here goes when it is closed */
+	return st;
+}
+
+/* Analyses and writes every rank. The writers are opened into ws once the
+ * workers are busy: replacing a large earlier result in the database (DROP
+ * TABLE walks all its pages) overlaps with the first analysis. */
+enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
+				   struct opmfu_report *rep, struct opmfu_writers *ws, double t0,
+				   struct opmfu_err *err)
+{
 	struct pool p;
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
@@ -181,13 +261,12 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	}
 	if (started == 0)
 		p.window = 1;
-	if (rep->out_db && (st = opmfu_sqlite_out_open(dbp, rep->out_db, err))) {
+	if ((st = open_writers(o, rep, ws, err))) {
 		pthread_mutex_lock(&p.mu);
 		p.abort = 1;
 		pthread_cond_broadcast(&p.cv);
 		pthread_mutex_unlock(&p.mu);
 	}
-	db = *dbp;
 
 	for (i = 0; i < list->n && st == OPMFU_OK; i++) {
 		struct opmfu_rank_report *rr = &rep->ranks[i];
@@ -199,7 +278,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 			wait_stage(&p, w, 1);
 		}
 		t = opmfu_now_s();
-		st = write_ops(w, rr, db, rep, err);
+		st = write_ops(w, rr, ws, err);
 		rr->seconds[OPMFU_STAGE_WRITE] = opmfu_now_s() - t;
 		if (started)
 			wait_stage(&p, w, 2);
@@ -207,7 +286,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 			rep->n_failed++;
 		t = opmfu_now_s();
 		if (st == OPMFU_OK)
-			st = write_rest(o, w, rr, db, rep, err);
+			st = write_rest(o, w, rr, ws, rep, err);
 		rr->seconds[OPMFU_STAGE_WRITE] += opmfu_now_s() - t;
 		kernels_done += rr->kernels;
 		opmfu_rank_work_release(w);

@@ -152,7 +152,6 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 
 void opmfu_rank_work_release(struct rank_work *w)
 {
-	opmfu_xlsx_discard(&w->kernel_xlsx);
 	opmfu_module_mfu_release(&w->mod);
 	opmfu_op_mfu_release(&w->op);
 	opmfu_trace_release(&w->trace);

@@ -1,29 +1,38 @@
 /*
- * write_sqlite.c - the database export. INSERT statements are prepared once
- * and reused; everything happens inside one transaction. OperatorMFU rows go
- * OP_BATCH at a time through one multi-row INSERT: a statement's fixed cost
- * (step, reset, opening the table) was half the time of a one-row insert.
- * Binding the parameters was then 40 % of the insert, and bindings outlive
+ * write_sqlite.c - the database export: every table into cluster_analysis.db
+ * in one transaction, so readers never see half a result and a failed run
+ * leaves the previous tables (and other tools' tables) intact.
+ *
+ * INSERT statements are prepared once per table and reused. Rows go BATCH at
+ * a time through one multi-row INSERT: a statement's fixed cost (step,
+ * reset, opening the table) was half the time of a one-row insert. Binding
+ * the parameters was then 40 % of the insert, and bindings outlive
  * sqlite3_reset: a value equal to the one a parameter already holds (same
  * number; same string pointer and length, read by SQLite at the step) is
- * not bound again. Rank and peak never change, and a parameter sees every
- * OP_BATCH-th row, often of the same op (op name 79 %, FLOPs op name 71 %).
+ * not bound again. In OperatorMFU rank and peak never change, and a
+ * parameter sees every BATCH-th row, often of the same op (op name 79 %,
+ * FLOPs op name 71 %).
  */
-#include "write/write_sqlite.h"
-
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/mem.h"
-#include "model/parse.h"
+#include "base/sbuf.h"
 #include "sql_out.h"
+#include "write/writer.h"
 
-#define OP_COLS 13
-#define OP_BATCH 32
+#define BATCH 32
 
-/* What a parameter of the batch INSERT holds. */
+/* The DDL of every table of schema/out, found by the name it creates. */
+static const char *const ddl_files[] = {
+	opmfu_sql_out_operator_mfu,
+	opmfu_sql_out_module_mfu,
+	opmfu_sql_out_rank_summary,
+};
+
+/* What a parameter of a batch INSERT holds. */
 struct bound {
 	uint64_t v;   /* integer, bits of a double, or a string's address */
 	size_t len;   /* a string's length */
@@ -32,13 +41,25 @@ struct bound {
 
 enum { BOUND_UNKNOWN, BOUND_INT, BOUND_DOUBLE, BOUND_TEXT, BOUND_NULL };
 
-struct opmfu_sqlite_out {
+/* One table's statements. */
+struct tab {
+	const struct opmfu_table_def *def;
+	sqlite3_stmt *ins, *ins_batch;
+	struct bound *bound; /* BATCH x n_cols: what ins_batch's parameters hold */
+	int put;             /* rows were put since the last keep_rank or drop_rank */
+};
+
+struct db_writer {
+	struct opmfu_writer base;
 	sqlite3 *db;
 	char *path;
-	sqlite3_stmt *ins_op, *ins_op_batch, *ins_mod, *ins_sum;
+	struct tab *tabs;
+	size_t n_tabs;
+	struct opmfu_cell *cells; /* one row of the widest table */
 	int in_txn;
-	struct bound batch_bound[OP_BATCH * OP_COLS];
 };
+
+extern const struct opmfu_writer_type opmfu_writer_db;
 
 /* Binds parameter i (1-based) of s unless b (NULL: not tracked) says it
  * already holds the value. */
@@ -79,7 +100,25 @@ static void bind_str(sqlite3_stmt *s, struct bound *b, int i, const char *z, siz
 		sqlite3_bind_null(s, i);
 }
 
-static enum opmfu_status fail(struct opmfu_sqlite_out *o, const char *what, struct opmfu_err *err)
+/* Binds one row to parameters base+1 .. base+n_cols. */
+static void bind_row(sqlite3_stmt *s, struct bound *b, int base, const struct opmfu_table_def *def,
+		     const struct opmfu_cell *c)
+{
+	size_t k;
+	for (k = 0; k < def->n_cols; k++) {
+		int i = base + (int)k + 1;
+		if (c[k].null)
+			bind_str(s, b, i, NULL, 0);
+		else if (def->cols[k].type == OPMFU_COL_INT)
+			bind_int(s, b, i, c[k].v.i);
+		else if (def->cols[k].type == OPMFU_COL_REAL)
+			bind_dbl(s, b, i, c[k].v.r);
+		else
+			bind_str(s, b, i, c[k].v.t.s, c[k].v.t.n);
+	}
+}
+
+static enum opmfu_status fail(struct db_writer *o, const char *what, struct opmfu_err *err)
 {
 	/* SQLite says "disk I/O error" for most write faults; errno says which */
 	int os_err = sqlite3_system_errno(o->db);
@@ -89,50 +128,163 @@ static enum opmfu_status fail(struct opmfu_sqlite_out *o, const char *what, stru
 	return opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: %s: %s", o->path, what, sqlite3_errmsg(o->db));
 }
 
-static enum opmfu_status exec(struct opmfu_sqlite_out *o, const char *sql, const char *what,
-			      struct opmfu_err *err)
+/* fail() with "WHAT TABLE" */
+static enum opmfu_status fail_on(struct db_writer *o, const char *what, const char *table, struct opmfu_err *err)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s %s", what, table);
+	return fail(o, buf, err);
+}
+
+static enum opmfu_status nomem(const char *path, struct opmfu_err *err)
+{
+	return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory opening %s", path);
+}
+
+static enum opmfu_status exec(struct db_writer *o, const char *sql, const char *what, struct opmfu_err *err)
 {
 	if (sqlite3_exec(o->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return fail(o, what, err);
 	return OPMFU_OK;
 }
 
-/* INSERT INTO "OperatorMFU" VALUES (?,...),(?,...),... with OP_BATCH rows */
-static int prepare_op_batch(struct opmfu_sqlite_out *o)
+/* The CREATE TABLE of schema/out for def; for a table that has no file
+ * there, one made from its columns. */
+static void ddl_of(const struct opmfu_table_def *def, struct sbuf *sb)
 {
-	static const char head[] = "INSERT INTO \"OperatorMFU\" VALUES ";
-	static const char row[] = "(?,?,?,?,?,?,?,?,?,?,?,?,?)";
-	char sql[sizeof(head) + OP_BATCH * sizeof(row)];
-	size_t n = sizeof(head) - 1, i;
+	static const char *const type_name[] = { "INTEGER", "REAL", "TEXT" };
+	static const char head[] = "CREATE TABLE \"";
+	size_t i, n = strlen(def->name);
 
-	memcpy(sql, head, n);
-	for (i = 0; i < OP_BATCH; i++) {
-		if (i)
-			sql[n++] = ',';
-		memcpy(sql + n, row, sizeof(row) - 1);
-		n += sizeof(row) - 1;
+	for (i = 0; i < sizeof(ddl_files) / sizeof(ddl_files[0]); i++) {
+		const char *p = strstr(ddl_files[i], head);
+		if (p && !strncmp(p + sizeof(head) - 1, def->name, n) && p[sizeof(head) - 1 + n] == '"') {
+			sbuf_adds(sb, ddl_files[i]);
+			return;
+		}
 	}
-	sql[n] = '\0';
-	return sqlite3_prepare_v2(o->db, sql, (int)n, &o->ins_op_batch, NULL);
+	sbuf_addf(sb, "CREATE TABLE \"%s\" (", def->name);
+	for (i = 0; i < def->n_cols; i++)
+		sbuf_addf(sb, "%s\"%s\" %s", i ? ", " : "", def->cols[i].name, type_name[def->cols[i].type]);
+	sbuf_adds(sb, ")");
 }
 
-enum opmfu_status opmfu_sqlite_out_open(struct opmfu_sqlite_out **out, const char *path,
-					struct opmfu_err *err)
+/* INSERT INTO "name" VALUES (?,...),(?,...),... with rows rows */
+static void insert_sql(const struct opmfu_table_def *def, size_t rows, struct sbuf *sb)
 {
-	struct opmfu_sqlite_out *o = opmfu_calloc(1, sizeof(*o));
-	enum opmfu_status st;
+	size_t r, c;
+	sbuf_addf(sb, "INSERT INTO \"%s\" VALUES ", def->name);
+	for (r = 0; r < rows; r++) {
+		sbuf_adds(sb, r ? ",(" : "(");
+		for (c = 0; c < def->n_cols; c++)
+			sbuf_adds(sb, c ? ",?" : "?");
+		sbuf_adds(sb, ")");
+	}
+}
+
+/* Runs the SQL that make(def, sb) writes for every table; each
+ * failure says what plus the table's name. Drops first, then creates: the
+ * pages the drops free are reused. */
+static enum opmfu_status each_table(struct db_writer *o, void (*make)(const struct opmfu_table_def *, struct sbuf *),
+				    const char *what, int named, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	struct sbuf sb;
+	size_t i;
+
+	sbuf_init(&sb);
+	for (i = 0; i < o->n_tabs && st == OPMFU_OK; i++) {
+		sbuf_reset(&sb);
+		make(o->tabs[i].def, &sb);
+		if (sb.oom)
+			st = nomem(o->path, err);
+		else if (sqlite3_exec(o->db, sb.buf, NULL, NULL, NULL) != SQLITE_OK)
+			st = named ? fail_on(o, what, o->tabs[i].def->name, err) : fail(o, what, err);
+	}
+	sbuf_release(&sb);
+	return st;
+}
+
+static void drop_sql(const struct opmfu_table_def *def, struct sbuf *sb)
+{
+	sbuf_addf(sb, "DROP TABLE IF EXISTS \"%s\"", def->name);
+}
+
+/* Prepares the one-row and the batch INSERT of every table. */
+static enum opmfu_status prepare_inserts(struct db_writer *o, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	struct sbuf sb;
+	size_t i;
+
+	sbuf_init(&sb);
+	for (i = 0; i < o->n_tabs && st == OPMFU_OK; i++) {
+		struct tab *tb = &o->tabs[i];
+		sbuf_reset(&sb);
+		insert_sql(tb->def, 1, &sb);
+		if (sb.oom) {
+			st = nomem(o->path, err);
+			break;
+		}
+		if (sqlite3_prepare_v2(o->db, sb.buf, -1, &tb->ins, NULL) != SQLITE_OK) {
+			st = fail(o, "cannot prepare inserts", err);
+			break;
+		}
+		sbuf_reset(&sb);
+		insert_sql(tb->def, BATCH, &sb);
+		if (sb.oom)
+			st = nomem(o->path, err);
+		else if (sqlite3_prepare_v2(o->db, sb.buf, -1, &tb->ins_batch, NULL) != SQLITE_OK)
+			st = fail(o, "cannot prepare inserts", err);
+	}
+	sbuf_release(&sb);
+	return st;
+}
+
+static void db_close(struct opmfu_writer *w);
+
+/* Allocates the writer and its tables. */
+static struct db_writer *db_new(const char *path, const struct opmfu_table_def *const *defs, size_t n_defs)
+{
+	struct db_writer *o = opmfu_calloc(1, sizeof(*o));
+	size_t i, widest = 1;
+
+	if (!o)
+		return NULL;
+	o->base.type = &opmfu_writer_db;
+	o->n_tabs = n_defs;
+	for (i = 0; i < n_defs; i++)
+		widest = defs[i]->n_cols > widest ? defs[i]->n_cols : widest;
+	if (!(o->path = opmfu_strdup(path)) || !(o->tabs = opmfu_calloc(n_defs ? n_defs : 1, sizeof(*o->tabs))) ||
+	    !(o->cells = opmfu_calloc(widest, sizeof(*o->cells))))
+		goto bad;
+	for (i = 0; i < n_defs; i++) {
+		o->tabs[i].def = defs[i];
+		if (!(o->tabs[i].bound = opmfu_calloc(BATCH * (defs[i]->n_cols ? defs[i]->n_cols : 1),
+						      sizeof(*o->tabs[i].bound))))
+			goto bad;
+	}
+	return o;
+bad:
+	db_close(&o->base);
+	return NULL;
+}
+
+static enum opmfu_status db_open(struct opmfu_writer **out, const char *path, const struct opmfu_table_def *const *defs,
+				 size_t n_defs, struct opmfu_err *err)
+{
+	struct db_writer *o = db_new(path, defs, n_defs);
+	enum opmfu_status st = OPMFU_OK;
 
 	*out = NULL;
-	if (!o || !(o->path = opmfu_strdup(path))) {
-		opmfu_free(o);
-		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory opening %s", path);
-	}
+	if (!o)
+		return nomem(path, err);
 	/* NOMUTEX: only the writing thread uses this connection */
 	if (sqlite3_open_v2(path, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
 		st = o->db ? fail(o, "cannot open for writing", err)
 			   : opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open for writing", path);
-		goto bad;
+		goto out;
 	}
 	sqlite3_busy_timeout(o->db, 5000);
 	/* A new file gets 64 KiB pages: OperatorMFU is appended row by row and
@@ -140,211 +292,141 @@ enum opmfu_status opmfu_sqlite_out_open(struct opmfu_sqlite_out **out, const cha
 	 * (measured on 391,503 rows). A file that exists keeps its page size:
 	 * the pragma does nothing there. */
 	if ((st = exec(o, "PRAGMA page_size = 65536", "cannot set the page size", err)))
-		goto bad;
+		goto out;
 	if ((st = exec(o, "BEGIN IMMEDIATE", "cannot start a transaction", err)))
-		goto bad;
+		goto out;
 	o->in_txn = 1;
-	if ((st = exec(o, "DROP TABLE IF EXISTS \"OperatorMFU\"; DROP TABLE IF EXISTS \"ModuleMFU\";"
-			  "DROP TABLE IF EXISTS \"OpmfuRankSummary\";",
-		       "cannot replace the previous results", err)) ||
-	    (st = exec(o, opmfu_sql_out_operator_mfu, "cannot create OperatorMFU", err)) ||
-	    (st = exec(o, opmfu_sql_out_module_mfu, "cannot create ModuleMFU", err)) ||
-	    (st = exec(o, opmfu_sql_out_rank_summary, "cannot create OpmfuRankSummary", err)))
-		goto bad;
-	if (sqlite3_prepare_v2(o->db, "INSERT INTO \"OperatorMFU\" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
-			       &o->ins_op, NULL) != SQLITE_OK ||
-	    prepare_op_batch(o) != SQLITE_OK ||
-	    sqlite3_prepare_v2(o->db, "INSERT INTO \"ModuleMFU\" VALUES (?,?,?,?,?,?,?,?,?)", -1, &o->ins_mod,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(o->db, "INSERT INTO \"OpmfuRankSummary\" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &o->ins_sum, NULL) != SQLITE_OK) {
-		st = fail(o, "cannot prepare inserts", err);
-		goto bad;
-	}
-	*out = o;
-	return OPMFU_OK;
-bad:
-	opmfu_sqlite_out_close(o);
+	if ((st = each_table(o, drop_sql, "cannot replace the previous results", 0, err)) ||
+	    (st = each_table(o, ddl_of, "cannot create", 1, err)))
+		goto out;
+	st = prepare_inserts(o, err);
+out:
+	if (st)
+		db_close(&o->base);
+	else
+		*out = &o->base;
 	return st;
 }
 
-static void bind_sid(sqlite3_stmt *s, struct bound *b, int col, const struct opmfu_trace *t, uint32_t sid)
-{
-	const char *v = opmfu_strtab_str(&t->strs, sid);
-	bind_str(s, b, col, v, v ? opmfu_strtab_len(&t->strs, sid) : 0);
-}
-
-static void bind_shape(sqlite3_stmt *s, struct bound *b, int col, const struct opmfu_trace *t, uint32_t sid)
-{
-	const char *v = opmfu_strtab_str(&t->strs, sid);
-	size_t a = 0, n = 0;
-	if (v)
-		opmfu_shape_strip(v, opmfu_strtab_len(&t->strs, sid), &a, &n);
-	bind_str(s, b, col, v ? v + a : NULL, n);
-}
-
-static enum opmfu_status step(struct opmfu_sqlite_out *o, sqlite3_stmt *s, const char *what,
-			      struct opmfu_err *err)
+static enum opmfu_status step(struct db_writer *o, sqlite3_stmt *s, const char *table, struct opmfu_err *err)
 {
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
-		return fail(o, what, err);
+		return fail_on(o, "cannot insert into", table, err);
 	return OPMFU_OK;
 }
 
-/* Binds one OperatorMFU row (R row r, entry m) to parameters base+1 .. base+OP_COLS. */
-static void bind_op_row(sqlite3_stmt *s, struct bound *b, int base, int rank, const struct opmfu_trace *t,
-			const struct opmfu_link *r, const struct opmfu_mfu_entry *m)
+static struct tab *find_tab(struct db_writer *o, const struct opmfu_table_def *def)
 {
-	const struct opmfu_link *sl = &t->links[m->link];
-	const struct opmfu_flops_rec *rec = &t->recs[m->rec];
-	bind_int(s, b, base + 1, rank);
-	bind_sid(s, b, base + 2, t, r->op_name);
-	bind_sid(s, b, base + 3, t, r->k_name);
-	bind_int(s, b, base + 4, r->k_start);
-	bind_int(s, b, base + 5, r->k_end);
-	bind_int(s, b, base + 6, r->k_end - r->k_start);
-	bind_dbl(s, b, base + 7, opmfu_round(m->mfu, 4));
-	bind_dbl(s, b, base + 8, opmfu_round(m->tput / 1e12, 2));
-	bind_dbl(s, b, base + 9, opmfu_round(m->peak / 1e12, 2));
-	bind_int(s, b, base + 10, rec->flops);
-	bind_str(s, b, base + 11, opmfu_strtab_str(&t->strs, rec->msg) + rec->name_off,
-		 opmfu_strtab_len(&t->strs, rec->msg) - rec->name_off);
-	bind_shape(s, b, base + 12, t, sl->in_shapes);
-	bind_shape(s, b, base + 13, t, sl->out_shapes);
-}
-
-enum opmfu_status opmfu_sqlite_out_ops(struct opmfu_sqlite_out *o, int rank, const struct opmfu_trace *t,
-				       const struct opmfu_op_mfu *op, struct opmfu_err *err)
-{
-	size_t i, done = 0;
-	/* whole batches first, then the rest one row at a time */
-	size_t batched = op->stats.rows - op->stats.rows % OP_BATCH;
-	enum opmfu_status st;
-
-	/* a new rank's strings live elsewhere: forget what is bound */
-	memset(o->batch_bound, 0, sizeof(o->batch_bound));
-	for (i = 0; i < op->n_r; i++) {
-		const struct opmfu_link *r = &t->links[op->r[i]];
-		uint32_t e = opmfu_op_mfu_first(op, t, r);
-		for (; e != OPMFU_NO_ENTRY; e = op->m[e].next, done++) {
-			sqlite3_stmt *s = o->ins_op;
-			if (done < batched) {
-				int slot = (int)(done % OP_BATCH);
-				s = o->ins_op_batch;
-				bind_op_row(s, o->batch_bound, slot * OP_COLS, rank, t, r, &op->m[e]);
-				if (slot < OP_BATCH - 1)
-					continue;
-			} else {
-				bind_op_row(s, NULL, 0, rank, t, r, &op->m[e]);
-			}
-			if ((st = step(o, s, "cannot insert into OperatorMFU", err)))
-				return st;
-		}
-	}
-	return OPMFU_OK;
-}
-
-enum opmfu_status opmfu_sqlite_out_modules(struct opmfu_sqlite_out *o, int rank, const struct opmfu_module_mfu *mod,
-					   struct opmfu_err *err)
-{
-	sqlite3_stmt *s = o->ins_mod;
-	enum opmfu_status st;
 	size_t i;
+	for (i = 0; i < o->n_tabs; i++)
+		if (o->tabs[i].def == def)
+			return &o->tabs[i];
+	return NULL;
+}
 
-	for (i = 0; i < mod->n_rows; i++) {
-		const struct opmfu_module_row *r = &mod->rows[i];
-		sqlite3_bind_int(s, 1, rank);
-		sqlite3_bind_text(s, 2, r->parent, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, r->module, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, r->op_name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 5, r->kernel_list, -1, SQLITE_STATIC);
-		sqlite3_bind_double(s, 6, r->total_ns);
-		sqlite3_bind_double(s, 7, r->avg_ns);
-		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->op_count);
-		sqlite3_bind_text(s, 9, r->avg_mfu, -1, SQLITE_STATIC);
-		if ((st = step(o, s, "cannot insert into ModuleMFU", err)))
+static enum opmfu_status db_put(struct opmfu_writer *w, int rank, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	struct db_writer *o = (struct db_writer *)w;
+	struct tab *tb = find_tab(o, t->def);
+	size_t i, n = t->n_rows, nc = t->def->n_cols;
+	/* whole batches first, then the rest one row at a time */
+	size_t batched = n - n % BATCH;
+	enum opmfu_status st;
+
+	(void)rank;
+	if (!tb)
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s was not opened", o->path, t->def->name);
+	/* another put's strings live elsewhere: forget what is bound */
+	memset(tb->bound, 0, BATCH * nc * sizeof(*tb->bound));
+	tb->put |= n > 0;
+	for (i = 0; i < n; i++) {
+		sqlite3_stmt *s = tb->ins;
+		t->row(t->src, i, o->cells);
+		if (i < batched) {
+			size_t slot = i % BATCH;
+			s = tb->ins_batch;
+			bind_row(s, tb->bound, (int)(slot * nc), t->def, o->cells);
+			if (slot < BATCH - 1)
+				continue;
+		} else {
+			bind_row(s, NULL, 0, t->def, o->cells);
+		}
+		if ((st = step(o, s, t->def->name, err)))
 			return st;
 	}
 	return OPMFU_OK;
 }
 
-enum opmfu_status opmfu_sqlite_out_drop_ops(struct opmfu_sqlite_out *o, int rank, struct opmfu_err *err)
+static enum opmfu_status db_keep_rank(struct opmfu_writer *w, int rank, struct opmfu_write_stats *st,
+				      struct opmfu_err *err)
 {
-	sqlite3_stmt *s = NULL;
-	enum opmfu_status st = OPMFU_OK;
+	struct db_writer *o = (struct db_writer *)w;
+	size_t i;
 
-	if (sqlite3_prepare_v2(o->db, "DELETE FROM \"OperatorMFU\" WHERE \"rank_id\" = ?", -1, &s, NULL) != SQLITE_OK)
-		return fail(o, "cannot remove a failed rank's rows from OperatorMFU", err);
-	sqlite3_bind_int(s, 1, rank);
-	if (sqlite3_step(s) != SQLITE_DONE)
-		st = fail(o, "cannot remove a failed rank's rows from OperatorMFU", err);
-	sqlite3_finalize(s);
+	(void)rank;
+	(void)err;
+	for (i = 0; i < o->n_tabs; i++)
+		o->tabs[i].put = 0;
+	memset(st, 0, sizeof(*st));
+	return OPMFU_OK;
+}
+
+/* Inside the transaction, so nothing of the rank was ever visible. */
+static enum opmfu_status db_drop_rank(struct opmfu_writer *w, int rank, struct opmfu_err *err)
+{
+	struct db_writer *o = (struct db_writer *)w;
+	enum opmfu_status st = OPMFU_OK;
+	char sql[256];
+	size_t i;
+
+	for (i = 0; i < o->n_tabs && st == OPMFU_OK; i++) {
+		sqlite3_stmt *s = NULL;
+		if (!o->tabs[i].put)
+			continue;
+		o->tabs[i].put = 0;
+		snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE \"rank_id\" = ?", o->tabs[i].def->name);
+		if (sqlite3_prepare_v2(o->db, sql, -1, &s, NULL) != SQLITE_OK)
+			return fail_on(o, "cannot remove a failed rank's rows from", o->tabs[i].def->name, err);
+		sqlite3_bind_int(s, 1, rank);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			st = fail_on(o, "cannot remove a failed rank's rows from", o->tabs[i].def->name, err);
+		sqlite3_finalize(s);
+	}
 	return st;
 }
 
-static void bind_peak(sqlite3_stmt *s, int col, double tflops)
+static enum opmfu_status db_commit(struct opmfu_writer *w, struct opmfu_err *err)
 {
-	if (tflops > 0)
-		sqlite3_bind_double(s, col, tflops);
-	else
-		sqlite3_bind_null(s, col);
-}
-
-enum opmfu_status opmfu_sqlite_out_summary(struct opmfu_sqlite_out *o, const struct opmfu_rank_report *rr,
-					   struct opmfu_err *err)
-{
-	static const char *const state[] = { "ok", "no_mfu", "failed" };
-	sqlite3_stmt *s = o->ins_sum;
-	size_t dropped = 0;
-	int i;
-
-	for (i = 0; i < OPMFU_NDROP; i++)
-		dropped += rr->drops[i];
-	sqlite3_bind_int(s, 1, rr->rank);
-	sqlite3_bind_text(s, 2, rr->db_path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, state[rr->state], -1, SQLITE_STATIC);
-	if (rr->reason[0])
-		sqlite3_bind_text(s, 4, rr->reason, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, 4);
-	bind_peak(s, 5, rr->peak_tflops[OPMFU_CLASS_FP16]);
-	bind_peak(s, 6, rr->peak_tflops[OPMFU_CLASS_INT8]);
-	bind_peak(s, 7, rr->peak_tflops[OPMFU_CLASS_FP8]);
-	if (rr->peak_source[0])
-		sqlite3_bind_text(s, 8, rr->peak_source, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, 8);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)rr->kernels);
-	sqlite3_bind_int64(s, 10, (sqlite3_int64)rr->recs_read);
-	sqlite3_bind_int64(s, 11, (sqlite3_int64)rr->recs_used);
-	sqlite3_bind_int64(s, 12, (sqlite3_int64)dropped);
-	sqlite3_bind_int64(s, 13, (sqlite3_int64)rr->kernels_with_mfu);
-	sqlite3_bind_int64(s, 14, (sqlite3_int64)rr->op_rows);
-	sqlite3_bind_int64(s, 15, (sqlite3_int64)rr->module_rows);
-	return step(o, s, "cannot insert into OpmfuRankSummary", err);
-}
-
-enum opmfu_status opmfu_sqlite_out_commit(struct opmfu_sqlite_out *o, struct opmfu_err *err)
-{
+	struct db_writer *o = (struct db_writer *)w;
 	enum opmfu_status st = exec(o, "COMMIT", "cannot commit the results", err);
 	if (st == OPMFU_OK)
 		o->in_txn = 0;
 	return st;
 }
 
-void opmfu_sqlite_out_close(struct opmfu_sqlite_out *o)
+static void db_close(struct opmfu_writer *w)
 {
+	struct db_writer *o = (struct db_writer *)w;
+	size_t i;
+
 	if (!o)
 		return;
-	sqlite3_finalize(o->ins_op);
-	sqlite3_finalize(o->ins_op_batch);
-	sqlite3_finalize(o->ins_mod);
-	sqlite3_finalize(o->ins_sum);
+	for (i = 0; o->tabs && i < o->n_tabs; i++) {
+		sqlite3_finalize(o->tabs[i].ins);
+		sqlite3_finalize(o->tabs[i].ins_batch);
+		opmfu_free(o->tabs[i].bound);
+	}
 	if (o->db && o->in_txn)
 		sqlite3_exec(o->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(o->db);
+	opmfu_free(o->tabs);
+	opmfu_free(o->cells);
 	opmfu_free(o->path);
 	opmfu_free(o);
 }
+
+const struct opmfu_writer_type opmfu_writer_db = {
+	"db", "cluster_analysis.db", db_open, db_put, db_keep_rank, db_drop_rank, db_commit, db_close,
+};

@@ -1,12 +1,7 @@
 /*
- * write_xlsx.c - the Excel export with libxlsxwriter. The only file that
- * includes xlsxwriter.h.
- *
- * Kernel workbooks can hold a million rows, so they are written in
- * constant_memory mode, strictly row by row. libxlsxwriter 1.1.4 cannot merge
- * cells in that mode (a merge writes blanks into later rows, which flushes the
- * current row), so module workbooks, which hold aggregated rows only, use the
- * normal mode.
+ * write_xlsx.c - the Excel export with libxlsxwriter, the only file that
+ * includes xlsxwriter.h: any table's sheet from its def (titles as headers,
+ * widths, merges, formats), one workbook per table and rank.
  */
 #include "write/write_xlsx.h"
 
@@ -21,46 +16,9 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
-#include "model/parse.h"
 
 #define CELL_CHARS_MAX 32767 /* characters in one Excel cell */
 #define HEADER_HEIGHT 27
-
-struct width {
-	const char *head;
-	double width;
-};
-
-static const char *const kernel_head[] = {
-	"Rank ID", "Op Name", "Kernel Name", "Kernel Start(ns)", "Kernel End(ns)", "Kernel Duration(ns)", "MFU",
-	"actual_tflops", "chip_peak_tflops", "flops", "flops_op_name", "input_shapes", "output_shapes",
-};
-enum {
-	K_RANK, K_OP, K_KERNEL, K_START, K_END, K_DUR, K_MFU, K_TFLOPS, K_PEAK, K_FLOPS, K_FLOPS_OP, K_IN, K_OUT,
-	K_NCOL
-};
-
-/* Looked up by header name (SPEC 5.4). The timestamp columns are ours: they
- * hold 19-digit text that a default-width column would cut. */
-static const struct width kernel_widths[] = {
-	{ "Kernel Name", 50 }, { "Op Name", 40 }, { "MFU", 10 }, { "Kernel Duration(ns)", 15 },
-	{ "Kernel Start(ns)", 21 }, { "Kernel End(ns)", 21 }, { NULL, 0 },
-};
-
-static const char *const module_head[] = {
-	"Rank ID", "Parent Module", "Module", "Op Name", "Kernel List", "Total Kernel Duration(ns)",
-	"Avg Kernel Duration(ns)", "Op Count", "Avg MFU",
-};
-enum { M_RANK, M_PARENT, M_MODULE, M_OP, M_KLIST, M_TOTAL, M_AVG, M_COUNT, M_MFU, M_NCOL };
-
-static const struct width module_widths[] = {
-	{ "Parent Module", 40 }, { "Module", 40 }, { "Op Name", 40 }, { "Kernel List", 50 },
-	{ "Total Kernel Duration(ns)", 10 }, { "Avg Kernel Duration(ns)", 10 }, { "Op Count", 10 },
-	{ "Avg MFU", 10 }, { NULL, 0 },
-};
-
-_Static_assert(sizeof(kernel_head) / sizeof(kernel_head[0]) == K_NCOL, "kernel columns");
-_Static_assert(sizeof(module_head) / sizeof(module_head[0]) == M_NCOL, "module columns");
 
 /* One workbook being written. */
 struct xw {
@@ -71,7 +29,7 @@ struct xw {
 	lxw_worksheet *ws;
 	lxw_format *cell, *head, *pct;
 	struct sbuf scratch;
-	struct opmfu_xlsx_stats st;
+	struct opmfu_write_stats st; /* what the cells could not hold as they are */
 	lxw_error lerr; /* first libxlsxwriter error; later writes are skipped */
 	lxw_row_t err_row;
 	lxw_col_t err_col;
@@ -316,25 +274,24 @@ static enum opmfu_status xw_open(struct xw *x, const char *path, int constant_me
 	return OPMFU_OK;
 }
 
-/* Header row, widths by header name, frozen header, autofilter. */
-static void xw_sheet(struct xw *x, const char *const *head, int ncol, const struct width *w, size_t nrows)
+/* Header row, widths, frozen header, autofilter. */
+static void xw_sheet(struct xw *x, const struct opmfu_table_def *def, size_t nrows)
 {
-	int c, k;
-	for (c = 0; c < ncol; c++)
-		for (k = 0; w[k].head; k++)
-			if (!strcmp(w[k].head, head[c]))
-				note(x, worksheet_set_column(x->ws, (lxw_col_t)c, (lxw_col_t)c, w[k].width, NULL), 0,
-				     (lxw_col_t)c);
+	size_t c;
+	for (c = 0; c < def->n_cols; c++)
+		if (def->cols[c].width > 0)
+			note(x, worksheet_set_column(x->ws, (lxw_col_t)c, (lxw_col_t)c, def->cols[c].width, NULL), 0,
+			     (lxw_col_t)c);
 	note(x, worksheet_set_row(x->ws, 0, HEADER_HEIGHT, NULL), 0, 0);
 	worksheet_freeze_panes(x->ws, 1, 0);
-	note(x, worksheet_autofilter(x->ws, 0, 0, (lxw_row_t)nrows, (lxw_col_t)(ncol - 1)), 0, 0);
-	for (c = 0; c < ncol; c++)
-		put_cstr(x, 0, (lxw_col_t)c, head[c], x->head);
+	note(x, worksheet_autofilter(x->ws, 0, 0, (lxw_row_t)nrows, (lxw_col_t)(def->n_cols - 1)), 0, 0);
+	for (c = 0; c < def->n_cols; c++)
+		put_cstr(x, 0, (lxw_col_t)c, def->cols[c].title, x->head);
 }
 
-/* Closes the workbook and moves it into place, or, with staged, leaves it
- * complete on disk under its temporary name, which *staged takes over. */
-static enum opmfu_status xw_finish(struct xw *x, struct opmfu_xlsx_stats *stats, char **staged,
+/* Closes the workbook and leaves it complete on disk under its temporary
+ * name, which *staged takes over; adds x's counts to stats. */
+static enum opmfu_status xw_finish(struct xw *x, struct opmfu_write_stats *stats, char **staged,
 				   struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
@@ -372,24 +329,12 @@ static enum opmfu_status xw_finish(struct xw *x, struct opmfu_xlsx_stats *stats,
 		goto out;
 	}
 	close(fd);
-	if (staged) {
-		*staged = x->tmp;
-		x->tmp = NULL;
-		goto out;
-	}
-	if (rename(x->tmp, x->path) != 0) {
-		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", x->path, strerror(errno));
-		goto out;
-	}
-	opmfu_free(x->tmp);
+	*staged = x->tmp;
 	x->tmp = NULL;
 out:
-	if (stats) {
-		stats->rows += st ? 0 : x->st.rows;
-		stats->truncated += x->st.truncated;
-		stats->repaired += x->st.repaired;
-		stats->blanks += x->st.blanks;
-	}
+	stats->truncated += x->st.truncated;
+	stats->repaired += x->st.repaired;
+	stats->blanks += x->st.blanks;
 	xw_free(x);
 	return st;
 }
@@ -413,236 +358,345 @@ static enum opmfu_status too_many(const char *path, const char *table, size_t n,
 			     path, n, table, max_rows - 1, table);
 }
 
-/* ---- kernel workbook ---- */
+/* ---- a table's sheet ---- */
 
-static void put_shape(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_trace *t, uint32_t sid)
+static lxw_format *format_of(struct xw *x, const struct opmfu_column *col)
 {
-	const char *v = opmfu_strtab_str(&t->strs, sid);
-	size_t a = 0, n = 0;
-	if (v)
-		opmfu_shape_strip(v, opmfu_strtab_len(&t->strs, sid), &a, &n);
-	put_str(x, r, c, v ? v + a : NULL, n, x->cell);
+	return (col->flags & OPMFU_COLF_PERCENT) ? x->pct : x->cell;
 }
 
-static void put_sid(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_trace *t, uint32_t sid)
+static int merges(const struct opmfu_column *col)
 {
-	put_str(x, r, c, opmfu_strtab_str(&t->strs, sid), opmfu_strtab_len(&t->strs, sid), x->cell);
+	return (col->flags & (OPMFU_COLF_MERGE | OPMFU_COLF_MERGE_IN_PREV)) != 0;
 }
 
-static enum opmfu_status write_kernel(const char *path, int rank, const struct opmfu_trace *t,
-				      const struct opmfu_op_mfu *op, size_t max_rows, struct opmfu_xlsx_stats *stats,
-				      char **staged, struct opmfu_err *err)
+/* Cell (r, c) with the value v of column col. */
+static void put_cell(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_column *col,
+		     const struct opmfu_cell *v)
 {
-	struct xw x;
-	lxw_conditional_format cf;
-	enum opmfu_status st;
-	char range[LXW_MAX_CELL_RANGE_LENGTH];
-	size_t i, n = op->stats.rows;
-	lxw_row_t row = 0;
-
-	if (!max_rows)
-		max_rows = OPMFU_XLSX_MAX_ROWS;
-	if (n == 0)
-		return staged ? OPMFU_OK : remove_stale(path, err);
-	if (n > max_rows - 1)
-		return too_many(path, "OperatorMFU", n, max_rows, err);
-	if ((st = xw_open(&x, path, 1, err)))
-		return st;
-	/* sheet-wide settings first: in constant_memory mode nothing may refer
-	 * back to a row already written */
-	xw_sheet(&x, kernel_head, K_NCOL, kernel_widths, n);
-	memset(&cf, 0, sizeof(cf));
-	cf.type = LXW_CONDITIONAL_3_COLOR_SCALE;
-	/* fixed points, so one colour means one MFU in every rank's file */
-	cf.min_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER;
-	cf.min_value = 0;
-	cf.min_color = 0xF8696B;
-	cf.mid_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER;
-	cf.mid_value = 0.5;
-	cf.mid_color = 0xFFEB84;
-	cf.max_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER;
-	cf.max_value = 1;
-	cf.max_color = 0x63BE7B;
-	note(&x, worksheet_conditional_format_range(x.ws, 1, K_MFU, (lxw_row_t)n, K_MFU, &cf), 1, K_MFU);
-	/* the timestamps are digits written as text on purpose (see put_i64_text) */
-	lxw_rowcol_to_range(range, 1, K_START, (lxw_row_t)n, K_END);
-	note(&x, worksheet_ignore_errors(x.ws, LXW_IGNORE_NUMBER_STORED_AS_TEXT, range), 1, K_START);
-
-	for (i = 0; i < op->n_r && !x.lerr; i++) {
-		const struct opmfu_link *r = &t->links[op->r[i]];
-		uint32_t e = opmfu_op_mfu_first(op, t, r);
-		for (; e != OPMFU_NO_ENTRY && !x.lerr; e = op->m[e].next) {
-			const struct opmfu_mfu_entry *m = &op->m[e];
-			const struct opmfu_link *sl = &t->links[m->link];
-			const struct opmfu_flops_rec *rec = &t->recs[m->rec];
-			const char *msg = opmfu_strtab_str(&t->strs, rec->msg);
-			row++;
-			put_num(&x, row, K_RANK, rank, x.cell);
-			put_sid(&x, row, K_OP, t, r->op_name);
-			put_sid(&x, row, K_KERNEL, t, r->k_name);
-			/* epoch nanoseconds have 19 digits; a sheet number keeps
-			 * 15-16 and would be off by up to a microsecond */
-			put_i64_text(&x, row, K_START, r->k_start, x.cell);
-			put_i64_text(&x, row, K_END, r->k_end, x.cell);
-			put_num(&x, row, K_DUR, (double)(r->k_end - r->k_start), x.cell);
-			put_num(&x, row, K_MFU, opmfu_round(m->mfu, 4), x.pct);
-			put_num(&x, row, K_TFLOPS, opmfu_round(m->tput / 1e12, 2), x.cell);
-			put_num(&x, row, K_PEAK, opmfu_round(m->peak / 1e12, 2), x.cell);
-			put_num(&x, row, K_FLOPS, (double)rec->flops, x.cell);
-			put_str(&x, row, K_FLOPS_OP, msg + rec->name_off,
-				opmfu_strtab_len(&t->strs, rec->msg) - rec->name_off, x.cell);
-			put_shape(&x, row, K_IN, t, sl->in_shapes);
-			put_shape(&x, row, K_OUT, t, sl->out_shapes);
-		}
+	lxw_format *f = format_of(x, col);
+	if (v->null) {
+		put_str(x, r, c, NULL, 0, f);
+		return;
 	}
-	x.st.rows = row;
-	return xw_finish(&x, stats, staged, err);
+	switch (col->type) {
+	case OPMFU_COL_INT:
+		/* epoch nanoseconds have 19 digits; a sheet number keeps 15-16
+		 * and would be off by up to a microsecond */
+		if (col->flags & OPMFU_COLF_BIG_INT_TEXT)
+			put_i64_text(x, r, c, v->v.i, f);
+		else
+			put_num(x, r, c, (double)v->v.i, f);
+		break;
+	case OPMFU_COL_REAL:
+		put_num(x, r, c, v->v.r, f);
+		break;
+	case OPMFU_COL_TEXT:
+		put_str(x, r, c, v->v.t.s, v->v.t.n, f);
+		break;
+	}
 }
 
-enum opmfu_status opmfu_xlsx_write_kernel(const char *path, int rank, const struct opmfu_trace *t,
-					  const struct opmfu_op_mfu *op, size_t max_rows,
-					  struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
+/* Settings that refer to data rows, before the first of them: in
+ * constant_memory mode nothing may refer back to a row already written. */
+static void sheet_rules(struct xw *x, const struct opmfu_table_def *def, size_t n)
 {
-	return write_kernel(path, rank, t, op, max_rows, stats, NULL, err);
+	char range[LXW_MAX_CELL_RANGE_LENGTH], ranges[8 * LXW_MAX_CELL_RANGE_LENGTH];
+	size_t c, e, len = 0;
+	lxw_col_t first = 0;
+
+	for (c = 0; c < def->n_cols; c++) {
+		lxw_conditional_format cf;
+		if (!(def->cols[c].flags & OPMFU_COLF_COLOR_SCALE))
+			continue;
+		memset(&cf, 0, sizeof(cf));
+		cf.type = LXW_CONDITIONAL_3_COLOR_SCALE;
+		/* fixed points, so one colour means one value in every rank's file */
+		cf.min_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER;
+		cf.min_value = 0;
+		cf.min_color = 0xF8696B;
+		cf.mid_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER;
+		cf.mid_value = 0.5;
+		cf.mid_color = 0xFFEB84;
+		cf.max_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER;
+		cf.max_value = 1;
+		cf.max_color = 0x63BE7B;
+		note(x, worksheet_conditional_format_range(x->ws, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)c, &cf), 1,
+		     (lxw_col_t)c);
+	}
+	/* digits written as text on purpose (put_cell): one range per run of such columns */
+	for (c = 0; c < def->n_cols; c = e) {
+		e = c + 1;
+		if (!(def->cols[c].flags & OPMFU_COLF_BIG_INT_TEXT))
+			continue;
+		while (e < def->n_cols && (def->cols[e].flags & OPMFU_COLF_BIG_INT_TEXT))
+			e++;
+		if (len + sizeof(range) + 1 > sizeof(ranges))
+			continue;
+		if (!len)
+			first = (lxw_col_t)c;
+		lxw_rowcol_to_range(range, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)(e - 1));
+		len += (size_t)snprintf(ranges + len, sizeof(ranges) - len, "%s%s", len ? " " : "", range);
+	}
+	if (len)
+		note(x, worksheet_ignore_errors(x->ws, LXW_IGNORE_NUMBER_STORED_AS_TEXT, ranges), 1, first);
 }
 
-/* ---- module workbook ---- */
-
-static int same(const char *a, const char *b)
+/* Equal for merging: a NULL text is an empty one. */
+static int same_cell(const struct opmfu_column *col, const struct opmfu_cell *a, const struct opmfu_cell *b)
 {
-	return !strcmp(a ? a : "", b ? b : "");
+	if (col->type == OPMFU_COL_TEXT) {
+		size_t na = a->null ? 0 : a->v.t.n, nb = b->null ? 0 : b->v.t.n;
+		return na == nb && (na == 0 || !memcmp(a->v.t.s, b->v.t.s, na));
+	}
+	if (a->null || b->null)
+		return a->null == b->null;
+	return col->type == OPMFU_COL_INT ? a->v.i == b->v.i : a->v.r == b->v.r;
 }
 
-/* Data rows [a, b) of column c hold s: one cell, or one merged range. */
-static void put_run(struct xw *x, size_t a, size_t b, lxw_col_t c, const char *s)
+/* Data rows [a, b) of column c hold v: one cell, or one merged range. */
+static void put_run(struct xw *x, size_t a, size_t b, lxw_col_t c, const struct opmfu_column *col,
+		    const struct opmfu_cell *v)
 {
 	lxw_row_t first = (lxw_row_t)a + 1, last = (lxw_row_t)b;
-	if (b - a == 1) {
-		put_cstr(x, first, c, s, x->cell);
+	const char *s = "";
+
+	if (b - a == 1 || x->lerr) {
+		put_cell(x, first, c, col, v);
 		return;
 	}
-	if (x->lerr)
-		return;
+	if (col->type == OPMFU_COL_TEXT && !v->null)
+		s = cell_text(x, v->v.t.s, v->v.t.n);
 	/* merge_range writes the text with worksheet_write_string: never a formula */
-	note(x, worksheet_merge_range(x->ws, first, c, last, c, s ? cell_text(x, s, strlen(s)) : "", x->cell), first,
-	     c);
+	note(x, worksheet_merge_range(x->ws, first, c, last, c, s, format_of(x, col)), first, c);
+	if (col->type != OPMFU_COL_TEXT && !v->null)
+		put_cell(x, first, c, col, v); /* a number over the merged range's first cell */
 }
 
-enum opmfu_status opmfu_xlsx_write_module(const char *path, int rank, const struct opmfu_module_mfu *mod,
-					  size_t max_rows, struct opmfu_xlsx_stats *stats,
-					  struct opmfu_err *err)
+/* The runs of equal cells of merged column c within data rows [a, b), each
+ * followed by the runs of the next column when that merges within them. */
+static void put_runs(struct xw *x, const struct opmfu_table *t, struct opmfu_cell *buf, size_t c, size_t a,
+		     size_t b)
 {
-	struct xw x;
-	enum opmfu_status st;
-	size_t i, j, pe, me, n = mod->n_rows;
+	const struct opmfu_column *cols = t->def->cols;
+	size_t i, e, next;
+	struct opmfu_cell v;
 
-	if (!max_rows)
-		max_rows = OPMFU_XLSX_MAX_ROWS;
-	if (n == 0)
-		return remove_stale(path, err);
-	if (n > max_rows - 1)
-		return too_many(path, "ModuleMFU", n, max_rows, err);
-	if ((st = xw_open(&x, path, 0, err)))
-		return st;
-	xw_sheet(&x, module_head, M_NCOL, module_widths, n);
-	for (i = 0; i < n && !x.lerr; i++) {
-		const struct opmfu_module_row *r = &mod->rows[i];
-		lxw_row_t row = (lxw_row_t)i + 1;
-		put_num(&x, row, M_RANK, rank, x.cell);
-		put_cstr(&x, row, M_OP, r->op_name, x.cell);
-		put_cstr(&x, row, M_KLIST, r->kernel_list, x.cell);
-		put_num(&x, row, M_TOTAL, r->total_ns, x.cell);
-		put_num(&x, row, M_AVG, r->avg_ns, x.cell);
-		put_num(&x, row, M_COUNT, (double)r->op_count, x.cell);
-		put_cstr(&x, row, M_MFU, r->avg_mfu, x.cell);
-	}
-	/* Parent Module: runs of equal cells; Module: runs of equal cells inside
-	 * one Parent Module run, never across two (SPEC 5.4) */
-	for (i = 0; i < n && !x.lerr; i = pe) {
-		for (pe = i + 1; pe < n && same(mod->rows[pe].parent, mod->rows[i].parent); pe++)
-			;
-		put_run(&x, i, pe, M_PARENT, mod->rows[i].parent);
-		for (j = i; j < pe; j = me) {
-			for (me = j + 1; me < pe && same(mod->rows[me].module, mod->rows[j].module); me++)
-				;
-			put_run(&x, j, me, M_MODULE, mod->rows[j].module);
+	for (next = c + 1; next < t->def->n_cols && !merges(&cols[next]); next++)
+		;
+	for (i = a; i < b && !x->lerr; i = e) {
+		t->row(t->src, i, buf);
+		v = buf[c];
+		for (e = i + 1; e < b; e++) {
+			t->row(t->src, e, buf);
+			if (!same_cell(&cols[c], &v, &buf[c]))
+				break;
 		}
+		put_run(x, i, e, (lxw_col_t)c, &cols[c], &v);
+		if (next < t->def->n_cols && (cols[next].flags & OPMFU_COLF_MERGE_IN_PREV))
+			put_runs(x, t, buf, next, i, e);
 	}
-	x.st.rows = n;
-	return xw_finish(&x, stats, NULL, err);
 }
 
-/* ---- one rank ---- */
-
-static char *rank_path(const char *dir, const char *kind, int rank)
+/* Writes t's rows into x's sheet: row by row (the merged columns after). */
+static void put_table(struct xw *x, const struct opmfu_table *t, struct opmfu_cell *buf)
 {
-	struct sbuf path;
-	sbuf_init(&path);
-	sbuf_addf(&path, "%s/operator_mfu_%s_%d.xlsx", dir, kind, rank);
-	return sbuf_detach(&path);
-}
+	const struct opmfu_table_def *def = t->def;
+	size_t i, c, prev = def->n_cols;
 
-enum opmfu_status opmfu_xlsx_stage_kernel(const char *dir, int rank, const struct opmfu_trace *t,
-					  const struct opmfu_op_mfu *op, struct opmfu_xlsx_staged *sg,
-					  struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
-{
-	enum opmfu_status st;
-
-	memset(sg, 0, sizeof(*sg));
-	if (!(sg->path = rank_path(dir, "kernel", rank)))
-		return nomem(dir, err);
-	if ((st = write_kernel(sg->path, rank, t, op, 0, stats, &sg->tmp, err)))
-		opmfu_xlsx_discard(sg);
-	return st;
-}
-
-enum opmfu_status opmfu_xlsx_commit(struct opmfu_xlsx_staged *sg, unsigned *written, struct opmfu_err *err)
-{
-	enum opmfu_status st = OPMFU_OK;
-
-	if (!sg->path)
-		return OPMFU_OK;
-	if (!sg->tmp) {
-		st = remove_stale(sg->path, err);
-	} else if (rename(sg->tmp, sg->path) != 0) {
-		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", sg->path, strerror(errno));
-	} else {
-		*written |= OPMFU_XLSX_KERNEL;
-		opmfu_free(sg->tmp);
-		sg->tmp = NULL;
+	xw_sheet(x, def, t->n_rows);
+	sheet_rules(x, def, t->n_rows);
+	for (i = 0; i < t->n_rows && !x->lerr; i++) {
+		t->row(t->src, i, buf);
+		for (c = 0; c < def->n_cols; c++)
+			if (!merges(&def->cols[c]))
+				put_cell(x, (lxw_row_t)i + 1, (lxw_col_t)c, &def->cols[c], &buf[c]);
 	}
-	opmfu_xlsx_discard(sg);
-	return st;
+	/* a MERGE_IN_PREV column is written inside its previous column's runs */
+	for (c = 0; c < def->n_cols; c++) {
+		if (!merges(&def->cols[c]))
+			continue;
+		if (!(def->cols[c].flags & OPMFU_COLF_MERGE_IN_PREV) || prev == def->n_cols)
+			put_runs(x, t, buf, c, 0, t->n_rows);
+		prev = c;
+	}
 }
 
-void opmfu_xlsx_discard(struct opmfu_xlsx_staged *sg)
+/* ---- the writer ---- */
+
+/* A workbook of the rank: complete under tmp, or (tmp NULL) no rows, so
+ * the file of an earlier run goes. */
+struct staged {
+	char *path; /* DIR/{xlsx_name}_{rank}.xlsx; NULL: nothing staged */
+	char *tmp;
+};
+
+struct xlsx_writer {
+	struct opmfu_writer base;
+	char *dir;
+	const struct opmfu_table_def *const *defs;
+	size_t n_defs;
+	struct staged *sg;        /* by def */
+	struct opmfu_cell *cells; /* one row of the widest table */
+	struct opmfu_write_stats st; /* the rank's so far */
+	size_t max_rows;
+};
+
+extern const struct opmfu_writer_type opmfu_writer_xlsx;
+
+static void discard(struct staged *sg)
 {
 	if (sg->tmp)
 		unlink(sg->tmp);
 	opmfu_free(sg->tmp);
 	opmfu_free(sg->path);
-	memset(sg, 0, sizeof(*sg));
+	sg->path = sg->tmp = NULL;
 }
 
-enum opmfu_status opmfu_xlsx_out_module(const char *dir, int rank, const struct opmfu_module_mfu *mod,
-					unsigned *written, struct opmfu_xlsx_stats *stats, struct opmfu_err *err)
+static void xlsx_close(struct opmfu_writer *w)
 {
-	struct opmfu_xlsx_stats ms;
-	enum opmfu_status st;
-	char *path = rank_path(dir, "module", rank);
+	struct xlsx_writer *o = (struct xlsx_writer *)w;
+	size_t k;
 
-	if (!path)
+	if (!o)
+		return;
+	for (k = 0; o->sg && k < o->n_defs; k++)
+		discard(&o->sg[k]);
+	opmfu_free(o->sg);
+	opmfu_free(o->cells);
+	opmfu_free(o->dir);
+	opmfu_free(o);
+}
+
+static enum opmfu_status xlsx_open(struct opmfu_writer **out, const char *dir,
+				   const struct opmfu_table_def *const *defs, size_t n_defs, struct opmfu_err *err)
+{
+	struct xlsx_writer *o = opmfu_calloc(1, sizeof(*o));
+	size_t k, widest = 1;
+
+	*out = NULL;
+	for (k = 0; k < n_defs; k++)
+		widest = defs[k]->n_cols > widest ? defs[k]->n_cols : widest;
+	if (!o || !(o->dir = opmfu_strdup(dir)) || !(o->sg = opmfu_calloc(n_defs ? n_defs : 1, sizeof(*o->sg))) ||
+	    !(o->cells = opmfu_calloc(widest, sizeof(*o->cells)))) {
+		xlsx_close(&o->base);
 		return nomem(dir, err);
-	memset(&ms, 0, sizeof(ms));
-	st = opmfu_xlsx_write_module(path, rank, mod, 0, &ms, err);
-	if (ms.rows)
-		*written |= OPMFU_XLSX_MODULE;
-	if (stats) {
-		stats->rows += ms.rows;
-		stats->truncated += ms.truncated;
-		stats->repaired += ms.repaired;
-		stats->blanks += ms.blanks;
 	}
-	opmfu_free(path);
+	o->base.type = &opmfu_writer_xlsx;
+	o->defs = defs;
+	o->n_defs = n_defs;
+	o->max_rows = OPMFU_XLSX_MAX_ROWS;
+	*out = &o->base;
+	return OPMFU_OK;
+}
+
+void opmfu_xlsx_set_max_rows(struct opmfu_writer *w, size_t max_rows)
+{
+	((struct xlsx_writer *)w)->max_rows = max_rows ? max_rows : OPMFU_XLSX_MAX_ROWS;
+}
+
+/* Writes t's workbook at path under a temporary name, into *tmp. */
+static enum opmfu_status write_book(struct xlsx_writer *o, const char *path, const struct opmfu_table *t, char **tmp,
+				    struct opmfu_err *err)
+{
+	struct xw x;
+	enum opmfu_status st;
+	size_t c;
+	int merged = 0;
+
+	if (t->n_rows > o->max_rows - 1)
+		return too_many(path, t->def->name, t->n_rows, o->max_rows, err);
+	/* Kernel workbooks can hold a million rows, so they are written in
+	 * constant_memory mode, strictly row by row. libxlsxwriter 1.1.4 cannot
+	 * merge cells in that mode (a merge writes blanks into later rows, which
+	 * flushes the current row), so tables with merged columns, which hold
+	 * aggregated rows only, use the normal mode. */
+	for (c = 0; c < t->def->n_cols; c++)
+		merged |= merges(&t->def->cols[c]);
+	if ((st = xw_open(&x, path, !merged, err)))
+		return st;
+	put_table(&x, t, o->cells);
+	return xw_finish(&x, &o->st, tmp, err);
+}
+
+static enum opmfu_status xlsx_put(struct opmfu_writer *w, int rank, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	struct xlsx_writer *o = (struct xlsx_writer *)w;
+	enum opmfu_status st = OPMFU_OK;
+	struct staged *sg;
+	struct sbuf path;
+	size_t k;
+
+	for (k = 0; k < o->n_defs && o->defs[k] != t->def; k++)
+		;
+	if (k == o->n_defs)
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s was not opened", o->dir, t->def->name);
+	if (!t->def->xlsx_name)
+		return OPMFU_OK;
+	sg = &o->sg[k];
+	discard(sg);
+	sbuf_init(&path);
+	sbuf_addf(&path, "%s/%s_%d.xlsx", o->dir, t->def->xlsx_name, rank);
+	if (!(sg->path = sbuf_detach(&path)))
+		return nomem(o->dir, err);
+	/* an empty table yields no file: keep_rank removes an earlier one */
+	if (t->n_rows && (st = write_book(o, sg->path, t, &sg->tmp, err)))
+		discard(sg);
 	return st;
 }
+
+/* Renames the staged workbooks into place, or removes the file of an
+ * earlier run where a table had no rows. */
+static enum opmfu_status xlsx_keep_rank(struct opmfu_writer *w, int rank, struct opmfu_write_stats *st,
+					struct opmfu_err *err)
+{
+	struct xlsx_writer *o = (struct xlsx_writer *)w;
+	enum opmfu_status s = OPMFU_OK;
+	size_t k;
+
+	(void)rank;
+	for (k = 0; k < o->n_defs; k++) {
+		struct staged *sg = &o->sg[k];
+		if (!sg->path || s)
+			goto next;
+		if (!sg->tmp) {
+			s = remove_stale(sg->path, err);
+		} else if (rename(sg->tmp, sg->path) != 0) {
+			s = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", sg->path, strerror(errno));
+		} else {
+			o->st.files |= 1u << k;
+			opmfu_free(sg->tmp);
+			sg->tmp = NULL;
+		}
+next:
+		discard(sg);
+	}
+	*st = o->st;
+	memset(&o->st, 0, sizeof(o->st));
+	return s;
+}
+
+static enum opmfu_status xlsx_drop_rank(struct opmfu_writer *w, int rank, struct opmfu_err *err)
+{
+	struct xlsx_writer *o = (struct xlsx_writer *)w;
+	size_t k;
+
+	(void)rank;
+	(void)err;
+	for (k = 0; k < o->n_defs; k++)
+		discard(&o->sg[k]);
+	memset(&o->st, 0, sizeof(o->st));
+	return OPMFU_OK;
+}
+
+/* each rank's workbooks are final at its keep_rank */
+static enum opmfu_status xlsx_commit(struct opmfu_writer *w, struct opmfu_err *err)
+{
+	(void)w;
+	(void)err;
+	return OPMFU_OK;
+}
+
+const struct opmfu_writer_type opmfu_writer_xlsx = {
+	"xlsx", "OperatorMfu", xlsx_open, xlsx_put, xlsx_keep_rank, xlsx_drop_rank, xlsx_commit, xlsx_close,
+};

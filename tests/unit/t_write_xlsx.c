@@ -1,10 +1,11 @@
 /*
- * t_write_xlsx.c - the Excel writer on hand-built rows: the module workbook's
- * merges (parent runs, equal module names under different parents), widths by
- * header name, frozen header and cell types, checked through
- * tests/tools/xlsx_cells.py; a kernel workbook; strings Excel cannot hold as
- * they are, NaN; the row limit; stale, failed and unwritable outputs;
- * allocation failures.
+ * t_write_xlsx.c - the xlsx writer (write/writer.h) on hand-built rows of the
+ * ModuleMFU and OperatorMFU tables: the module workbook's merges (parent
+ * runs, equal module names under different parents), widths by header name,
+ * frozen header and cell types, checked through tests/tools/xlsx_cells.py; a
+ * kernel workbook; strings Excel cannot hold as they are, NaN; the row
+ * limit; stale, failed and unwritable outputs; allocation failures; a rank's
+ * workbooks staged, then kept or dropped.
  * argv: python3, xlsx_cells.py, a scratch directory.
  */
 #include <dirent.h>
@@ -15,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/module_table.h"
 #include "analyze/op_mfu.h"
+#include "analyze/operator_mfu.h"
 #include "base/mem.h"
 #include "check.h"
 #include "files.h"
@@ -90,6 +93,68 @@ static char *in_dir(char *buf, size_t size, const char *name)
 	return buf;
 }
 
+/* The tables the writer is opened with: files bit 0 is the kernel
+ * workbook, bit 1 the module workbook. */
+static const struct opmfu_table_def *const defs[] = { &opmfu_operator_mfu_def, &opmfu_module_mfu_def };
+#define KERNEL_FILE (1u << 0)
+#define MODULE_FILE (1u << 1)
+
+static enum opmfu_status open_xlsx(struct opmfu_writer **w, const char *d, size_t max_rows, struct opmfu_err *e)
+{
+	const struct opmfu_writer_type *wt = opmfu_writer_type_find("xlsx");
+	enum opmfu_status st;
+	CHECK(wt != NULL);
+	if (!wt)
+		return OPMFU_ERR_USAGE;
+	if ((st = wt->open(w, d, defs, 2, e)) == OPMFU_OK)
+		opmfu_xlsx_set_max_rows(*w, max_rows);
+	return st;
+}
+
+/* Puts t for rank into a writer on directory d and keeps the rank; xs (may
+ * be NULL) gets what the writing did. */
+static enum opmfu_status write_table(const char *d, int rank, const struct opmfu_table *t, size_t max_rows,
+				     struct opmfu_write_stats *xs, struct opmfu_err *e)
+{
+	struct opmfu_writer *w = NULL;
+	struct opmfu_write_stats ks;
+	enum opmfu_status st;
+
+	memset(&ks, 0, sizeof(ks));
+	if ((st = open_xlsx(&w, d, max_rows, e)) == OPMFU_OK && (st = opmfu_writer_put(w, rank, t, e)) == OPMFU_OK)
+		st = opmfu_writer_keep_rank(w, rank, &ks, e);
+	if (xs)
+		*xs = ks;
+	opmfu_writer_close(w);
+	return st;
+}
+
+/* The module workbook DIR/operator_mfu_module_{rank}.xlsx of mod. */
+static enum opmfu_status write_module(const char *d, int rank, const struct opmfu_module_mfu *mod, size_t max_rows,
+				      struct opmfu_write_stats *xs, struct opmfu_err *e)
+{
+	struct opmfu_module_view v;
+	struct opmfu_table t = opmfu_module_table(&v, mod, rank);
+	return write_table(d, rank, &t, max_rows, xs, e);
+}
+
+/* The kernel workbook DIR/operator_mfu_kernel_{rank}.xlsx of op. */
+static enum opmfu_status write_kernel(const char *d, int rank, const struct opmfu_trace *t,
+				      const struct opmfu_op_mfu *op, size_t max_rows, struct opmfu_write_stats *xs,
+				      struct opmfu_err *e)
+{
+	struct opmfu_operator_mfu om;
+	struct opmfu_table tab;
+	enum opmfu_status st;
+
+	if ((st = opmfu_operator_mfu_build(&om, rank, t, op, e)))
+		return st;
+	tab = opmfu_operator_mfu_table(&om);
+	st = write_table(d, rank, &tab, max_rows, xs, e);
+	opmfu_operator_mfu_release(&om);
+	return st;
+}
+
 /* ---- module workbook ---- */
 
 static struct opmfu_module_row mrow(const char *parent, const char *module, const char *op, const char *klist,
@@ -162,7 +227,7 @@ static void test_module(void)
 {
 	struct opmfu_module_row rows[9];
 	struct opmfu_module_mfu mod;
-	struct opmfu_xlsx_stats xs;
+	struct opmfu_write_stats xs;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	char path[4200];
 
@@ -179,17 +244,16 @@ static void test_module(void)
 	mod.rows = rows;
 	mod.n_rows = mod.cap_rows = 9;
 
-	memset(&xs, 0, sizeof(xs));
 	in_dir(path, sizeof(path), "operator_mfu_module_7.xlsx");
-	CHECK_INT(opmfu_xlsx_write_module(path, 7, &mod, 0, &xs, &e), OPMFU_OK);
-	CHECK_INT(xs.rows, 9);
+	CHECK_INT(write_module(dir, 7, &mod, 0, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.files, MODULE_FILE);
 	CHECK_INT(xs.truncated + xs.repaired + xs.blanks, 0);
 	check_dump(path, module_want);
 	CHECK_INT(leftovers(), 0);
 
 	/* the limit counts the header: 9 data rows need 10 */
-	CHECK_INT(opmfu_xlsx_write_module(path, 7, &mod, 10, NULL, &e), OPMFU_OK);
-	CHECK_INT(opmfu_xlsx_write_module(path, 7, &mod, 9, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK_INT(write_module(dir, 7, &mod, 10, NULL, &e), OPMFU_OK);
+	CHECK_INT(write_module(dir, 7, &mod, 9, NULL, &e), OPMFU_ERR_LIMIT);
 	CHECK(strstr(e.msg, path) && strstr(e.msg, "--export db"));
 	/* a refused write leaves the previous file as it was */
 	check_dump(path, module_want);
@@ -201,7 +265,7 @@ static void test_module_edges(void)
 {
 	struct opmfu_module_row rows[2];
 	struct opmfu_module_mfu mod;
-	struct opmfu_xlsx_stats xs;
+	struct opmfu_write_stats xs;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	char path[4200], *longop = malloc(40001), *longparent = malloc(33001), *got, want[64];
 
@@ -217,9 +281,8 @@ static void test_module_edges(void)
 	opmfu_module_mfu_init(&mod);
 	mod.rows = rows;
 	mod.n_rows = mod.cap_rows = 2;
-	memset(&xs, 0, sizeof(xs));
-	in_dir(path, sizeof(path), "edges.xlsx");
-	CHECK_INT(opmfu_xlsx_write_module(path, 0, &mod, 0, &xs, &e), OPMFU_OK);
+	in_dir(path, sizeof(path), "operator_mfu_module_0.xlsx");
+	CHECK_INT(write_module(dir, 0, &mod, 0, &xs, &e), OPMFU_OK);
 	/* the merged parent once, the op once; the bad kernel list once; three non-finite numbers */
 	CHECK_INT(xs.truncated, 2);
 	CHECK_INT(xs.repaired, 1);
@@ -268,14 +331,15 @@ static void test_real_limit(void)
 		mod.rows[i] = mrow("P", "M", "op", "K", 1, 1, 1, "");
 	in_dir(path, sizeof(path), "operator_mfu_module_1.xlsx");
 	unlink(path);
-	CHECK_INT(opmfu_xlsx_write_module(path, 1, &mod, 0, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK_INT(write_module(dir, 1, &mod, 0, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK(strstr(e.msg, path) == e.msg);
 	CHECK(strstr(e.msg, "1048576 ModuleMFU rows") && strstr(e.msg, "at most 1048575") &&
 	      strstr(e.msg, "--export db"));
 	CHECK(!exists(path));
 	CHECK_INT(leftovers(), 0);
 	/* and the previous file stays */
 	put_file(path, "previous");
-	CHECK_INT(opmfu_xlsx_write_module(path, 1, &mod, 0, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK_INT(write_module(dir, 1, &mod, 0, NULL, &e), OPMFU_ERR_LIMIT);
 	CHECK(file_is(path, "previous"));
 	unlink(path);
 	free(mod.rows);
@@ -285,18 +349,17 @@ static void test_real_limit(void)
 static void test_empty(void)
 {
 	struct opmfu_module_mfu mod;
-	struct opmfu_xlsx_stats xs;
+	struct opmfu_write_stats xs;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	char path[4200];
 
 	opmfu_module_mfu_init(&mod);
 	in_dir(path, sizeof(path), "operator_mfu_module_3.xlsx");
 	put_file(path, "stale");
-	memset(&xs, 0, sizeof(xs));
-	CHECK_INT(opmfu_xlsx_write_module(path, 3, &mod, 0, &xs, &e), OPMFU_OK);
-	CHECK_INT(xs.rows, 0);
+	CHECK_INT(write_module(dir, 3, &mod, 0, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.files, 0);
 	CHECK(!exists(path));
-	CHECK_INT(opmfu_xlsx_write_module(path, 3, &mod, 0, &xs, &e), OPMFU_OK);
+	CHECK_INT(write_module(dir, 3, &mod, 0, &xs, &e), OPMFU_OK);
 	CHECK(!exists(path));
 }
 
@@ -312,21 +375,22 @@ static void test_unwritable(void)
 	mod.rows = &row;
 	mod.n_rows = mod.cap_rows = 1;
 
-	CHECK_INT(opmfu_xlsx_write_module("/nonexistent-opmfu-dir/m.xlsx", 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
-	CHECK(strstr(e.msg, "/nonexistent-opmfu-dir/m.xlsx") && strstr(e.msg, "No such file or directory"));
+	CHECK_INT(write_module("/nonexistent-opmfu-dir", 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
+	CHECK(strstr(e.msg, "/nonexistent-opmfu-dir/operator_mfu_module_0.xlsx") &&
+	      strstr(e.msg, "No such file or directory"));
 
 	/* a file where the directory should be (chmod would not stop root) */
 	in_dir(file, sizeof(file), "plainfile");
 	put_file(file, "x");
-	snprintf(path, sizeof(path), "%s/m.xlsx", file);
-	CHECK_INT(opmfu_xlsx_write_module(path, 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
+	snprintf(path, sizeof(path), "%s/operator_mfu_module_0.xlsx", file);
+	CHECK_INT(write_module(file, 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
 	CHECK(strstr(e.msg, path) != NULL);
 	unlink(file);
 
 	/* a directory in the workbook's place: the rename fails, the temporary goes */
-	in_dir(path, sizeof(path), "adir.xlsx");
+	in_dir(path, sizeof(path), "operator_mfu_module_0.xlsx");
 	CHECK(mkdir(path, 0777) == 0);
-	CHECK_INT(opmfu_xlsx_write_module(path, 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
+	CHECK_INT(write_module(dir, 0, &mod, 0, NULL, &e), OPMFU_ERR_IO);
 	CHECK(strstr(e.msg, path) != NULL);
 	CHECK_INT(leftovers(), 0);
 	rmdir(path);
@@ -347,12 +411,12 @@ static void test_nomem(void)
 	opmfu_module_mfu_init(&mod);
 	mod.rows = rows;
 	mod.n_rows = mod.cap_rows = 2;
-	in_dir(path, sizeof(path), "nomem.xlsx");
+	in_dir(path, sizeof(path), "operator_mfu_module_0.xlsx");
 	put_file(path, "previous");
 	for (k = 1; k < 200 && !ok; k++) {
 		enum opmfu_status st;
 		opmfu_mem_fail_after(k);
-		st = opmfu_xlsx_write_module(path, 0, &mod, 0, NULL, &e);
+		st = write_module(dir, 0, &mod, 0, NULL, &e);
 		opmfu_mem_fail_after(0);
 		if (st == OPMFU_OK) {
 			ok = 1;
@@ -397,7 +461,7 @@ static void test_kernel(void)
 {
 	struct opmfu_op_mfu op;
 	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
-	struct opmfu_xlsx_stats xs;
+	struct opmfu_write_stats xs;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	char path[4200], *got;
 
@@ -412,9 +476,8 @@ static void test_kernel(void)
 	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &op, &e), OPMFU_OK);
 
 	in_dir(path, sizeof(path), "operator_mfu_kernel_5.xlsx");
-	memset(&xs, 0, sizeof(xs));
-	CHECK_INT(opmfu_xlsx_write_kernel(path, 5, &T, &op, 4, &xs, &e), OPMFU_OK);
-	CHECK_INT(xs.rows, 3);
+	CHECK_INT(write_kernel(dir, 5, &T, &op, 4, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.files, KERNEL_FILE);
 	got = dump(path);
 	CHECK(got != NULL);
 	CHECK(dump_has(got, "freeze A2"));
@@ -437,7 +500,7 @@ static void test_kernel(void)
 	CHECK_INT(leftovers(), 0);
 
 	/* three rows and a header need 4 */
-	CHECK_INT(opmfu_xlsx_write_kernel(path, 5, &T, &op, 3, NULL, &e), OPMFU_ERR_LIMIT);
+	CHECK_INT(write_kernel(dir, 5, &T, &op, 3, NULL, &e), OPMFU_ERR_LIMIT);
 	CHECK(strstr(e.msg, "3 OperatorMFU rows") && strstr(e.msg, "--export db"));
 	CHECK(exists(path));
 	CHECK_INT(leftovers(), 0);
@@ -445,68 +508,88 @@ static void test_kernel(void)
 	/* no entries: no file, and the earlier one goes */
 	opmfu_op_mfu_release(&op);
 	opmfu_op_mfu_init(&op);
-	CHECK_INT(opmfu_xlsx_write_kernel(path, 5, &T, &op, 0, NULL, &e), OPMFU_OK);
+	CHECK_INT(write_kernel(dir, 5, &T, &op, 0, NULL, &e), OPMFU_OK);
 	CHECK(!exists(path));
 	opmfu_op_mfu_release(&op);
 	opmfu_trace_release(&T);
 }
 
-/* A rank's workbooks by name: the kernel workbook is staged under a
- * temporary name, then committed (or discarded: the earlier file stays). */
+/* A rank's workbooks by name: each put stages one under a temporary name;
+ * keep_rank puts them in place (or removes an earlier file where a table had
+ * no rows), drop_rank and close remove them (the earlier files stay). */
 static void test_out_rank(void)
 {
 	struct opmfu_module_row row = mrow("P", "M", "op", "K", 1, 1, 1, "");
 	struct opmfu_module_mfu mod;
+	struct opmfu_module_view mv;
 	struct opmfu_op_mfu op;
+	struct opmfu_operator_mfu om;
 	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
-	struct opmfu_xlsx_staged sg;
-	struct opmfu_xlsx_stats xs;
+	struct opmfu_table kt, mt;
+	struct opmfu_write_stats xs;
+	struct opmfu_writer *w = NULL;
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	char path[4200], *got;
-	unsigned written = 0;
+	char path[4200], mpath[4200], *got;
 
 	opmfu_trace_init(&T);
 	opmfu_op_mfu_init(&op);
 	opmfu_module_mfu_init(&mod);
 	mod.rows = &row;
 	mod.n_rows = mod.cap_rows = 1;
+	CHECK_INT(open_xlsx(&w, dir, 0, &e), OPMFU_OK);
+	if (!w)
+		return;
 
-	/* no kernel rows: nothing staged; commit removes the earlier file */
+	/* no kernel rows: nothing staged; keep removes the earlier file */
 	in_dir(path, sizeof(path), "operator_mfu_kernel_-1.xlsx");
+	in_dir(mpath, sizeof(mpath), "operator_mfu_module_-1.xlsx");
 	put_file(path, "stale");
-	CHECK_INT(opmfu_xlsx_stage_kernel(dir, -1, &T, &op, &sg, NULL, &e), OPMFU_OK);
-	CHECK(sg.tmp == NULL);
+	CHECK_INT(opmfu_operator_mfu_build(&om, -1, &T, &op, &e), OPMFU_OK);
+	kt = opmfu_operator_mfu_table(&om);
+	CHECK_INT(opmfu_writer_put(w, -1, &kt, &e), OPMFU_OK);
+	CHECK_INT(leftovers(), 0);
 	CHECK(file_is(path, "stale"));
-	CHECK_INT(opmfu_xlsx_commit(&sg, &written, &e), OPMFU_OK);
-	CHECK_INT(written, 0);
+	mt = opmfu_module_table(&mv, &mod, -1);
+	CHECK_INT(opmfu_writer_put(w, -1, &mt, &e), OPMFU_OK);
+	CHECK(!exists(mpath));
+	CHECK_INT(opmfu_writer_keep_rank(w, -1, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.files, MODULE_FILE);
 	CHECK(!exists(path));
-	CHECK_INT(opmfu_xlsx_out_module(dir, -1, &mod, &written, NULL, &e), OPMFU_OK);
-	CHECK_INT(written, OPMFU_XLSX_MODULE);
-	CHECK(exists(in_dir(path, sizeof(path), "operator_mfu_module_-1.xlsx")));
-	unlink(path);
+	CHECK(exists(mpath));
+	unlink(mpath);
+	opmfu_operator_mfu_release(&om);
 
-	/* one kernel row: staged complete, the earlier file untouched until commit */
+	/* one kernel row: staged complete, the earlier file untouched until keep */
 	add_link("aten::mm", 300, "MatMulV3", 3000, 7000);
 	add_rec(250, 350, 2000000, "2000000-mm");
 	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &op, &e), OPMFU_OK);
 	in_dir(path, sizeof(path), "operator_mfu_kernel_2.xlsx");
+	in_dir(mpath, sizeof(mpath), "operator_mfu_module_2.xlsx");
 	put_file(path, "earlier");
-	memset(&xs, 0, sizeof(xs));
-	CHECK_INT(opmfu_xlsx_stage_kernel(dir, 2, &T, &op, &sg, &xs, &e), OPMFU_OK);
-	CHECK_INT(xs.rows, 1);
-	CHECK(sg.tmp != NULL && exists(sg.tmp));
+	put_file(mpath, "earlier");
+	CHECK_INT(opmfu_operator_mfu_build(&om, 2, &T, &op, &e), OPMFU_OK);
+	kt = opmfu_operator_mfu_table(&om);
+	mt = opmfu_module_table(&mv, &mod, 2);
+	CHECK_INT(opmfu_writer_put(w, 2, &kt, &e), OPMFU_OK);
 	CHECK(file_is(path, "earlier"));
 	CHECK_INT(leftovers(), 1);
-	/* the rank failed later: the earlier workbook stays, nothing is left over */
-	opmfu_xlsx_discard(&sg);
-	CHECK(file_is(path, "earlier"));
+	/* the rank failed later: the earlier workbooks stay, nothing is left over */
+	CHECK_INT(opmfu_writer_drop_rank(w, 2, &e), OPMFU_OK);
+	CHECK(file_is(path, "earlier") && file_is(mpath, "earlier"));
 	CHECK_INT(leftovers(), 0);
-	opmfu_xlsx_discard(&sg); /* twice is harmless */
+	CHECK_INT(opmfu_writer_drop_rank(w, 2, &e), OPMFU_OK); /* twice is harmless */
+	/* nothing staged: keep changes nothing */
+	CHECK_INT(opmfu_writer_keep_rank(w, 2, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.files, 0);
+	CHECK(file_is(path, "earlier") && file_is(mpath, "earlier"));
 
-	written = 0;
-	CHECK_INT(opmfu_xlsx_stage_kernel(dir, 2, &T, &op, &sg, NULL, &e), OPMFU_OK);
-	CHECK_INT(opmfu_xlsx_commit(&sg, &written, &e), OPMFU_OK);
-	CHECK_INT(written, OPMFU_XLSX_KERNEL);
+	/* both staged, then kept: both in place */
+	CHECK_INT(opmfu_writer_put(w, 2, &kt, &e), OPMFU_OK);
+	CHECK_INT(opmfu_writer_put(w, 2, &mt, &e), OPMFU_OK);
+	CHECK_INT(leftovers(), 2);
+	CHECK(file_is(path, "earlier") && file_is(mpath, "earlier"));
+	CHECK_INT(opmfu_writer_keep_rank(w, 2, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.files, KERNEL_FILE | MODULE_FILE);
 	CHECK_INT(leftovers(), 0);
 	got = dump(path);
 	CHECK(got != NULL);
@@ -514,12 +597,27 @@ static void test_out_rank(void)
 	CHECK(dump_has(got, "C2=MatMulV3 (inlineStr) s2"));
 	CHECK(dump_has(got, "G2=0.5 (n) s3"));
 	free(got);
+	CHECK(!file_is(mpath, "earlier") && exists(mpath));
+	unlink(path);
+	unlink(mpath);
+
+	/* staged when the run fails: close removes it */
+	put_file(path, "earlier");
+	CHECK_INT(opmfu_writer_put(w, 2, &kt, &e), OPMFU_OK);
+	CHECK_INT(leftovers(), 1);
+	opmfu_writer_close(w);
+	CHECK_INT(leftovers(), 0);
+	CHECK(file_is(path, "earlier"));
 	unlink(path);
 
 	/* the kernel workbook's directory vanished: the error names the file */
-	CHECK_INT(opmfu_xlsx_stage_kernel("/nonexistent-opmfu-dir", 2, &T, &op, &sg, NULL, &e), OPMFU_ERR_IO);
+	CHECK_INT(open_xlsx(&w, "/nonexistent-opmfu-dir", 0, &e), OPMFU_OK);
+	CHECK_INT(opmfu_writer_put(w, 2, &kt, &e), OPMFU_ERR_IO);
 	CHECK(strstr(e.msg, "/nonexistent-opmfu-dir/operator_mfu_kernel_2.xlsx") == e.msg);
-	CHECK(sg.path == NULL && sg.tmp == NULL);
+	CHECK_INT(opmfu_writer_keep_rank(w, 2, &xs, &e), OPMFU_OK);
+	CHECK_INT(xs.files, 0);
+	opmfu_writer_close(w);
+	opmfu_operator_mfu_release(&om);
 	opmfu_op_mfu_release(&op);
 	opmfu_trace_release(&T);
 }

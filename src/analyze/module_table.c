@@ -1,0 +1,47 @@
+/*
+ * module_table.c - the ModuleMFU table's columns and row function.
+ */
+#include "analyze/module_table.h"
+
+/* Widths by the workbook's header (SPEC 5.4). Parent Module merges its runs
+ * of equal cells; Module merges its runs inside one Parent Module run, never
+ * across two. */
+static const struct opmfu_column cols[] = {
+	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
+	{ "parent_module", OPMFU_COL_TEXT, "Parent Module", 40, OPMFU_COLF_MERGE },
+	{ "module", OPMFU_COL_TEXT, "Module", 40, OPMFU_COLF_MERGE_IN_PREV },
+	{ "op_name", OPMFU_COL_TEXT, "Op Name", 40, 0 },
+	{ "kernel_list", OPMFU_COL_TEXT, "Kernel List", 50, 0 },
+	{ "total_kernel_duration(ns)", OPMFU_COL_REAL, "Total Kernel Duration(ns)", 10, 0 },
+	{ "avg_kernel_duration(ns)", OPMFU_COL_REAL, "Avg Kernel Duration(ns)", 10, 0 },
+	{ "op_count", OPMFU_COL_INT, "Op Count", 10, 0 },
+	{ "avg_mfu", OPMFU_COL_TEXT, "Avg MFU", 10, 0 },
+};
+
+const struct opmfu_table_def opmfu_module_mfu_def = {
+	"ModuleMFU", cols, sizeof(cols) / sizeof(cols[0]), "operator_mfu_module",
+};
+
+static void module_row(const void *src, size_t i, struct opmfu_cell *c)
+{
+	const struct opmfu_module_view *v = src;
+	const struct opmfu_module_row *r = &v->mod->rows[i];
+
+	c[0] = opmfu_cell_int(v->rank);
+	c[1] = opmfu_cell_str(r->parent);
+	c[2] = opmfu_cell_str(r->module);
+	c[3] = opmfu_cell_str(r->op_name);
+	c[4] = opmfu_cell_str(r->kernel_list);
+	c[5] = opmfu_cell_real(r->total_ns);
+	c[6] = opmfu_cell_real(r->avg_ns);
+	c[7] = opmfu_cell_int((int64_t)r->op_count);
+	c[8] = opmfu_cell_str(r->avg_mfu);
+}
+
+struct opmfu_table opmfu_module_table(struct opmfu_module_view *v, const struct opmfu_module_mfu *mod, int rank)
+{
+	struct opmfu_table t = { &opmfu_module_mfu_def, mod->n_rows, module_row, v };
+	v->mod = mod;
+	v->rank = rank;
+	return t;
+}

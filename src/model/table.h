@@ -1,0 +1,124 @@
+/*
+ * table.h - a result table between the analyses and the writers: its
+ * definition (columns, names, presentation hints) and a row function that
+ * turns row i into typed cells. An analysis produces its rows once, in a
+ * compact form of its own, and its row function is the only place where a
+ * row's cells are computed; writers only call it. Format-neutral: nothing
+ * here knows a database or a workbook.
+ */
+#ifndef OPMFU_TABLE_H
+#define OPMFU_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/err.h"
+
+enum opmfu_coltype { OPMFU_COL_INT, OPMFU_COL_REAL, OPMFU_COL_TEXT };
+
+/* Presentation hints, for writers that lay a table out (xlsx); the database ignores them. */
+enum opmfu_colflags {
+	OPMFU_COLF_MERGE = 1 << 0,         /* equal consecutive cells merged vertically */
+	OPMFU_COLF_MERGE_IN_PREV = 1 << 1, /* merged too, but only within the runs of the previous merged column */
+	OPMFU_COLF_BIG_INT_TEXT = 1 << 2,  /* integers as decimal digits: epoch ns have 19, a sheet number 15-16 */
+	OPMFU_COLF_PERCENT = 1 << 3,       /* a ratio shown as 0.00% */
+	OPMFU_COLF_COLOR_SCALE = 1 << 4,   /* red-yellow-green fixed at 0, 0.5 and 1, the same in every file */
+};
+
+struct opmfu_column {
+	const char *name;  /* the database column */
+	enum opmfu_coltype type;
+	const char *title; /* a sheet's header */
+	double width;      /* a sheet's column width in characters; 0: the default */
+	unsigned flags;    /* enum opmfu_colflags */
+};
+
+struct opmfu_table_def {
+	const char *name; /* the database table */
+	const struct opmfu_column *cols;
+	size_t n_cols;
+	/* "operator_mfu_kernel": one workbook DIR/operator_mfu_kernel_{rank}.xlsx
+	 * per rank; NULL: no workbook */
+	const char *xlsx_name;
+};
+
+/* One value, of its column's type. null: SQL NULL, an empty sheet cell. A
+ * text need not be NUL-terminated. */
+struct opmfu_cell {
+	union {
+		int64_t i;
+		double r;
+		struct {
+			const char *s;
+			size_t n;
+		} t;
+	} v;
+	unsigned char null;
+};
+
+struct opmfu_table {
+	const struct opmfu_table_def *def;
+	size_t n_rows;
+	/* Fills cells[0 .. def->n_cols) with row i (< n_rows). Texts point into
+	 * src's data and stay valid and unchanged while src lives: writers keep
+	 * them across rows (batched SQLite binds, merged ranges). */
+	void (*row)(const void *src, size_t i, struct opmfu_cell *cells);
+	const void *src;
+};
+
+static inline struct opmfu_cell opmfu_cell_int(int64_t v)
+{
+	struct opmfu_cell c = { { .i = v }, 0 };
+	return c;
+}
+
+static inline struct opmfu_cell opmfu_cell_real(double v)
+{
+	struct opmfu_cell c = { { .r = v }, 0 };
+	return c;
+}
+
+/* s[0..n); s NULL is a null cell */
+static inline struct opmfu_cell opmfu_cell_text(const char *s, size_t n)
+{
+	struct opmfu_cell c = { { .t = { s, s ? n : 0 } }, !s };
+	return c;
+}
+
+static inline struct opmfu_cell opmfu_cell_null(void)
+{
+	struct opmfu_cell c = { { .i = 0 }, 1 };
+	return c;
+}
+
+/* a NUL-terminated string; NULL is a null cell */
+static inline struct opmfu_cell opmfu_cell_str(const char *s)
+{
+	return opmfu_cell_text(s, s ? strlen(s) : 0);
+}
+
+/*
+ * A table kept as cells, for the small tables built row by row. Texts are
+ * copied into blocks of the store that never move, so a table over it keeps
+ * the promise of struct opmfu_table.
+ */
+struct opmfu_cell_store {
+	const struct opmfu_table_def *def;
+	struct opmfu_cell *cells; /* n_rows x def->n_cols */
+	size_t n_rows, cap;       /* cap: cells */
+	struct opmfu_text_block *blocks;
+};
+
+void opmfu_cell_store_init(struct opmfu_cell_store *cs, const struct opmfu_table_def *def);
+void opmfu_cell_store_release(struct opmfu_cell_store *cs);
+
+/* Appends a row of def->n_cols cells, copying their texts. On
+ * OPMFU_ERR_NOMEM nothing was appended. */
+enum opmfu_status opmfu_cell_store_add(struct opmfu_cell_store *cs, const struct opmfu_cell *row,
+				       struct opmfu_err *err);
+
+/* The table of the store's rows; valid until the store changes. */
+struct opmfu_table opmfu_cell_store_table(const struct opmfu_cell_store *cs);
+
+#endif

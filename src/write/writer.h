@@ -1,0 +1,96 @@
+/*
+ * writer.h - the writers of result tables (model/table.h), generic over
+ * tables: each output format is one file implementing struct
+ * opmfu_writer_type and one line in the registry (write/writer.c).
+ *
+ * A run opens each writer once with every table it may be given, then, per
+ * rank, puts the rank's tables and ends the rank with keep_rank (its results
+ * stay) or drop_rank (what the rank put is taken back: its analysis failed
+ * after some of its tables were written). A writer may hold a rank's output
+ * back until keep_rank (the xlsx writer stages workbooks under temporary
+ * names) and the whole run's until commit (the database is one
+ * transaction); close without commit leaves the previous results as they
+ * were, and leaves no temporary file.
+ */
+#ifndef OPMFU_WRITER_H
+#define OPMFU_WRITER_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "model/table.h"
+
+/* What a writer did to one rank's data that its format could not hold as
+ * it is (for warnings), and the files it put in place. */
+struct opmfu_write_stats {
+	size_t truncated; /* strings cut to the format's cell limit */
+	size_t repaired;  /* strings whose invalid UTF-8 or NUL bytes became U+FFFD */
+	size_t blanks;    /* NaN or infinite numbers written as empty cells */
+	unsigned files;   /* bit k: a file of defs[k] (as given to open) is in place */
+};
+
+struct opmfu_writer;
+
+struct opmfu_writer_type {
+	const char *name;  /* the --export word: "db", "xlsx" */
+	const char *where; /* its output under the output directory: a file, or a directory that exists */
+	/* Opens the output at path for the tables defs[0 .. n_defs) (at most
+	 * 32; the defs must outlive the writer). On error *w is NULL. */
+	enum opmfu_status (*open)(struct opmfu_writer **w, const char *path, const struct opmfu_table_def *const *defs,
+				  size_t n_defs, struct opmfu_err *err);
+	/* Writes t, whose def is one of open's, for rank; at most once per
+	 * table and rank. */
+	enum opmfu_status (*put)(struct opmfu_writer *w, int rank, const struct opmfu_table *t, struct opmfu_err *err);
+	/* The rank is done and its output stays; *st gets what its writing did. */
+	enum opmfu_status (*keep_rank)(struct opmfu_writer *w, int rank, struct opmfu_write_stats *st,
+				       struct opmfu_err *err);
+	/* Takes back what was put for rank since its last keep_rank. */
+	enum opmfu_status (*drop_rank)(struct opmfu_writer *w, int rank, struct opmfu_err *err);
+	/* Makes the run's output final. */
+	enum opmfu_status (*commit)(struct opmfu_writer *w, struct opmfu_err *err);
+	/* Undoes anything not committed (or kept) and frees. */
+	void (*close)(struct opmfu_writer *w);
+};
+
+/* Every writer's handle starts with this. */
+struct opmfu_writer {
+	const struct opmfu_writer_type *type;
+};
+
+/* The registry, NULL-terminated. Entry i is the export bit 1 << i of
+ * opmfu.h (OPMFU_EXPORT_DB, OPMFU_EXPORT_XLSX). */
+extern const struct opmfu_writer_type *const opmfu_writer_types[];
+
+/* The registry's writer of that --export word, or NULL. */
+const struct opmfu_writer_type *opmfu_writer_type_find(const char *name);
+
+static inline enum opmfu_status opmfu_writer_put(struct opmfu_writer *w, int rank, const struct opmfu_table *t,
+						 struct opmfu_err *err)
+{
+	return w->type->put(w, rank, t, err);
+}
+
+static inline enum opmfu_status opmfu_writer_keep_rank(struct opmfu_writer *w, int rank,
+						       struct opmfu_write_stats *st, struct opmfu_err *err)
+{
+	return w->type->keep_rank(w, rank, st, err);
+}
+
+static inline enum opmfu_status opmfu_writer_drop_rank(struct opmfu_writer *w, int rank, struct opmfu_err *err)
+{
+	return w->type->drop_rank(w, rank, err);
+}
+
+static inline enum opmfu_status opmfu_writer_commit(struct opmfu_writer *w, struct opmfu_err *err)
+{
+	return w->type->commit(w, err);
+}
+
+/* NULL is a no-op */
+static inline void opmfu_writer_close(struct opmfu_writer *w)
+{
+	if (w)
+		w->type->close(w);
+}
+
+#endif
