@@ -575,9 +575,11 @@ static enum opmfu_status xlsx_open(struct opmfu_writer **out, const char *dir,
 	size_t k, widest = 1;
 
 	*out = NULL;
+	if (!o)
+		return nomem(dir, err);
 	for (k = 0; k < n_defs; k++)
 		widest = defs[k]->n_cols > widest ? defs[k]->n_cols : widest;
-	if (!o || !(o->dir = opmfu_strdup(dir)) || !(o->sg = opmfu_calloc(n_defs ? n_defs : 1, sizeof(*o->sg))) ||
+	if (!(o->dir = opmfu_strdup(dir)) || !(o->sg = opmfu_calloc(n_defs ? n_defs : 1, sizeof(*o->sg))) ||
 	    !(o->cells = opmfu_calloc(widest, sizeof(*o->cells)))) {
 		xlsx_close(&o->base);
 		return nomem(dir, err);
