@@ -127,9 +127,9 @@ static int before_int(const void *ctx, size_t i, const void *key)
  * lower bound of every key (and ones between and beyond), over subranges. */
 static void t_lbound(void)
 {
-	int v[40];
+	int v[40] = { 0 };
 	size_t n, i, lo, hi, bad = 0;
-	int key;
+	int key = 0;
 
 	CHECK_INT(opmfu_lbound(0, 0, before_int, v, &key), 0);
 	for (n = 0; n <= 40; n++) {
