@@ -10,10 +10,7 @@
 #include "base/err.h"
 #include "model/trace.h"
 #include "analyze/op_mfu.h"
-
-/* Module levels below the root that yield rows (SPEC 3.3); deeper modules and
- * their ops yield none, as in the reference. */
-#define OPMFU_MODULE_MAX_DEPTH 20
+#include "analyze/module_tree.h" /* OPMFU_MODULE_MAX_DEPTH */
 
 /* One ModuleMFU row. Strings point into the result's pool or into the
  * trace's string table. */
@@ -59,7 +56,13 @@ void opmfu_module_mfu_release(struct opmfu_module_mfu *res);
 enum opmfu_status opmfu_module_mfu_run(const struct opmfu_trace *t, const struct opmfu_op_mfu *op,
 				       struct opmfu_module_mfu *res, struct opmfu_err *err);
 
-/* ndarray.mean() of n > 0 float64 values, bit for bit; exposed for tests. */
-double opmfu_np_mean(const double *a, size_t n);
+/*
+ * The same over a module tree the caller built from (t, op) and keeps, for
+ * callers that also run other analyses over it: opmfu_module_mfu_run() is
+ * opmfu_module_tree_build() then this.
+ */
+enum opmfu_status opmfu_module_mfu_run_tree(const struct opmfu_trace *t, const struct opmfu_op_mfu *op,
+					    const struct opmfu_module_tree *mt, struct opmfu_module_mfu *res,
+					    struct opmfu_err *err);
 
 #endif

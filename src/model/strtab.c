@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/lbound.h"
 #include "base/mem.h"
 
 void opmfu_strtab_init(struct opmfu_strtab *t)
@@ -18,44 +19,28 @@ void opmfu_strtab_release(struct opmfu_strtab *t)
 {
 	opmfu_free(t->pool);
 	opmfu_free(t->ent);
-	opmfu_free(t->hash);
+	opmfu_idtab_release(&t->hash);
 	opmfu_free(t->dense);
 	opmfu_free(t->sparse);
 	opmfu_strtab_init(t);
 }
 
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	size_t i;
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
-}
+struct probe {
+	const struct opmfu_strtab *t;
+	const char *s;
+	size_t len;
+};
 
-static int rehash(struct opmfu_strtab *t, size_t ncap)
+static int str_eq(const void *probe, uint32_t sid)
 {
-	uint32_t *nh = opmfu_calloc(ncap, sizeof(*nh));
-	size_t sid;
-	if (!nh)
-		return -1;
-	for (sid = 1; sid < t->n; sid++) {
-		size_t h = hash_bytes(t->pool + t->ent[sid].off, t->ent[sid].len) & (ncap - 1);
-		while (nh[h])
-			h = (h + 1) & (ncap - 1);
-		nh[h] = (uint32_t)sid;
-	}
-	opmfu_free(t->hash);
-	t->hash = nh;
-	t->hash_cap = ncap;
-	return 0;
+	const struct probe *p = probe;
+	return p->t->ent[sid].len == p->len && memcmp(p->t->pool + p->t->ent[sid].off, p->s, p->len) == 0;
 }
 
 uint32_t opmfu_strtab_intern(struct opmfu_strtab *t, const char *s, size_t len)
 {
-	size_t h, sid;
+	struct probe p = { t, s, len };
+	uint32_t sid;
 
 	if (len > UINT32_MAX - 1)
 		return 0;
@@ -67,29 +52,26 @@ uint32_t opmfu_strtab_intern(struct opmfu_strtab *t, const char *s, size_t len)
 		t->ent[0].len = 0;
 		t->n = 1;
 	}
-	if ((t->n + 1) * 2 > t->hash_cap && rehash(t, t->hash_cap ? t->hash_cap * 2 : 1024))
+	if (t->n >= UINT32_MAX - 1 || OPMFU_GROW(t->ent, t->cap, t->n + 1))
 		return 0;
-	h = hash_bytes(s, len) & (t->hash_cap - 1);
-	while (t->hash[h]) {
-		sid = t->hash[h];
-		if (t->ent[sid].len == len && memcmp(t->pool + t->ent[sid].off, s, len) == 0)
-			return (uint32_t)sid;
-		h = (h + 1) & (t->hash_cap - 1);
+	sid = opmfu_idtab_get(&t->hash, opmfu_hash_bytes(s, len), str_eq, &p, (uint32_t)t->n);
+	if (sid == OPMFU_IDTAB_NONE)
+		return 0;
+	if (sid < t->n)
+		return sid;
+	if (opmfu_grow((void **)&t->pool, &t->pool_cap, t->pool_len + len + 1, 1)) {
+		/* the table holds sid n without a string: make it equal to no
+		 * string (lengths stop at UINT32_MAX - 1) until n is reused */
+		t->ent[sid].len = UINT32_MAX;
+		return 0;
 	}
-	if (t->n >= UINT32_MAX)
-		return 0;
-	if (OPMFU_GROW(t->ent, t->cap, t->n + 1))
-		return 0;
-	if (opmfu_grow((void **)&t->pool, &t->pool_cap, t->pool_len + len + 1, 1))
-		return 0;
 	memcpy(t->pool + t->pool_len, s, len);
 	t->pool[t->pool_len + len] = '\0';
-	sid = t->n++;
+	t->n++;
 	t->ent[sid].off = t->pool_len;
 	t->ent[sid].len = (uint32_t)len;
 	t->pool_len += len + 1;
-	t->hash[h] = (uint32_t)sid;
-	return (uint32_t)sid;
+	return sid;
 }
 
 int opmfu_strtab_map_id(struct opmfu_strtab *t, int64_t id, uint32_t sid)
@@ -127,9 +109,7 @@ void opmfu_strtab_finish(struct opmfu_strtab *t)
 {
 	size_t i, k = 0;
 
-	opmfu_free(t->hash); /* no more interning after loading */
-	t->hash = NULL;
-	t->hash_cap = 0;
+	opmfu_idtab_release(&t->hash); /* no more interning after loading */
 	if (t->sparse_n > 1)
 		qsort(t->sparse, t->sparse_n, sizeof(*t->sparse), cmp_strid);
 	for (i = 0; i < t->sparse_n; i++)
@@ -138,17 +118,16 @@ void opmfu_strtab_finish(struct opmfu_strtab *t)
 	t->sparse_n = k;
 }
 
+static int id_before(const void *ctx, size_t i, const void *key)
+{
+	return ((const struct opmfu_strid *)ctx)[i].id < *(const int64_t *)key;
+}
+
 uint32_t opmfu_strtab_lookup(const struct opmfu_strtab *t, int64_t id)
 {
-	size_t lo = 0, hi = t->sparse_n;
+	size_t lo;
 	if (id >= 0 && (uint64_t)id < t->dense_n)
 		return t->dense[id];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->sparse[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = opmfu_lbound(0, t->sparse_n, id_before, t->sparse, &id);
 	return (lo < t->sparse_n && t->sparse[lo].id == id) ? t->sparse[lo].sid : 0;
 }

@@ -10,14 +10,14 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/idtab.h"
 
 struct opmfu_strtab {
 	char *pool;          /* NUL-terminated strings back to back */
 	size_t pool_len, pool_cap;
 	struct opmfu_strent { size_t off; uint32_t len; } *ent; /* by sid; [0] unused */
 	size_t n, cap;       /* sids in use, including sid 0 */
-	uint32_t *hash;      /* open addressing over sids by value */
-	size_t hash_cap;
+	struct opmfu_idtab hash; /* sids by value, while loading */
 	/* mapping from the database's STRING_IDS.id to sid */
 	uint32_t *dense;     /* dense[id] for 0 <= id < dense_n */
 	size_t dense_n;

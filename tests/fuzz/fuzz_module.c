@@ -1,7 +1,8 @@
 /*
  * fuzz_module.c - module names and tree shapes: the input becomes a trace of
  * Module ranges (names are raw bytes, '/' and all), ops, kernels and FLOPs
- * records, which runs through kernel MFU and the module tree (SPEC 2, 3).
+ * records, which runs through kernel MFU and the module tree (SPEC 2, 3);
+ * the tree itself (module_tree.h) is checked against its contract.
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +45,41 @@ static uint32_t name(struct reader *r, struct opmfu_trace *t)
 	r->p += len;
 	r->n -= len;
 	return sid;
+}
+
+/* The tree under the rows: each op node lies in its module, which is no
+ * deeper than the limit, and every node has its kernel rows; the rows over
+ * it are the ones opmfu_module_mfu_run gave. */
+static void check_tree(const struct opmfu_trace *t, const struct opmfu_op_mfu *op,
+		       const struct opmfu_module_mfu *mod)
+{
+	struct opmfu_module_tree mt;
+	struct opmfu_module_mfu again;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	size_t i;
+
+	opmfu_module_tree_init(&mt);
+	opmfu_module_mfu_init(&again);
+	if (opmfu_module_tree_build(&mt, t, op) == 0) {
+		FUZZ_ASSERT(mt.n_rows + mt.ops_too_deep <= mt.n_nodes);
+		FUZZ_ASSERT(mt.ops_too_deep == mod->ops_too_deep);
+		for (i = 0; i < mt.n_nodes; i++)
+			FUZZ_ASSERT(mt.node_off[i] < mt.node_off[i + 1]);
+		for (i = 0; i < mt.n_rows; i++) {
+			const struct opmfu_module_range *m = &t->mods[mt.row_mod[i]];
+			const struct opmfu_link *l = &t->links[mt.node_link[mt.row_node[i]]];
+			FUZZ_ASSERT(m->start <= l->op_start && l->op_end <= m->end);
+			FUZZ_ASSERT(mt.mod_depth[mt.row_mod[i]] <= OPMFU_MODULE_MAX_DEPTH);
+		}
+		if (opmfu_module_mfu_run_tree(t, op, &mt, &again, &err) == OPMFU_OK) {
+			FUZZ_ASSERT(again.n_rows == mod->n_rows && again.n_totals == mod->n_totals);
+			for (i = 0; i < again.n_rows; i++)
+				FUZZ_ASSERT(strcmp(again.rows[i].module, mod->rows[i].module) == 0 &&
+					    again.rows[i].total_ns == mod->rows[i].total_ns);
+		}
+	}
+	opmfu_module_mfu_release(&again);
+	opmfu_module_tree_release(&mt);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -108,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(len == 0 || row->avg_mfu[len - 1] == '%');
 		}
 		FUZZ_ASSERT(t.n_mods > 0 || mod.n_rows == 0);
+		check_tree(&t, &op, &mod);
 	}
 	opmfu_module_mfu_release(&mod);
 	opmfu_op_mfu_release(&op);

@@ -4,7 +4,8 @@
  * different parents, a module called with different op sequences (m_0/m_1),
  * identical calls merging, ops outside every module, avg_mfu formatting,
  * communication kernels, the depth limit, numpy's mean, out-of-memory
- * paths and a large trace. Every expectation is derived in the comments.
+ * paths and a large trace; the module tree and paths underneath. Every
+ * expectation is derived in the comments.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "analyze/module_mfu.h"
 #include "base/mem.h"
+#include "base/npmean.h"
 #include "check.h"
 
 static struct opmfu_trace T;
@@ -160,6 +162,84 @@ static void t_nesting(void)
 		CHECK_STR(RES.totals[2].module, "Layer");
 	}
 	CHECK_INT(RES.ops_too_deep, 0);
+	finish();
+}
+
+/*
+ * The tree under t_nesting's rows (module_tree.h). Op nodes in order of
+ * first appearance (R is in op start order): g a b c f d e = 0..6. Modules
+ * as added: Attn 0, Model 1, Layer 2, so Attn's parent is Layer (depth 3)
+ * and Layer's Model (2). Rows (node, module) in (module start, op start)
+ * order: a f d in Model, b in Layer, c in Attn; g and e are outside. The
+ * result over a tree built apart is the one of opmfu_module_mfu_run.
+ */
+static void t_tree(void)
+{
+	static const uint32_t want_node[] = { 1, 4, 5, 2, 3 }, want_mod[] = { 1, 1, 1, 2, 0 };
+	struct opmfu_module_tree mt;
+	struct opmfu_module_mfu res2;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	struct opmfu_arena ar;
+	struct opmfu_intern strs;
+	struct opmfu_module_paths paths;
+	struct sbuf sb;
+	size_t i;
+
+	start();
+	mod("Attn", 200, 800);
+	mod("Model", 0, 1000);
+	mod("Layer", 100, 900);
+	k("op_g", -10, 20, "Kg", 4000, 4700);
+	k("op_a", 50, 60, "Ka", 5000, 5100);
+	k("op_b", 150, 160, "Kb", 5200, 5400);
+	k("op_c", 300, 310, "Kc", 5500, 5800);
+	k("op_d", 950, 960, "Kd", 6000, 6400);
+	k("op_e", 2000, 2010, "Ke", 7000, 7500);
+	k("op_f", 850, 950, "Kf", 8000, 8600);
+	run();
+	opmfu_module_tree_init(&mt);
+	CHECK_INT(opmfu_module_tree_build(&mt, &T, &OP), 0);
+	CHECK_INT(mt.n_k, 7);
+	CHECK_INT(mt.n_nodes, 7);
+	CHECK_INT(mt.mod_parent[0], 2);
+	CHECK_INT(mt.mod_parent[1], OPMFU_MODULE_NONE);
+	CHECK_INT(mt.mod_parent[2], 1);
+	CHECK_INT(mt.mod_depth[0], 3);
+	CHECK_INT(mt.mod_depth[1], 1);
+	CHECK_INT(mt.mod_depth[2], 2);
+	CHECK_INT(mt.n_rows, 5);
+	for (i = 0; i < 5 && i < mt.n_rows; i++) {
+		CHECK_INT(mt.row_node[i], want_node[i]);
+		CHECK_INT(mt.row_mod[i], want_mod[i]);
+	}
+	CHECK_INT(mt.ops_too_deep, 0);
+	CHECK_INT(T.links[mt.node_link[4]].op_start, 850);
+
+	memset(&ar, 0, sizeof(ar));
+	opmfu_intern_init(&strs, &ar);
+	sbuf_init(&sb);
+	CHECK_INT(opmfu_module_paths_init(&paths, &mt, &T, &strs, &sb), 0);
+	CHECK_STR(opmfu_intern_str(&strs, opmfu_module_path(&paths, 0)), "Model/Layer/Attn");
+	CHECK_STR(opmfu_intern_str(&strs, opmfu_module_parent_path(&paths, 0)), "Model/Layer");
+	CHECK_STR(opmfu_intern_str(&strs, opmfu_module_parent_path(&paths, 1)), "");
+	CHECK_STR(opmfu_intern_str(&strs, opmfu_module_path(&paths, 1)), "Model");
+	opmfu_module_paths_release(&paths);
+	opmfu_intern_release(&strs);
+	opmfu_arena_release(&ar);
+	sbuf_release(&sb);
+
+	opmfu_module_mfu_init(&res2);
+	CHECK_INT(opmfu_module_mfu_run_tree(&T, &OP, &mt, &res2, &e), OPMFU_OK);
+	CHECK_INT(res2.n_rows, RES.n_rows);
+	CHECK_INT(res2.n_totals, RES.n_totals);
+	for (i = 0; i < res2.n_rows && i < RES.n_rows; i++) {
+		CHECK_STR(res2.rows[i].parent, RES.rows[i].parent);
+		CHECK_STR(res2.rows[i].module, RES.rows[i].module);
+		CHECK_STR(res2.rows[i].op_name, RES.rows[i].op_name);
+		CHECK_DBL(res2.rows[i].total_ns, RES.rows[i].total_ns);
+	}
+	opmfu_module_mfu_release(&res2);
+	opmfu_module_tree_release(&mt);
 	finish();
 }
 
@@ -595,6 +675,7 @@ static void t_large(void)
 int main(void)
 {
 	t_nesting();
+	t_tree();
 	t_ties();
 	t_names();
 	t_two_sequences();

@@ -9,9 +9,11 @@
 
 #include <string.h>
 
-#include "base/hash.h"
-#include "base/sort.h"
+#include "base/bucket.h"
+#include "base/idtab.h"
+#include "base/lbound.h"
 #include "base/mem.h"
+#include "base/sort.h"
 
 void opmfu_ajoin_init(struct opmfu_ajoin *j)
 {
@@ -21,8 +23,8 @@ void opmfu_ajoin_init(struct opmfu_ajoin *j)
 static void keyidx_release(struct opmfu_keyidx *m)
 {
 	opmfu_free(m->direct);
-	opmfu_free(m->hkey);
-	opmfu_free(m->hval);
+	opmfu_free(m->keys);
+	opmfu_idtab_release(&m->tab);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -75,30 +77,36 @@ static int keyidx_alloc(struct opmfu_keyidx *m)
 		memset(m->direct, 0xff, (size_t)(range + 1) * sizeof(*m->direct));
 		return 0;
 	}
-	m->hcap = 16;
-	while (m->hcap < m->n_noted * 2)
-		m->hcap *= 2;
-	m->hkey = opmfu_malloc(m->hcap * sizeof(*m->hkey));
-	m->hval = opmfu_malloc(m->hcap * sizeof(*m->hval));
-	if (!m->hkey || !m->hval)
+	/* room for every noted key, so that put never fails */
+	m->keys = opmfu_malloc(m->n_noted * sizeof(*m->keys));
+	if (!m->keys || opmfu_idtab_reserve(&m->tab, m->n_noted))
 		return -1;
-	memset(m->hval, 0xff, m->hcap * sizeof(*m->hval));
 	return 0;
+}
+
+struct key_probe {
+	const int64_t *keys;
+	int64_t key;
+};
+
+static int key_eq(const void *probe, uint32_t id)
+{
+	const struct key_probe *p = probe;
+	return p->keys[id] == p->key;
 }
 
 /* Index of key, given the next free one if new. Only for noted keys. */
 static uint32_t keyidx_put(struct opmfu_keyidx *m, int64_t key)
 {
-	uint32_t *v;
-	if (m->direct) {
-		v = &m->direct[(uint64_t)key - (uint64_t)m->min];
-	} else {
-		size_t h = (size_t)opmfu_mix64((uint64_t)key) & (m->hcap - 1);
-		while (m->hval[h] != OPMFU_AJ_NONE && m->hkey[h] != key)
-			h = (h + 1) & (m->hcap - 1);
-		m->hkey[h] = key;
-		v = &m->hval[h];
+	struct key_probe p = { m->keys, key };
+	uint32_t *v, id;
+	if (!m->direct) {
+		id = opmfu_idtab_get(&m->tab, opmfu_mix64((uint64_t)key), key_eq, &p, (uint32_t)m->n);
+		if (id == m->n)
+			m->keys[m->n++] = key;
+		return id;
 	}
+	v = &m->direct[(uint64_t)key - (uint64_t)m->min];
 	if (*v == OPMFU_AJ_NONE)
 		*v = (uint32_t)m->n++;
 	return *v;
@@ -106,19 +114,11 @@ static uint32_t keyidx_put(struct opmfu_keyidx *m, int64_t key)
 
 static uint32_t keyidx_get(const struct opmfu_keyidx *m, int64_t key)
 {
-	size_t h;
+	struct key_probe p = { m->keys, key };
 	if (m->direct)
 		return key < m->min || key > m->max ? OPMFU_AJ_NONE
 						    : m->direct[(uint64_t)key - (uint64_t)m->min];
-	if (!m->hcap)
-		return OPMFU_AJ_NONE;
-	h = (size_t)opmfu_mix64((uint64_t)key) & (m->hcap - 1);
-	while (m->hval[h] != OPMFU_AJ_NONE) {
-		if (m->hkey[h] == key)
-			return m->hval[h];
-		h = (h + 1) & (m->hcap - 1);
-	}
-	return OPMFU_AJ_NONE;
+	return opmfu_idtab_find(&m->tab, opmfu_mix64((uint64_t)key), key_eq, &p);
 }
 
 void opmfu_ajoin_expect(struct opmfu_ajoin *j, enum opmfu_aj_table tab, size_t n)
@@ -201,25 +201,29 @@ int opmfu_ajoin_index_info(struct opmfu_ajoin *j)
 
 #define AT(sorted, i) ((sorted) ? (sorted)[i] : (uint32_t)(i))
 
+struct gid_order {
+	const int64_t *gid;
+	const uint32_t *sorted;
+};
+
+static int gid_before(const void *ctx, size_t i, const void *key)
+{
+	const struct gid_order *o = ctx;
+	return o->gid[AT(o->sorted, i)] < *(const int64_t *)key;
+}
+
 /*
  * First position (in gid order) of gid, or n when absent. *hint is where the
  * last search ended: tasks come in globalTaskId order, so it is usually the
  * answer and the search costs two comparisons.
  */
+
 static size_t find_gid(const int64_t *gid, const uint32_t *sorted, size_t n, int64_t key, size_t *hint)
 {
-	size_t lo = *hint, hi;
-	if (!(lo <= n && (lo == 0 || gid[AT(sorted, lo - 1)] < key) && (lo == n || gid[AT(sorted, lo)] >= key))) {
-		lo = 0;
-		hi = n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (gid[AT(sorted, mid)] < key)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	}
+	struct gid_order o = { gid, sorted };
+	size_t lo = *hint;
+	if (!(lo <= n && (lo == 0 || gid[AT(sorted, lo - 1)] < key) && (lo == n || gid[AT(sorted, lo)] >= key)))
+		lo = opmfu_lbound(0, n, gid_before, &o, &key);
 	*hint = lo;
 	return lo < n && gid[AT(sorted, lo)] == key ? lo : n;
 }
@@ -273,9 +277,21 @@ static int less_stask(const void *ctx, uint32_t a, uint32_t b)
 	return s[a].gid != s[b].gid ? s[a].gid < s[b].gid : a < b;
 }
 
+struct stask_order {
+	const struct opmfu_aj_stask *stask;
+	const uint32_t *ord;
+};
+
+static int stask_before(const void *ctx, size_t i, const void *key)
+{
+	const struct stask_order *o = ctx;
+	return o->stask[o->ord[i]].gid < *(const int64_t *)key;
+}
+
 /* Schedule kernels in link order: schedule rows in table order, each with its tasks in TASK order. */
 static int expand_sched(struct opmfu_ajoin *j)
 {
+	struct stask_order o;
 	uint32_t *ord = NULL;
 	size_t i, lo;
 	int rc = -1;
@@ -289,17 +305,12 @@ static int expand_sched(struct opmfu_ajoin *j)
 		ord[i] = (uint32_t)i;
 	if (opmfu_sort_idx(ord, j->n_stask, less_stask, j->stask))
 		goto out;
+	o.stask = j->stask;
+	o.ord = ord;
 	for (i = 0; i < j->n_sched; i++) {
-		size_t hi = j->n_stask;
 		int64_t gid = j->sched_gid[i];
-		/* first task with this gid */
-		for (lo = 0; lo < hi;) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (j->stask[ord[mid]].gid < gid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		/* from the first task with this gid */
+		lo = opmfu_lbound(0, j->n_stask, stask_before, &o, &gid);
 		for (; lo < j->n_stask && j->stask[ord[lo]].gid == gid; lo++) {
 			struct opmfu_aj_task k = j->stask[ord[lo]].k;
 			k.ref = j->sched_name[i];

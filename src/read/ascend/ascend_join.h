@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/idtab.h"
 #include "model/trace.h"
 
 #define OPMFU_AJ_NONE UINT32_MAX
@@ -29,9 +30,8 @@ struct opmfu_keyidx {
 	int64_t min, max;
 	size_t n_noted, n;
 	uint32_t *direct; /* direct[key - min], range max - min + 1 */
-	int64_t *hkey;    /* hash mode: keys and their index, OPMFU_AJ_NONE = empty */
-	uint32_t *hval;
-	size_t hcap;
+	int64_t *keys;    /* hash mode: the key of each index */
+	struct opmfu_idtab tab; /* hash mode: indexes by key */
 };
 
 /* A task row that joined its info row: a kernel candidate. */

@@ -1,7 +1,7 @@
 /*
- * hash.c - counting sort into buckets.
+ * bucket.c - counting sort into buckets.
  */
-#include "base/hash.h"
+#include "base/bucket.h"
 
 #include "base/mem.h"
 
