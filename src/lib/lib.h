@@ -13,7 +13,7 @@
 #include "model/table.h"
 #include "model/trace.h"
 #include "opmfu.h"
-#include "read/rankdir.h"
+#include "read/reader.h"
 #include "write/writer.h"
 
 struct peak_choice {
@@ -55,9 +55,8 @@ void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)
 #endif
 	;
 
-/* Fills pc; OPMFU_ERR_NOMEM (message in err) only if the search ran out of memory. */
-enum opmfu_status opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_rank_input *in,
-				      struct peak_choice *pc, struct opmfu_err *err);
+/* Fills pc: per class an override, else --chip, else what the trace's device implies. */
+void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *dev, struct peak_choice *pc);
 /* "fp16, int8 from info.json ...; fp8 from override (--peak)" */
 void opmfu_peak_source_text(const struct peak_choice *pc, char *out, size_t size);
 

@@ -95,16 +95,8 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "several inputs: say where to write with -o DIR");
 	if (o->chip && !opmfu_chip_find(o->chip))
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s' (see 'opmfu chips')", o->chip);
-	for (i = 0; i < o->n_inputs; i++) {
-		size_t before = list.n;
-		if ((st = opmfu_find_ranks(o->inputs[i], &list, warn_cb, (void *)o, err)))
-			goto out;
-		if (list.n == before && (st = opmfu_err_set(err, OPMFU_ERR_NOINPUT,
-				"%s: no rank found (looked for ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
-				o->inputs[i])))
-			goto out;
-	}
-	opmfu_rank_list_sort(&list);
+	if ((st = opmfu_discover(o->inputs, o->n_inputs, NULL, &list, warn_cb, (void *)o, err)))
+		goto out;
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
 		goto out;
 
@@ -133,7 +125,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	rep->n_ranks = list.n;
 	for (i = 0; i < list.n; i++) {
 		rep->ranks[i].rank = list.v[i].rank;
-		rep->ranks[i].db_path = opmfu_strdup(list.v[i].db_path);
+		rep->ranks[i].db_path = opmfu_strdup(list.v[i].path);
 		rep->ranks[i].mfu_recorded = -1;
 		if (!rep->ranks[i].db_path) {
 			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");

@@ -1,6 +1,7 @@
 /*
  * peaks.c - which peak FLOPS a rank uses and where each came from (SPEC 1.4,
- * 6): an override, then the built-in chip table, then the chip info file.
+ * 6, 8): an override, then the built-in chip table, then what the trace's
+ * own device information implies (its reader worked that out).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,13 +12,13 @@
 #include "base/mem.h"
 #include "chips/chips.h"
 #include "lib/lib.h"
+#include "model/parse.h"
 
-enum opmfu_status opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_rank_input *in,
-				       struct peak_choice *pc, struct opmfu_err *err)
+_Static_assert(OPMFU_DEVICE_NCLASS == OPMFU_DT__COUNT, "a device's peaks are indexed by dtype class");
+
+void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *dev, struct peak_choice *pc)
 {
-	int c;
-	char *info = NULL;
-	enum opmfu_status st;
+	int c, any = 0;
 
 	memset(pc, 0, sizeof(*pc));
 	snprintf(pc->labels[0], sizeof(pc->labels[0]), "override (%s)", o->peak_origin ? o->peak_origin : "--peak");
@@ -39,39 +40,20 @@ enum opmfu_status opmfu_resolve_peaks(const struct opmfu_opts *o, const struct o
 				}
 		}
 	}
-	if (pc->src[OPMFU_CLASS_FP16] && pc->src[OPMFU_CLASS_INT8])
-		return OPMFU_OK; /* info.json could add nothing */
-	if ((st = opmfu_find_info_json(in->dir, &info, err)))
-		return st;
-	if (!info) {
-		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why),
-			 "no chip info file (PROF_*/device_N/info.json.N) under %s", in->dir);
-	} else {
-		struct opmfu_chip_info ci;
-		struct opmfu_err e = OPMFU_ERR_INIT;
-		st = opmfu_read_info_json(info, &ci, &e);
-		if (st == OPMFU_ERR_NOMEM) {
-			opmfu_free(info);
-			return opmfu_err_set(err, st, "%s", e.msg);
-		} else if (st) {
-			snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "%s", e.msg);
-		} else {
-			snprintf(pc->labels[2], sizeof(pc->labels[2]), "info.json %s (%lld AI cores at %g MHz)", info,
-				 ci.ai_core_num, ci.aic_mhz);
-			if (!pc->src[OPMFU_CLASS_FP16]) {
-				pc->pk.flops[OPMFU_CLASS_FP16] = ci.peak_fp16;
-				pc->src[OPMFU_CLASS_FP16] = pc->labels[2];
-			}
-			if (!pc->src[OPMFU_CLASS_INT8]) {
-				pc->pk.flops[OPMFU_CLASS_INT8] = ci.peak_int8;
-				pc->src[OPMFU_CLASS_INT8] = pc->labels[2];
-			}
-		}
-		opmfu_free(info);
+	for (c = 0; c < OPMFU_NCLASS; c++)
+		any |= dev->peak_flops[c] > 0;
+	if (!any) {
+		/* why, for when nothing else gives a peak either */
+		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "%s", dev->no_peak);
+		return;
 	}
-	return OPMFU_OK;
+	snprintf(pc->labels[2], sizeof(pc->labels[2]), "%s", dev->source);
+	for (c = 0; c < OPMFU_NCLASS; c++)
+		if (!pc->src[c] && dev->peak_flops[c] > 0) {
+			pc->pk.flops[c] = dev->peak_flops[c];
+			pc->src[c] = pc->labels[2];
+		}
 }
-
 
 void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)
 {

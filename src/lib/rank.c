@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "lib/lib.h"
-#include "read/ascend/read_ascend.h"
 
 static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state, const char *msg)
 {
@@ -29,6 +28,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	struct peak_choice *pc = &w->pc;
+	struct opmfu_read_opts ro = { w->read_threads, prepare_ops, &w->op };
 	enum opmfu_status st;
 	int c;
 	size_t i;
@@ -39,7 +39,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_module_mfu_init(&w->mod);
 	w->have_ops = w->analysed = 0;
 
-	st = opmfu_read_ascend_threads(in->db_path, &w->trace, w->read_threads, prepare_ops, &w->op, &e);
+	st = in->reader->read(in, &w->trace, &ro, &e);
 	t1 = opmfu_now_s();
 	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
 	rr->kernels = w->trace.n_compute;
@@ -54,10 +54,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 		return;
 	}
 
-	if ((st = opmfu_resolve_peaks(o, in, pc, &e))) {
-		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
-		return;
-	}
+	opmfu_resolve_peaks(o, &w->trace.device, pc);
 	for (c = 0; c < OPMFU_NCLASS; c++)
 		rr->peak_tflops[c] = pc->pk.flops[c] / 1e12;
 	opmfu_peak_source_text(pc, rr->peak_source, sizeof(rr->peak_source));

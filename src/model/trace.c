@@ -20,6 +20,7 @@ void opmfu_trace_release(struct opmfu_trace *t)
 	opmfu_free(t->links);
 	opmfu_free(t->recs);
 	opmfu_free(t->mods);
+	opmfu_device_release(&t->device);
 	opmfu_trace_init(t);
 }
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/device.h"
 #include "model/strtab.h"
 
 /* Where a (kernel, framework op) row came from (SPEC 3.1 order). */
@@ -64,6 +65,7 @@ struct opmfu_trace {
 	size_t drops[OPMFU_DROP__COUNT]; /* read-time drops (format..range) */
 	size_t n_bad_rows;           /* link/module rows skipped for junk timestamps */
 	int has_mstx;                /* MSTX_EVENTS exists */
+	struct opmfu_device device;  /* the chip, as the trace describes it */
 };
 
 void opmfu_trace_init(struct opmfu_trace *t);

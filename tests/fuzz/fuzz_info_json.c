@@ -1,12 +1,12 @@
 /*
- * fuzz_info_json.c - the JSON reader and the info.json peak computation.
+ * fuzz_info_json.c - info.json through yajl (read/json_stream.c) and the peak computation.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "read/rankdir.h"
+#include "read/ascend/ascend.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -21,6 +21,7 @@ struct scan;
 
 #include "base/mem.h"
 #include "model/parse.h"
+#include "read/ascend/ascend.h"
 #include "read/ascend/ascend_join.h"
 #include "sql_embed.h"
 
@@ -699,3 +700,19 @@ enum opmfu_status opmfu_read_ascend(const char *path, struct opmfu_trace *t, str
 {
 	return opmfu_read_ascend_threads(path, t, 1, NULL, NULL, err);
 }
+
+/* The reader interface (read/reader.h): the database, then the chip info of
+ * its rank directory (SPEC 1.4), which is part of reading the rank. */
+static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
+				   const struct opmfu_read_opts *o, struct opmfu_err *err)
+{
+	enum opmfu_status st = opmfu_read_ascend_threads(in->path, t, o->threads, o->on_links, o->ctx, err);
+	if (!st)
+		st = opmfu_ascend_device(in->dir, &t->device, err);
+	return st;
+}
+
+const struct opmfu_reader opmfu_reader_ascend = {
+	"ascend", "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db",
+	opmfu_ascend_probe_dir, opmfu_ascend_probe_file, read_rank
+};

@@ -7,6 +7,7 @@
 
 #include "base/err.h"
 #include "model/trace.h"
+#include "read/reader.h"
 
 /*
  * Fills t (which must be initialised) from the database at path: strings,
@@ -21,18 +22,13 @@ enum opmfu_status opmfu_read_ascend(const char *path, struct opmfu_trace *t,
 				    struct opmfu_err *err);
 
 /*
- * Called on the reading thread as soon as t's links (and strings) are
- * complete, while another thread may still be reading the FLOPs records
- * and Module ranges: work that needs only the links can start there. The
- * links are final; nothing in t may be changed.
- */
-typedef void (*opmfu_links_fn)(void *ctx, const struct opmfu_trace *t);
-
-/*
  * The same with up to `threads` threads: with 2 or more, a second connection
  * scans PYTORCH_API and MSTX_EVENTS while this thread scans the other tables.
- * The result is identical for every thread count. on_links (may be NULL) is
- * called once the links are complete, unless reading failed before.
+ * The result is identical for every thread count. on_links (may be NULL;
+ * read/reader.h) is called once the links are complete, while the second
+ * thread still reads the FLOPs records and Module ranges, unless reading
+ * failed before. The Ascend reader of read/reader.h (opmfu_reader_ascend,
+ * read/ascend/ascend.h) is this plus the chip info of the rank directory.
  */
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
 					    opmfu_links_fn on_links, void *ctx, struct opmfu_err *err);

@@ -1,0 +1,110 @@
+/*
+ * json_stream.h - JSON through yajl, the one JSON library of read/
+ * (docs/architecture.md): a parser fed in chunks, which holds no more than
+ * one token plus what its callbacks keep (files of any size, from zlib or a
+ * plain read), and on it a picker that takes a few values by path from a
+ * small document (info.json). yajl's allocations go through base/mem.
+ */
+#ifndef OPMFU_JSON_STREAM_H
+#define OPMFU_JSON_STREAM_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <yajl/yajl_parse.h>
+
+#include "base/err.h"
+
+/*
+ * A yajl parser. Malformed input is OPMFU_ERR_FORMAT, "invalid JSON at
+ * byte N: what" with N counted from the first byte fed; a UTF-8 byte order
+ * mark is skipped; strings are not checked for valid UTF-8. The struct must
+ * not move between init and release.
+ */
+struct opmfu_json {
+	yajl_handle h;
+	void *blocks;         /* every block yajl holds (json_stream.c) */
+	jmp_buf oom;          /* where an allocation failing inside yajl returns */
+	size_t fed;           /* bytes fed so far, a byte order mark included */
+	size_t chunk_at;      /* offset of the chunk yajl is parsing */
+	unsigned char tail[8]; /* the last bytes before it, for messages */
+	size_t n_tail;
+	int bom;              /* bytes of a byte order mark matched; -1 once past it */
+	enum opmfu_status st; /* the first failure: every later call returns it */
+	struct opmfu_err why; /* and its message */
+};
+
+/* Callbacks (yajl's, with ctx) see the values in document order; a callback
+ * that returns 0 must have called opmfu_json_stop. Numbers come through
+ * yajl_number only, as their text. */
+enum opmfu_status opmfu_json_init(struct opmfu_json *j, const yajl_callbacks *cb, void *ctx,
+				  struct opmfu_err *err);
+/* Parses n more bytes. */
+enum opmfu_status opmfu_json_feed(struct opmfu_json *j, const void *buf, size_t n, struct opmfu_err *err);
+/* The document ended: anything left open is an error. */
+enum opmfu_status opmfu_json_finish(struct opmfu_json *j, struct opmfu_err *err);
+void opmfu_json_release(struct opmfu_json *j);
+
+/* For a callback: stops the parse with status and a message; returns 0,
+ * what the callback then returns to yajl. */
+int opmfu_json_stop(struct opmfu_json *j, enum opmfu_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* For a callback: the byte just after the token it was called for. */
+size_t opmfu_json_offset(const struct opmfu_json *j);
+
+/* Nesting deeper than this is malformed (the picker's rule). */
+#define OPMFU_JSON_MAX_DEPTH 128
+
+enum opmfu_json_type {
+	OPMFU_JSON_ABSENT = 0, OPMFU_JSON_NULL, OPMFU_JSON_BOOL, OPMFU_JSON_NUMBER, OPMFU_JSON_STRING,
+	OPMFU_JSON_OBJECT, OPMFU_JSON_ARRAY
+};
+
+/* One value to pick. A path is object keys and array indexes from the root,
+ * "DeviceInfo[0].ai_core_num" (keys holding '.' or '[' cannot be named).
+ * Of a key given twice, the first counts. */
+struct opmfu_json_value {
+	const char *path;          /* in */
+	enum opmfu_json_type type; /* out: OPMFU_JSON_ABSENT when the document has none */
+	size_t len;                /* out: the length of a number's text or a string */
+	char text[64];             /* out: its first bytes (at most 63), NUL-terminated */
+	int truth;                 /* out: a boolean's value */
+};
+
+#define OPMFU_JSON_PICK_MAX 16 /* values */
+#define OPMFU_JSON_PATH_MAX 8  /* steps in a path */
+
+struct opmfu_json_step {
+	const char *key; /* NULL for an index */
+	size_t len;
+	size_t index;
+};
+
+/* Picks values while json is fed; v is filled as the values go by. */
+struct opmfu_json_pick {
+	struct opmfu_json json;
+	struct opmfu_json_value *v;
+	size_t n;
+	struct opmfu_json_step steps[OPMFU_JSON_PICK_MAX][OPMFU_JSON_PATH_MAX];
+	unsigned n_steps[OPMFU_JSON_PICK_MAX];
+	unsigned seen[OPMFU_JSON_PICK_MAX]; /* bit d: step d was met (later equal keys do not count) */
+	struct {
+		unsigned live;  /* values whose path leads into this container */
+		unsigned next;  /* values the next member matches (objects: set by its key) */
+		size_t index;   /* arrays: the next element's index */
+		int is_object;
+	} open[OPMFU_JSON_PATH_MAX];
+	size_t depth; /* containers open */
+};
+
+/* Starts picking n values (at most OPMFU_JSON_PICK_MAX, else OPMFU_ERR_USAGE);
+ * then feed p->json and finish it, and release it. */
+enum opmfu_status opmfu_json_pick_init(struct opmfu_json_pick *p, struct opmfu_json_value *v, size_t n,
+				       struct opmfu_err *err);
+/* The same over text[0..len) at once. */
+enum opmfu_status opmfu_json_pick_text(const char *text, size_t len, struct opmfu_json_value *v, size_t n,
+				       struct opmfu_err *err);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * reader.h - what an input format plugs in, and rank discovery over all of
+ * them. A reader recognises its ranks on disk (probes) and reads one rank
+ * into a struct opmfu_trace; readers.c lists them, discover.c walks the
+ * user's paths and asks each (SPEC 1.1, 13).
+ */
+#ifndef OPMFU_READER_H
+#define OPMFU_READER_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "model/trace.h"
+
+struct opmfu_reader;
+
+/* One rank found on disk. The strings are malloc'd (base/mem) and owned by
+ * the rank list once the rank is in it. */
+struct opmfu_rank_input {
+	const struct opmfu_reader *reader; /* the format that reads it */
+	int rank;       /* -1 for a single-card rank */
+	char *dir;      /* the rank's folder (Ascend: its rank directory, where the chip info is) */
+	char *path;     /* the file the reader reads (Ascend: the database) */
+	char *stamp;    /* its timestamp's digits, NULL without one: the newer of two equal ids wins */
+	char *out_hint; /* where results go by default (set by discovery) */
+	const char *name; /* dir or path, whichever messages call the rank by (not owned) */
+};
+
+struct opmfu_rank_list {
+	struct opmfu_rank_input *v;
+	size_t n, cap;
+};
+
+/* What a probe says of a directory or file. */
+enum opmfu_probe {
+	OPMFU_PROBE_NOMEM = -1, /* an allocation failed (nothing is kept) */
+	OPMFU_PROBE_NO = 0,
+	OPMFU_PROBE_MAYBE = 1,  /* only if no reader says YES: the fallback for a file the user named */
+	OPMFU_PROBE_YES = 2
+};
+
+/*
+ * Called on the reading thread as soon as t's links (and strings) are
+ * complete, while another thread may still be reading the rest: work that
+ * needs only the links can start there. The links are final; nothing in t
+ * may be changed.
+ */
+typedef void (*opmfu_links_fn)(void *ctx, const struct opmfu_trace *t);
+
+struct opmfu_read_opts {
+	int threads;             /* threads the reader may use, the caller's included (at least 1) */
+	opmfu_links_fn on_links; /* may be NULL; called at most once, unless reading failed before */
+	void *ctx;               /* for on_links */
+};
+
+struct opmfu_reader {
+	const char *name;      /* "ascend" */
+	const char *looks_for; /* what a rank looks like, for "no rank found (looked for ...)" */
+	/*
+	 * Is dir one rank of this format? On YES fills in's rank, dir, path,
+	 * stamp and name (reader and out_hint are discovery's). Then the walk
+	 * does not descend into dir. May be NULL.
+	 */
+	enum opmfu_probe (*probe_dir)(const char *dir, struct opmfu_rank_input *in);
+	/*
+	 * Is the file at path one rank of this format? named: the user gave
+	 * this path (else the walk met it in a directory). Fills in as
+	 * probe_dir does, on YES or MAYBE. May be NULL.
+	 */
+	enum opmfu_probe (*probe_file)(const char *path, int named, struct opmfu_rank_input *in);
+	/*
+	 * Fills t (initialised by the caller) from the rank, t->device
+	 * included. Returns OPMFU_OK, or an error naming the file and what is
+	 * at fault; on error t holds whatever was read and must still be
+	 * released. The result is the same for every o->threads.
+	 */
+	enum opmfu_status (*read)(const struct opmfu_rank_input *in, struct opmfu_trace *t,
+				  const struct opmfu_read_opts *o, struct opmfu_err *err);
+};
+
+/* Every reader, in the order they are asked, NULL-terminated (readers.c). */
+const struct opmfu_reader *const *opmfu_readers(void);
+
+/* How deep below a path the walk looks for ranks (SPEC 1.1). */
+#define OPMFU_RANK_DEPTH 5
+
+typedef void (*opmfu_warn_fn)(void *ctx, const char *msg);
+
+/*
+ * Finds ranks under path with readers (NULL-terminated; NULL for
+ * opmfu_readers()): path is a file (the best probe_file answer), or a
+ * directory walked to OPMFU_RANK_DEPTH levels below, in name order, where
+ * a directory some probe_dir claims is one rank and every other file is
+ * offered to probe_file. Appends to list, keeping for each rank id the one
+ * with the newest stamp and reporting the others through warn (SPEC 1.1,
+ * whatever their formats). Does not sort. Returns OPMFU_ERR_IO when path
+ * cannot be read; finding nothing is not an error here.
+ */
+enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *const *readers,
+				   struct opmfu_rank_list *list, opmfu_warn_fn warn, void *ctx,
+				   struct opmfu_err *err);
+
+/*
+ * opmfu_find_ranks over every path, then sorted by rank id. A path giving
+ * no new rank is OPMFU_ERR_NOINPUT: "PATH: no rank found (looked for ...)",
+ * naming what each reader looks for.
+ */
+enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
+				 const struct opmfu_reader *const *readers, struct opmfu_rank_list *list,
+				 opmfu_warn_fn warn, void *ctx, struct opmfu_err *err);
+
+/* Sorts by rank id (duplicate ids were already resolved). */
+void opmfu_rank_list_sort(struct opmfu_rank_list *list);
+
+/* Keeps only the given ranks of a sorted list. A rank that is not in the list
+ * is OPMFU_ERR_USAGE naming it (the list is then unchanged). */
+enum opmfu_status opmfu_rank_list_select(struct opmfu_rank_list *list, const int *ranks, size_t n_ranks,
+					 struct opmfu_err *err);
+void opmfu_rank_list_release(struct opmfu_rank_list *list);
+
+/* Frees in's strings (for probes that give up half-way). */
+void opmfu_rank_input_release(struct opmfu_rank_input *in);
+
+#endif

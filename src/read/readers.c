@@ -1,0 +1,17 @@
+/*
+ * readers.c - the input formats opmfu knows, in the order discovery asks
+ * them (a directory or file two readers claim goes to the first). A new
+ * format is one entry here.
+ */
+#include "read/ascend/ascend.h"
+#include "read/reader.h"
+
+static const struct opmfu_reader *const readers[] = {
+	&opmfu_reader_ascend,
+	NULL
+};
+
+const struct opmfu_reader *const *opmfu_readers(void)
+{
+	return readers;
+}

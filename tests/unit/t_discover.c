@@ -1,0 +1,428 @@
+/*
+ * t_discover.c - rank discovery (read/discover.c) over trees built here:
+ * rank directories at several depths, a bare database, a single card,
+ * duplicates resolved by timestamp, a loop, selection; a second (fake)
+ * reader shows that ranks of two formats share one list; and the Ascend
+ * reader's chip info (read/ascend/ascend_dir.c) into the trace's device.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+#include "check.h"
+#include "read/ascend/ascend.h"
+#include "read/reader.h"
+
+static char root[64];
+
+/* mkdir -p root/rel */
+static void mkdirs(const char *rel)
+{
+	char p[512];
+	size_t i;
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	for (i = strlen(root) + 1; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		mkdir(p, 0777);
+		p[i] = '/';
+	}
+	CHECK(mkdir(p, 0777) == 0 || errno == EEXIST);
+}
+
+/* Writes root/rel (folders made first). */
+static void put(const char *rel, const char *text)
+{
+	char p[512], d[512], *slash;
+	FILE *f;
+	snprintf(d, sizeof(d), "%s", rel);
+	slash = strrchr(d, '/');
+	if (slash) {
+		*slash = '\0';
+		mkdirs(d);
+	}
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static const char *at(const char *rel)
+{
+	static char p[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof(p[k]), "%s/%s", root, rel);
+	return p[k];
+}
+
+static char warnings[4096];
+
+static void on_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	snprintf(warnings + strlen(warnings), sizeof(warnings) - strlen(warnings), "%s\n", msg);
+}
+
+static enum opmfu_status find(const char *rel, const struct opmfu_reader *const *readers,
+			      struct opmfu_rank_list *list, struct opmfu_err *e)
+{
+	const char *path = at(rel);
+	memset(list, 0, sizeof(*list));
+	warnings[0] = '\0';
+	memset(e, 0, sizeof(*e));
+	return opmfu_discover(&path, 1, readers, list, on_warn, NULL, e);
+}
+
+#define DB(rank_dir, n) rank_dir "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_" #n ".db"
+
+static void test_cluster(void)
+{
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+
+	put(DB("c/a/host_1_20260101000000000_ascend_pt", 2), "");
+	put(DB("c/b/c/d/e/r3_ascend_pt", 3), "");              /* 5 levels below: found */
+	put(DB("c/f/g/h/i/j/r4_ascend_pt", 4), "");            /* 6 levels: not */
+	put("c/k/ascend_pytorch_profiler_5.db", "");           /* no rank directory */
+	mkdirs("c/m/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_6.db"); /* a folder, not a database */
+	put(DB("c/0_ascend_pt", 0), "");                      /* the walk stops at a rank directory: */
+	put(DB("c/0_ascend_pt/inner_ascend_pt", 7), "");      /* nothing below it is looked at */
+	CHECK_INT(find("c", NULL, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 3);
+	if (l.n == 3) {
+		CHECK_INT(l.v[0].rank, 0);
+		CHECK_INT(l.v[1].rank, 2);
+		CHECK_INT(l.v[2].rank, 3);
+		CHECK_STR(l.v[1].dir, at("c/a/host_1_20260101000000000_ascend_pt"));
+		CHECK_STR(l.v[1].path, at(DB("c/a/host_1_20260101000000000_ascend_pt", 2)));
+		CHECK_STR(l.v[1].stamp, "20260101000000000");
+		CHECK_STR(l.v[1].out_hint, at("c"));
+		CHECK_STR(l.v[1].reader->name, "ascend");
+		CHECK_STR(l.v[2].dir, at("c/b/c/d/e/r3_ascend_pt"));
+		CHECK(l.v[2].stamp == NULL); /* "r3": no digits in the timestamp field */
+	}
+	CHECK_STR(warnings, "");
+	opmfu_rank_list_release(&l);
+
+	/* a trailing slash is dropped; the path itself may be a rank directory */
+	CHECK_INT(find("c/a/host_1_20260101000000000_ascend_pt/", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].rank == 2);
+	if (l.n == 1)
+		CHECK_STR(l.v[0].out_hint, at("c/a/host_1_20260101000000000_ascend_pt"));
+	opmfu_rank_list_release(&l);
+
+	/* --rank-list */
+	CHECK_INT(find("c", NULL, &l, &e), OPMFU_OK);
+	{
+		int want[] = { 3, 0 }, missing[] = { 5 };
+		CHECK_INT(opmfu_rank_list_select(&l, missing, 1, &e), OPMFU_ERR_USAGE);
+		CHECK_STR(e.msg, "rank 5 is not in the input (found 3 ranks)");
+		CHECK_INT(l.n, 3);
+		CHECK_INT(opmfu_rank_list_select(&l, want, 2, &e), OPMFU_OK);
+		CHECK(l.n == 2 && l.v[0].rank == 0 && l.v[1].rank == 3);
+	}
+	opmfu_rank_list_release(&l);
+}
+
+static void test_files(void)
+{
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	char want[512];
+
+	/* a bare database: its rank directory is the parent's parent */
+	CHECK_INT(find(DB("c/a/host_1_20260101000000000_ascend_pt", 2), NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].rank == 2);
+	if (l.n == 1) {
+		CHECK_STR(l.v[0].dir, at("c/a/host_1_20260101000000000_ascend_pt"));
+		CHECK_STR(l.v[0].out_hint, at("c/a/host_1_20260101000000000_ascend_pt"));
+		CHECK_STR(l.v[0].stamp, "20260101000000000");
+	}
+	opmfu_rank_list_release(&l);
+	/* any file named is taken as a database, in its own folder */
+	CHECK_INT(find("c/k/ascend_pytorch_profiler_5.db", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].rank == 5);
+	if (l.n == 1)
+		CHECK_STR(l.v[0].dir, at("c/k"));
+	opmfu_rank_list_release(&l);
+	put("other/profile.sqlite", "");
+	CHECK_INT(find("other/profile.sqlite", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].rank == -1);
+	opmfu_rank_list_release(&l);
+
+	/* single card: no rank number */
+	put("single/host_20260101000000000_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler.db", "");
+	CHECK_INT(find("single", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].rank == -1);
+	opmfu_rank_list_release(&l);
+
+	/* nothing found, and a path that is not there */
+	mkdirs("empty/a/b");
+	CHECK_INT(find("empty", NULL, &l, &e), OPMFU_ERR_NOINPUT);
+	snprintf(want, sizeof(want),
+		 "%s: no rank found (looked for ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
+		 at("empty"));
+	CHECK_STR(e.msg, want);
+	opmfu_rank_list_release(&l);
+	CHECK_INT(find("nowhere", NULL, &l, &e), OPMFU_ERR_IO);
+	snprintf(want, sizeof(want), "%s: No such file or directory", at("nowhere"));
+	CHECK_STR(e.msg, want);
+	opmfu_rank_list_release(&l);
+}
+
+static void test_duplicates(void)
+{
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	char want[1024];
+
+	/* the newer one comes second, then first; numbers compare as numbers */
+	put(DB("d1/a/host_1_20260101000000000_ascend_pt", 1), "");
+	put(DB("d1/b/host_1_20260102000000000_ascend_pt", 1), "");
+	CHECK_INT(find("d1", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].rank == 1);
+	if (l.n == 1)
+		CHECK_STR(l.v[0].dir, at("d1/b/host_1_20260102000000000_ascend_pt"));
+	snprintf(want, sizeof(want), "rank 1 found twice: using %s (newer timestamp), ignoring %s\n",
+		 at("d1/b/host_1_20260102000000000_ascend_pt"), at("d1/a/host_1_20260101000000000_ascend_pt"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	put(DB("d2/a/host_1_0999_ascend_pt", 1), "");
+	put(DB("d2/b/host_1_100_ascend_pt", 1), "");
+	CHECK_INT(find("d2", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1);
+	if (l.n == 1)
+		CHECK_STR(l.v[0].dir, at("d2/a/host_1_0999_ascend_pt"));
+	snprintf(want, sizeof(want), "rank 1 found twice: using %s (newer timestamp), ignoring %s\n",
+		 at("d2/a/host_1_0999_ascend_pt"), at("d2/b/host_1_100_ascend_pt"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* no timestamp on either side: the first found */
+	put(DB("d3/a/x_ascend_pt", 4), "");
+	put(DB("d3/b/y_ascend_pt", 4), "");
+	CHECK_INT(find("d3", NULL, &l, &e), OPMFU_OK);
+	snprintf(want, sizeof(want),
+		 "rank 4 found twice: using %s (same or no timestamp: the first found), ignoring %s\n",
+		 at("d3/a/x_ascend_pt"), at("d3/b/y_ascend_pt"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* the same database through two paths is one rank, silently */
+	{
+		const char *paths[2];
+		paths[0] = at("d3/a/x_ascend_pt");
+		paths[1] = at(DB("d3/a/x_ascend_pt", 4));
+		memset(&l, 0, sizeof(l));
+		warnings[0] = '\0';
+		CHECK_INT(opmfu_find_ranks(paths[0], NULL, &l, on_warn, NULL, &e), OPMFU_OK);
+		CHECK_INT(opmfu_find_ranks(paths[1], NULL, &l, on_warn, NULL, &e), OPMFU_OK);
+		CHECK_INT(l.n, 1);
+		CHECK_STR(warnings, "");
+		opmfu_rank_list_release(&l);
+	}
+
+	/* a symbolic link back to an ancestor is a loop, said once */
+	put(DB("loop/r_ascend_pt", 0), "");
+	mkdirs("loop/a");
+	CHECK(symlink("..", at("loop/a/up")) == 0);
+	CHECK_INT(find("loop", NULL, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 1);
+	snprintf(want, sizeof(want), "%s: directory loop (symbolic link back to an ancestor), skipped\n",
+		 at("loop/a/up"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+}
+
+/* ---- a second format: one file per rank, "rankN_STAMP.fake" ---- */
+
+static enum opmfu_probe fake_probe_file(const char *path, int named, struct opmfu_rank_input *in)
+{
+	const char *base = strrchr(path, '/'), *us;
+	size_t n;
+	(void)named;
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n < 10 || strncmp(base, "rank", 4) || strcmp(base + n - 5, ".fake") || !(us = strchr(base, '_')))
+		return OPMFU_PROBE_NO;
+	in->rank = atoi(base + 4);
+	in->path = opmfu_strdup(path);
+	in->dir = opmfu_strndup(path, (size_t)(base - path) - 1);
+	in->stamp = opmfu_strndup(us + 1, (size_t)(base + n - 5 - us - 1));
+	in->name = in->path; /* messages name the file */
+	if (!in->path || !in->dir || !in->stamp) {
+		opmfu_rank_input_release(in);
+		return OPMFU_PROBE_NOMEM;
+	}
+	return OPMFU_PROBE_YES;
+}
+
+static enum opmfu_status fake_read(const struct opmfu_rank_input *in, struct opmfu_trace *t,
+				   const struct opmfu_read_opts *o, struct opmfu_err *err)
+{
+	(void)err;
+	snprintf(t->device.chip, sizeof(t->device.chip), "fake rank %d", in->rank);
+	if (o->on_links)
+		o->on_links(o->ctx, t);
+	return OPMFU_OK;
+}
+
+static const struct opmfu_reader fake_reader = { "fake", "rank*.fake", NULL, fake_probe_file, fake_read };
+
+static void count_links(void *ctx, const struct opmfu_trace *t)
+{
+	(void)t;
+	++*(int *)ctx;
+}
+
+static void test_mixed(void)
+{
+	const struct opmfu_reader *const readers[] = { &opmfu_reader_ascend, &fake_reader, NULL };
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	char want[2048];
+
+	put(DB("mix/host_1_20260101000000000_ascend_pt", 0), "");
+	put("mix/gpu/rank1_1000.fake", "");
+	put("mix/gpu/rank0_20260105000000000.fake", ""); /* newer than the Ascend rank 0 */
+	put("mix/gpu/deep/er/still/rank2_5.fake", "");    /* 5 levels below */
+	put("mix/gpu/deep/er/still/no/rank3_5.fake", ""); /* 6: not */
+	put("mix/gpu/notes.txt", "");
+	CHECK_INT(find("mix", readers, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 3);
+	if (l.n == 3) {
+		struct opmfu_read_opts ro = { 1, count_links, NULL };
+		struct opmfu_trace t;
+		int links = 0;
+		CHECK(l.v[0].rank == 0 && l.v[0].reader == &fake_reader);
+		CHECK(l.v[1].rank == 1 && l.v[1].reader == &fake_reader);
+		CHECK(l.v[2].rank == 2 && l.v[2].reader == &fake_reader);
+		CHECK_STR(l.v[1].dir, at("mix/gpu"));
+		CHECK_STR(l.v[1].out_hint, at("mix"));
+		/* each entry is read by its own reader */
+		ro.ctx = &links;
+		opmfu_trace_init(&t);
+		CHECK_INT(l.v[1].reader->read(&l.v[1], &t, &ro, &e), OPMFU_OK);
+		CHECK_STR(t.device.chip, "fake rank 1");
+		CHECK_INT(links, 1);
+		opmfu_trace_release(&t);
+	}
+	/* duplicates across formats follow the same rule and the same words */
+	snprintf(want, sizeof(want), "rank 0 found twice: using %s (newer timestamp), ignoring %s\n",
+		 at("mix/gpu/rank0_20260105000000000.fake"), at("mix/host_1_20260101000000000_ascend_pt"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* a fake file named by the user beats the Ascend fallback for any file */
+	CHECK_INT(find("mix/gpu/rank1_1000.fake", readers, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].reader == &fake_reader && l.v[0].rank == 1);
+	if (l.n == 1)
+		CHECK_STR(l.v[0].out_hint, at("mix/gpu"));
+	opmfu_rank_list_release(&l);
+
+	/* the message names what every reader looks for */
+	CHECK_INT(find("empty", readers, &l, &e), OPMFU_ERR_NOINPUT);
+	snprintf(want, sizeof(want),
+		 "%s: no rank found (looked for ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db or rank*.fake up to 5 levels below)",
+		 at("empty"));
+	CHECK_STR(e.msg, want);
+	opmfu_rank_list_release(&l);
+}
+
+/* Every allocation of a discovery failing in turn: out of memory, nothing leaked. */
+static void test_nomem(void)
+{
+	const struct opmfu_reader *const readers[] = { &opmfu_reader_ascend, &fake_reader, NULL };
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	long before = opmfu_mem_count(), total, k;
+
+	CHECK_INT(find("mix", readers, &l, &e), OPMFU_OK);
+	opmfu_rank_list_release(&l);
+	total = opmfu_mem_count() - before;
+	for (k = 1; k <= total + 1; k++) {
+		enum opmfu_status st;
+		opmfu_mem_fail_after(k);
+		st = find("mix", readers, &l, &e);
+		opmfu_mem_fail_after(0);
+		if (st) {
+			CHECK_INT(st, OPMFU_ERR_NOMEM);
+			CHECK(strstr(e.msg, "out of memory") != NULL);
+		}
+		opmfu_rank_list_release(&l);
+	}
+}
+
+static void test_device(void)
+{
+	struct opmfu_device dev;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char want[1024];
+
+	memset(&dev, 0, sizeof(dev));
+	put("dev/r_ascend_pt/PROF_1/x/device_0/info.json.0",
+	    "{\"DeviceInfo\":[{\"ai_core_num\":24,\"aic_frequency\":\"1800\"}]}");
+	put("dev/r_ascend_pt/PROF_1/x/device_0/info.json.1", "not this one");
+	CHECK_INT(opmfu_ascend_device(at("dev/r_ascend_pt"), &dev, &e), OPMFU_OK);
+	CHECK_STR(dev.path, at("dev/r_ascend_pt/PROF_1/x/device_0/info.json.0"));
+	CHECK_INT(dev.ai_core_num, 24);
+	CHECK_DBL(dev.aic_mhz, 1800);
+	CHECK_DBL(dev.peak_flops[0], 353894400000000.0);
+	CHECK_DBL(dev.peak_flops[1], 707788800000000.0);
+	CHECK_DBL(dev.peak_flops[2], 0);
+	snprintf(want, sizeof(want), "info.json %s (24 AI cores at 1800 MHz)", dev.path);
+	CHECK_STR(dev.source, want);
+	CHECK_STR(dev.no_peak, "");
+	opmfu_device_release(&dev);
+
+	/* a malformed file is no error: the device says why it has no peak */
+	memset(&dev, 0, sizeof(dev));
+	put("dev/bad_ascend_pt/PROF_1/device_3/info.json.3", "{\"DeviceInfo\":[{\"ai_core_num\":-1,\"aic_frequency\":9}]}");
+	CHECK_INT(opmfu_ascend_device(at("dev/bad_ascend_pt"), &dev, &e), OPMFU_OK);
+	snprintf(want, sizeof(want), "%s: DeviceInfo[0] gives -1 AI cores at 9 MHz: not a usable chip",
+		 at("dev/bad_ascend_pt/PROF_1/device_3/info.json.3"));
+	CHECK_STR(dev.no_peak, want);
+	CHECK_DBL(dev.peak_flops[0], 0);
+	CHECK_STR(dev.source, "");
+	opmfu_device_release(&dev);
+
+	/* info.json outside a device_N folder does not count */
+	memset(&dev, 0, sizeof(dev));
+	put("dev/none_ascend_pt/PROF_1/info.json.0", "{}");
+	CHECK_INT(opmfu_ascend_device(at("dev/none_ascend_pt"), &dev, &e), OPMFU_OK);
+	CHECK(dev.path == NULL);
+	snprintf(want, sizeof(want), "no chip info file (PROF_*/device_N/info.json.N) under %s",
+		 at("dev/none_ascend_pt"));
+	CHECK_STR(dev.no_peak, want);
+	opmfu_device_release(&dev);
+}
+
+int main(void)
+{
+	char cmd[128];
+	int rc;
+
+	snprintf(root, sizeof(root), "/tmp/opmfu-discover-XXXXXX");
+	if (!mkdtemp(root))
+		return 2;
+	test_cluster();
+	test_files();
+	test_duplicates();
+	test_mixed();
+	test_nomem();
+	test_device();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	rc = system(cmd);
+	CHECK_INT(rc, 0);
+	return check_done();
+}
