@@ -1,0 +1,224 @@
+/*
+ * cmd_analyze.c - `opmfu analyze`: options into struct opmfu_opts, the
+ * library's run, the summary, and the status turned into messages and an
+ * exit code.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const char usage_analyze[] =
+	"usage: opmfu analyze [options] PATH...\n"
+	"\n"
+	"PATH is a cluster directory (rank directories up to 5 levels below), one rank\n"
+	"directory (*_ascend_pt) or one ascend_pytorch_profiler*.db file.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR       write under DIR/cluster_analysis_output/ (default: PATH;\n"
+	"                         for a .db file, its rank directory)\n"
+	"      --export LIST      db, xlsx or db,xlsx (default: db)\n"
+	"      --peak SPEC        peak TFLOPS per class, e.g. fp16=353.9,int8=707.8\n"
+	"                         (classes: fp16 (= bf16, FLOAT), int8, fp8); overrides\n"
+	"                         info.json; also read from OPMFU_PEAK\n"
+	"      --chip NAME        use the built-in peak of NAME (see 'opmfu chips')\n"
+	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
+	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
+	"  -q, --quiet            print only warnings and errors\n"
+	"      --timings          also print where each rank's time went\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"exit status: 0 ok, 1 failure, 2 usage error, 3 some ranks failed\n";
+
+static void on_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: warning: %s\n", opmfu_prog, msg);
+}
+
+struct progress_ctx {
+	int enabled;
+};
+
+static void on_progress(void *ctx, const struct opmfu_progress *p)
+{
+	struct progress_ctx *pc = ctx;
+	if (!pc->enabled)
+		return;
+	fprintf(stderr, "\r%zu/%zu ranks, %.0f kernels/s, %.1f s", p->ranks_done, p->ranks_total,
+		p->elapsed_s > 0 ? (double)p->kernels_done / p->elapsed_s : 0.0, p->elapsed_s);
+	if (p->ranks_done == p->ranks_total)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+/* "0,3,8-15" -> sorted list; returns count or -1. */
+static int parse_rank_list(const char *s, int **out)
+{
+	int *v = NULL, n = 0, cap = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < -1 || a > 1000000)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b > 1000000 || b - a > 1000000)
+				goto bad;
+		}
+		for (; a <= b; a++) {
+			if (n == cap) {
+				int *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*v));
+				if (!nv)
+					goto bad;
+				v = nv;
+			}
+			v[n++] = (int)a;
+		}
+		if (*end == ',')
+			end++;
+		else if (*end)
+			goto bad;
+		p = end;
+	}
+	if (n == 0)
+		goto bad;
+	*out = v;
+	return n;
+bad:
+	free(v);
+	return -1;
+}
+
+int opmfu_cmd_analyze(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
+		{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
+		{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
+		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+		{ "timings", no_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opmfu_opts o;
+	struct opmfu_report rep;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	struct progress_ctx pctx = { 0 };
+	enum opmfu_status st;
+	const char *env_peak = getenv("OPMFU_PEAK");
+	char msg[256];
+	int c, quiet = 0, timings = 0, have_cli_peak = 0, *ranks = NULL, rc;
+
+	memset(&o, 0, sizeof(o));
+	o.exports = OPMFU_EXPORT_DB;
+	optind = 1;
+	opterr = 0; /* we word the messages ourselves */
+	while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 'E': {
+			if (!strcmp(optarg, "db"))
+				o.exports = OPMFU_EXPORT_DB;
+			else if (!strcmp(optarg, "xlsx"))
+				o.exports = OPMFU_EXPORT_XLSX;
+			else if (!strcmp(optarg, "db,xlsx") || !strcmp(optarg, "xlsx,db"))
+				o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX;
+			else
+				opmfu_die_usage("analyze ", "--export: '%s' is not db, xlsx or db,xlsx", optarg);
+			break;
+		}
+		case 'P':
+			if (opmfu_parse_peak_spec(optarg, o.peak_tflops, msg, sizeof(msg)))
+				opmfu_die_usage("analyze ", "--peak: %s", msg);
+			o.peak_origin = "--peak";
+			have_cli_peak = 1;
+			break;
+		case 'C':
+			o.chip = optarg;
+			break;
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 1024)
+				opmfu_die_usage("analyze ", "--jobs: '%s' is not a number from 1 to 1024", optarg);
+			o.jobs = (int)v;
+			break;
+		}
+		case 'R': {
+			int n = parse_rank_list(optarg, &ranks);
+			if (n < 0)
+				opmfu_die_usage("analyze ", "--rank-list: '%s' is not a list like 0,3,8-15", optarg);
+			free((void *)o.ranks);
+			o.ranks = ranks;
+			o.n_ranks = (size_t)n;
+			break;
+		}
+		case 'q':
+			quiet = 1;
+			break;
+		case 'T':
+			timings = 1;
+			break;
+		case 'h':
+			fputs(usage_analyze, stdout);
+			return 0;
+		case ':':
+			opmfu_die_usage("analyze ", "option '%s' needs a value", argv[optind - 1]);
+			break;
+		default:
+			opmfu_die_usage("analyze ", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		opmfu_die_usage("analyze ", "%s", "analyze needs at least one PATH");
+	if (!have_cli_peak && env_peak && *env_peak) {
+		if (opmfu_parse_peak_spec(env_peak, o.peak_tflops, msg, sizeof(msg)))
+			opmfu_die_usage("analyze ", "OPMFU_PEAK: %s", msg);
+		o.peak_origin = "OPMFU_PEAK";
+	}
+	o.inputs = (const char *const *)(argv + optind);
+	o.n_inputs = (size_t)(argc - optind);
+	o.on_warning = on_warning;
+	pctx.enabled = !quiet && isatty(2);
+	o.on_progress = on_progress;
+	o.ctx = &pctx;
+
+	st = opmfu_analyze(&o, &rep, &err);
+	if (!quiet && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
+		opmfu_print_summary(&rep, timings);
+	switch (st) {
+	case OPMFU_OK:
+		rc = 0;
+		break;
+	case OPMFU_ERR_USAGE:
+		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
+		rc = EXIT_USAGE;
+		break;
+	case OPMFU_ERR_PARTIAL: {
+		size_t i;
+		for (i = 0; i < rep.n_ranks; i++)
+			if (rep.ranks[i].state == OPMFU_RANK_FAILED)
+				fprintf(stderr, "%s: error: rank %d: %s\n", opmfu_prog, rep.ranks[i].rank,
+					rep.ranks[i].reason);
+		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
+		rc = rep.n_failed < rep.n_ranks ? EXIT_PARTIAL : 1;
+		break;
+	}
+	default:
+		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
+		rc = 1;
+		break;
+	}
+	opmfu_report_release(&rep);
+	free(ranks);
+	return rc;
+}
+
