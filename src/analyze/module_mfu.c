@@ -371,7 +371,7 @@ static int order_comm(const struct opmfu_trace *t, size_t lo, size_t hi, uint32_
 		return -1;
 	for (i = 0; i < n; i++) {
 		const struct opmfu_link *l = &t->links[lo + i];
-		v[i] = (struct lkey){ l->op_start, l->k_start, l->seq, (uint32_t)(lo + i) };
+		v[i] = (struct lkey){ l->op_start, l->k_start, (uint32_t)(lo + i), (uint32_t)(lo + i) };
 	}
 	qsort(v, n, sizeof(*v), cmp_lkey);
 	for (i = 0; i < n; i++)
@@ -640,7 +640,7 @@ static int less_row_key(const void *a, const void *b)
 static int build_rows(struct mm *w, size_t *too_deep)
 {
 	const struct opmfu_trace *t = w->t;
-	size_t n_mods = t->n_mods, n_items = n_mods + w->n_nodes, i, sp = 0;
+	size_t n_mods = t->mods.n, n_items = n_mods + w->n_nodes, i, sp = 0;
 	struct item *it = NULL;
 	uint32_t *stack = NULL;
 	struct row_key *rk = NULL;
@@ -657,7 +657,7 @@ static int build_rows(struct mm *w, size_t *too_deep)
 	if (!it || !stack || !w->mod_parent || !w->mod_depth || !w->row_node || !w->row_mod)
 		goto out;
 	for (i = 0; i < n_mods; i++)
-		it[i] = (struct item){ t->mods[i].start, t->mods[i].end, (uint32_t)i };
+		it[i] = (struct item){ t->mods.v[i].start, t->mods.v[i].end, (uint32_t)i };
 	for (i = 0; i < w->n_nodes; i++) {
 		const struct opmfu_link *l = &t->links[w->node_link[i]];
 		it[n_mods + i] = (struct item){ l->op_start, l->op_end, (uint32_t)(n_mods + i) };
@@ -672,8 +672,8 @@ static int build_rows(struct mm *w, size_t *too_deep)
 	/* the stack holds the open modules; the root below it contains everything */
 	for (i = 0; i < n_items; i++) {
 		uint32_t parent;
-		while (sp > 0 && !(t->mods[stack[sp - 1]].start <= it[i].start &&
-				   t->mods[stack[sp - 1]].end >= it[i].end))
+		while (sp > 0 && !(t->mods.v[stack[sp - 1]].start <= it[i].start &&
+				   t->mods.v[stack[sp - 1]].end >= it[i].end))
 			sp--;
 		parent = sp ? stack[sp - 1] : NONE;
 		if (it[i].id < n_mods) {
@@ -696,7 +696,7 @@ static int build_rows(struct mm *w, size_t *too_deep)
 	if (!rk)
 		goto out;
 	for (i = 0; i < w->n_rows; i++)
-		rk[i] = (struct row_key){ t->mods[w->row_mod[i]].start,
+		rk[i] = (struct row_key){ t->mods.v[w->row_mod[i]].start,
 					  t->links[w->node_link[w->row_node[i]]].op_start, (uint32_t)i };
 	if (opmfu_sort_array(rk, w->n_rows, sizeof(*rk), less_row_key))
 		goto out;
@@ -737,7 +737,7 @@ static uint32_t module_fid(struct mm *w, uint32_t m)
 	if (w->mod_fid[m] == NONE) {
 		uint32_t pid = module_pid(w, m);
 		size_t len;
-		const char *name = sid_str(w->t, w->t->mods[m].name, &len);
+		const char *name = sid_str(w->t, w->t->mods.v[m].name, &len);
 		if (pid == NONE)
 			return NONE;
 		sbuf_reset(&w->sb);
@@ -758,7 +758,7 @@ static uint32_t module_fid(struct mm *w, uint32_t m)
 static int number_calls(struct mm *w)
 {
 	const struct opmfu_trace *t = w->t;
-	size_t n_mods = t->n_mods, i, n_calls = 0, c;
+	size_t n_mods = t->mods.n, i, n_calls = 0, c;
 	uint32_t *calls = NULL, *call_off = NULL, *crow = NULL, *row_call = NULL;
 	int rc = -1;
 
@@ -903,12 +903,12 @@ static int build_groups(struct mm *w)
 	size_t i;
 
 	w->row_group = opmfu_malloc((w->n_rows + 1) * sizeof(*w->row_group));
-	w->mod_pid = opmfu_malloc((t->n_mods + 1) * sizeof(*w->mod_pid));
-	w->mod_fid = opmfu_malloc((t->n_mods + 1) * sizeof(*w->mod_fid));
+	w->mod_pid = opmfu_malloc((t->mods.n + 1) * sizeof(*w->mod_pid));
+	w->mod_fid = opmfu_malloc((t->mods.n + 1) * sizeof(*w->mod_fid));
 	if (!w->row_group || !w->mod_pid || !w->mod_fid)
 		return -1;
-	memset(w->mod_pid, 0xff, (t->n_mods + 1) * sizeof(*w->mod_pid));
-	memset(w->mod_fid, 0xff, (t->n_mods + 1) * sizeof(*w->mod_fid));
+	memset(w->mod_pid, 0xff, (t->mods.n + 1) * sizeof(*w->mod_pid));
+	memset(w->mod_fid, 0xff, (t->mods.n + 1) * sizeof(*w->mod_fid));
 	for (i = 0; i < w->n_rows; i++) {
 		uint32_t m = w->row_mod[i], g;
 		const struct opmfu_link *l = &t->links[w->node_link[w->row_node[i]]];
@@ -917,7 +917,7 @@ static int build_groups(struct mm *w)
 		p.key.pid = module_pid(w, m);
 		if (p.key.pid == NONE || grow_groups(w))
 			return -1;
-		p.key.mname = name_key(t, t->mods[m].name);
+		p.key.mname = name_key(t, t->mods.v[m].name);
 		p.key.oname = name_key(t, l->op_name);
 		p.key.order = w->row_order[i];
 		p.key.klist = w->row_klist[i];
@@ -1263,7 +1263,7 @@ enum opmfu_status opmfu_module_mfu_run(const struct opmfu_trace *t, const struct
 	size_t too_deep = 0;
 
 	opmfu_module_mfu_init(res);
-	if (t->n_mods == 0 || t->n_links == 0)
+	if (t->mods.n == 0 || t->n_links == 0)
 		return OPMFU_OK;
 	memset(&w, 0, sizeof(w));
 	w.t = t;
@@ -1288,5 +1288,5 @@ nomem:
 	mm_release(&w);
 	opmfu_module_mfu_release(res);
 	return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory building the module tree (%zu Module ranges, %zu kernel rows)",
-			     t->n_mods, t->n_links);
+			     t->mods.n, t->n_links);
 }

@@ -174,15 +174,6 @@ static void bind_sid(sqlite3_stmt *s, struct bound *b, int col, const struct opm
 	bind_str(s, b, col, v, v ? opmfu_strtab_len(&t->strs, sid) : 0);
 }
 
-static void bind_shape(sqlite3_stmt *s, struct bound *b, int col, const struct opmfu_trace *t, uint32_t sid)
-{
-	const char *v = opmfu_strtab_str(&t->strs, sid);
-	size_t a = 0, n = 0;
-	if (v)
-		opmfu_shape_strip(v, opmfu_strtab_len(&t->strs, sid), &a, &n);
-	bind_str(s, b, col, v ? v + a : NULL, n);
-}
-
 static enum opmfu_status step(struct opmfu_sqlite_out *o, sqlite3_stmt *s, const char *what,
 			      struct opmfu_err *err)
 {
@@ -195,10 +186,9 @@ static enum opmfu_status step(struct opmfu_sqlite_out *o, sqlite3_stmt *s, const
 
 /* Binds one OperatorMFU row (R row r, entry m) to parameters base+1 .. base+OP_COLS. */
 static void bind_op_row(sqlite3_stmt *s, struct bound *b, int base, int rank, const struct opmfu_trace *t,
-			const struct opmfu_link *r, const struct opmfu_mfu_entry *m)
+			const struct opmfu_link *r, const struct opmfu_mfu_entry *m, const struct opmfu_flops_fact *rec)
 {
 	const struct opmfu_link *sl = &t->links[m->link];
-	const struct opmfu_flops_rec *rec = &t->recs[m->rec];
 	bind_int(s, b, base + 1, rank);
 	bind_sid(s, b, base + 2, t, r->op_name);
 	bind_sid(s, b, base + 3, t, r->k_name);
@@ -209,10 +199,11 @@ static void bind_op_row(sqlite3_stmt *s, struct bound *b, int base, int rank, co
 	bind_dbl(s, b, base + 8, opmfu_round(m->tput / 1e12, 2));
 	bind_dbl(s, b, base + 9, opmfu_round(m->peak / 1e12, 2));
 	bind_int(s, b, base + 10, rec->flops);
-	bind_str(s, b, base + 11, opmfu_strtab_str(&t->strs, rec->msg) + rec->name_off,
-		 opmfu_strtab_len(&t->strs, rec->msg) - rec->name_off);
-	bind_shape(s, b, base + 12, t, sl->in_shapes);
-	bind_shape(s, b, base + 13, t, sl->out_shapes);
+	bind_str(s, b, base + 11, opmfu_strtab_str(&t->strs, rec->name) + rec->name_off,
+		 opmfu_strtab_len(&t->strs, rec->name) - rec->name_off);
+	/* the reader gives shapes without their quotes */
+	bind_sid(s, b, base + 12, t, sl->in_shapes);
+	bind_sid(s, b, base + 13, t, sl->out_shapes);
 }
 
 enum opmfu_status opmfu_sqlite_out_ops(struct opmfu_sqlite_out *o, int rank, const struct opmfu_trace *t,
@@ -233,11 +224,12 @@ enum opmfu_status opmfu_sqlite_out_ops(struct opmfu_sqlite_out *o, int rank, con
 			if (done < batched) {
 				int slot = (int)(done % OP_BATCH);
 				s = o->ins_op_batch;
-				bind_op_row(s, o->batch_bound, slot * OP_COLS, rank, t, r, &op->m[e]);
+				bind_op_row(s, o->batch_bound, slot * OP_COLS, rank, t, r, &op->m[e],
+					    opmfu_op_mfu_fact(op, &op->m[e]));
 				if (slot < OP_BATCH - 1)
 					continue;
 			} else {
-				bind_op_row(s, NULL, 0, rank, t, r, &op->m[e]);
+				bind_op_row(s, NULL, 0, rank, t, r, &op->m[e], opmfu_op_mfu_fact(op, &op->m[e]));
 			}
 			if ((st = step(o, s, "cannot insert into OperatorMFU", err)))
 				return st;

@@ -415,15 +415,6 @@ static enum opmfu_status too_many(const char *path, const char *table, size_t n,
 
 /* ---- kernel workbook ---- */
 
-static void put_shape(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_trace *t, uint32_t sid)
-{
-	const char *v = opmfu_strtab_str(&t->strs, sid);
-	size_t a = 0, n = 0;
-	if (v)
-		opmfu_shape_strip(v, opmfu_strtab_len(&t->strs, sid), &a, &n);
-	put_str(x, r, c, v ? v + a : NULL, n, x->cell);
-}
-
 static void put_sid(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_trace *t, uint32_t sid)
 {
 	put_str(x, r, c, opmfu_strtab_str(&t->strs, sid), opmfu_strtab_len(&t->strs, sid), x->cell);
@@ -474,8 +465,8 @@ static enum opmfu_status write_kernel(const char *path, int rank, const struct o
 		for (; e != OPMFU_NO_ENTRY && !x.lerr; e = op->m[e].next) {
 			const struct opmfu_mfu_entry *m = &op->m[e];
 			const struct opmfu_link *sl = &t->links[m->link];
-			const struct opmfu_flops_rec *rec = &t->recs[m->rec];
-			const char *msg = opmfu_strtab_str(&t->strs, rec->msg);
+			const struct opmfu_flops_fact *rec = opmfu_op_mfu_fact(op, m);
+			const char *msg = opmfu_strtab_str(&t->strs, rec->name);
 			row++;
 			put_num(&x, row, K_RANK, rank, x.cell);
 			put_sid(&x, row, K_OP, t, r->op_name);
@@ -490,9 +481,10 @@ static enum opmfu_status write_kernel(const char *path, int rank, const struct o
 			put_num(&x, row, K_PEAK, opmfu_round(m->peak / 1e12, 2), x.cell);
 			put_num(&x, row, K_FLOPS, (double)rec->flops, x.cell);
 			put_str(&x, row, K_FLOPS_OP, msg + rec->name_off,
-				opmfu_strtab_len(&t->strs, rec->msg) - rec->name_off, x.cell);
-			put_shape(&x, row, K_IN, t, sl->in_shapes);
-			put_shape(&x, row, K_OUT, t, sl->out_shapes);
+				opmfu_strtab_len(&t->strs, rec->name) - rec->name_off, x.cell);
+			/* the reader gives shapes without their quotes */
+			put_sid(&x, row, K_IN, t, sl->in_shapes);
+			put_sid(&x, row, K_OUT, t, sl->out_shapes);
 		}
 	}
 	x.st.rows = row;

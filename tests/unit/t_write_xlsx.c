@@ -372,6 +372,7 @@ static void test_nomem(void)
 /* ---- kernel workbook ---- */
 
 static struct opmfu_trace T;
+static struct opmfu_flops FL;
 
 static uint32_t S(const char *s)
 {
@@ -380,8 +381,7 @@ static uint32_t S(const char *s)
 
 static void add_link(const char *op, int64_t os, const char *k, int64_t ks, int64_t ke)
 {
-	struct opmfu_link l = { ks, ke, os, os + 50, S(k), S(op), S("\"4,4;4,4\""), S("FLOAT16"), S("'4,4'"),
-				(uint32_t)T.n_links };
+	struct opmfu_link l = { ks, ke, os, os + 50, S(k), S(op), S("4,4;4,4"), 0, S("4,4"), (uint32_t)T.n_links };
 	OPMFU_GROW(T.links, T.cap_links, T.n_links + 1);
 	T.links[T.n_links++] = l;
 	T.n_compute++;
@@ -389,8 +389,8 @@ static void add_link(const char *op, int64_t os, const char *k, int64_t ks, int6
 
 static void add_rec(int64_t start, int64_t end, int64_t flops, const char *msg)
 {
-	OPMFU_GROW(T.recs, T.cap_recs, T.n_recs + 1);
-	T.recs[T.n_recs++] = (struct opmfu_flops_rec){ start, end, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+	struct opmfu_range r = { start, end, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+	(void)opmfu_ranges_add(&T.recs, &r);
 }
 
 static void test_kernel(void)
@@ -402,6 +402,7 @@ static void test_kernel(void)
 	char path[4200], *got;
 
 	opmfu_trace_init(&T);
+	opmfu_flops_init(&FL);
 	opmfu_op_mfu_init(&op);
 	/* fp16 peak 1e12 FLOPS; each record charges its whole FLOPs to each kernel */
 	add_link("=1+1", 100, "-k", 1000, 2000);           /* 5e5 FLOPs / 1 us = 5e11 -> 0.5 */
@@ -409,7 +410,8 @@ static void test_kernel(void)
 	add_link("aten::mm", 300, "Cast", 7000, 1736410576000013500LL); /* 19 digits, exact as text */
 	add_rec(50, 150, 500000, "500000-=cmd|' /C calc'!A0");
 	add_rec(250, 350, 2000000, "2000000-mm");
-	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &op, &e), OPMFU_OK);
+	CHECK_INT(opmfu_flops_run(&FL, &T, NULL, 0, &e), OPMFU_OK);
+	CHECK_INT(opmfu_op_mfu_run(&T, &FL, &pk, &op, &e), OPMFU_OK);
 
 	in_dir(path, sizeof(path), "operator_mfu_kernel_5.xlsx");
 	memset(&xs, 0, sizeof(xs));
@@ -448,6 +450,7 @@ static void test_kernel(void)
 	CHECK_INT(opmfu_xlsx_write_kernel(path, 5, &T, &op, 0, NULL, &e), OPMFU_OK);
 	CHECK(!exists(path));
 	opmfu_op_mfu_release(&op);
+	opmfu_flops_release(&FL);
 	opmfu_trace_release(&T);
 }
 
@@ -466,6 +469,7 @@ static void test_out_rank(void)
 	unsigned written = 0;
 
 	opmfu_trace_init(&T);
+	opmfu_flops_init(&FL);
 	opmfu_op_mfu_init(&op);
 	opmfu_module_mfu_init(&mod);
 	mod.rows = &row;
@@ -488,7 +492,8 @@ static void test_out_rank(void)
 	/* one kernel row: staged complete, the earlier file untouched until commit */
 	add_link("aten::mm", 300, "MatMulV3", 3000, 7000);
 	add_rec(250, 350, 2000000, "2000000-mm");
-	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &op, &e), OPMFU_OK);
+	CHECK_INT(opmfu_flops_run(&FL, &T, NULL, 0, &e), OPMFU_OK);
+	CHECK_INT(opmfu_op_mfu_run(&T, &FL, &pk, &op, &e), OPMFU_OK);
 	in_dir(path, sizeof(path), "operator_mfu_kernel_2.xlsx");
 	put_file(path, "earlier");
 	memset(&xs, 0, sizeof(xs));
@@ -521,6 +526,7 @@ static void test_out_rank(void)
 	CHECK(strstr(e.msg, "/nonexistent-opmfu-dir/operator_mfu_kernel_2.xlsx") == e.msg);
 	CHECK(sg.path == NULL && sg.tmp == NULL);
 	opmfu_op_mfu_release(&op);
+	opmfu_flops_release(&FL);
 	opmfu_trace_release(&T);
 }
 
