@@ -15,7 +15,7 @@
 static int number_rows(struct opmfu_mm *w, uint32_t *row_call, size_t *n_calls)
 {
 	const struct opmfu_module_tree *mt = w->mt;
-	size_t n_mods = w->t->n_mods, i;
+	size_t n_mods = w->t->mods.n, i;
 	uint32_t *mod_cnt = opmfu_calloc(n_mods + 1, sizeof(*mod_cnt));
 	uint32_t *mod_call = opmfu_malloc((n_mods + 1) * sizeof(*mod_call));
 	int rc = -1;

@@ -77,7 +77,7 @@ static uint32_t row_group(struct opmfu_mm *w, struct opmfu_idtab *tab, size_t i)
 	if (p.key.pid == NONE || grow_groups(w))
 		return NONE;
 	p.keys = w->g_key;
-	p.key.mname = opmfu_module_name_key(t, t->mods[m].name);
+	p.key.mname = opmfu_module_name_key(t, t->mods.v[m].name);
 	p.key.oname = opmfu_module_name_key(t, l->op_name);
 	p.key.order = w->row_order[i];
 	p.key.klist = w->row_klist[i];

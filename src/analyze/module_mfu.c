@@ -59,7 +59,7 @@ static enum opmfu_status nomem(const struct opmfu_trace *t, struct opmfu_module_
 {
 	opmfu_module_mfu_release(res);
 	return opmfu_err_set(err, OPMFU_ERR_NOMEM,
-			     "out of memory building the module tree (%zu Module ranges, %zu kernel rows)", t->n_mods,
+			     "out of memory building the module tree (%zu Module ranges, %zu kernel rows)", t->mods.n,
 			     t->n_links);
 }
 

@@ -49,7 +49,7 @@ struct build {
 
 struct lkey {
 	int64_t op_start, k_start;
-	uint32_t seq, idx;
+	uint32_t idx; /* the link's index: its read order */
 };
 
 static int less_lkey(const void *pa, const void *pb)
@@ -59,8 +59,6 @@ static int less_lkey(const void *pa, const void *pb)
 		return a->op_start < b->op_start;
 	if (a->k_start != b->k_start)
 		return a->k_start < b->k_start;
-	if (a->seq != b->seq)
-		return a->seq < b->seq;
 	return a->idx < b->idx;
 }
 
@@ -78,7 +76,7 @@ static int order_comm(const struct opmfu_trace *t, size_t lo, size_t hi, uint32_
 		return -1;
 	for (i = 0; i < n; i++) {
 		const struct opmfu_link *l = &t->links[lo + i];
-		v[i] = (struct lkey){ l->op_start, l->k_start, l->seq, (uint32_t)(lo + i) };
+		v[i] = (struct lkey){ l->op_start, l->k_start, (uint32_t)(lo + i) };
 	}
 	if (opmfu_sort_array(v, n, sizeof(*v), less_lkey))
 		goto out;
@@ -343,12 +341,12 @@ static int less_row_key(const void *pa, const void *pb)
 static void walk(struct opmfu_module_tree *mt, const struct opmfu_trace *t, const struct item *it, size_t n_items,
 		 uint32_t *stack)
 {
-	size_t n_mods = t->n_mods, i, sp = 0;
+	size_t n_mods = t->mods.n, i, sp = 0;
 
 	for (i = 0; i < n_items; i++) {
 		uint32_t parent;
-		while (sp > 0 && !(t->mods[stack[sp - 1]].start <= it[i].start &&
-				   t->mods[stack[sp - 1]].end >= it[i].end))
+		while (sp > 0 && !(t->mods.v[stack[sp - 1]].start <= it[i].start &&
+				   t->mods.v[stack[sp - 1]].end >= it[i].end))
 			sp--;
 		parent = sp ? stack[sp - 1] : NONE;
 		if (it[i].id < n_mods) {
@@ -378,7 +376,7 @@ static int sort_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t, 
 	if (!rk)
 		return -1;
 	for (i = 0; i < mt->n_rows; i++)
-		rk[i] = (struct row_key){ t->mods[mt->row_mod[i]].start,
+		rk[i] = (struct row_key){ t->mods.v[mt->row_mod[i]].start,
 					  t->links[mt->node_link[mt->row_node[i]]].op_start, (uint32_t)i };
 	if (opmfu_sort_array(rk, mt->n_rows, sizeof(*rk), less_row_key))
 		goto out;
@@ -399,7 +397,7 @@ out:
 
 static int build_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t)
 {
-	size_t n_mods = t->n_mods, n_items = n_mods + mt->n_nodes, i;
+	size_t n_mods = t->mods.n, n_items = n_mods + mt->n_nodes, i;
 	struct item *it = NULL;
 	uint32_t *stack = NULL;
 	int rc = -1;
@@ -415,7 +413,7 @@ static int build_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t)
 	if (!it || !stack || !mt->mod_parent || !mt->mod_depth || !mt->row_node || !mt->row_mod)
 		goto out;
 	for (i = 0; i < n_mods; i++)
-		it[i] = (struct item){ t->mods[i].start, t->mods[i].end, (uint32_t)i };
+		it[i] = (struct item){ t->mods.v[i].start, t->mods.v[i].end, (uint32_t)i };
 	for (i = 0; i < mt->n_nodes; i++) {
 		const struct opmfu_link *l = &t->links[mt->node_link[i]];
 		it[n_mods + i] = (struct item){ l->op_start, l->op_end, (uint32_t)(n_mods + i) };
@@ -442,7 +440,7 @@ int opmfu_module_tree_build(struct opmfu_module_tree *mt, const struct opmfu_tra
 	struct build b;
 	int rc;
 
-	if (t->n_mods == 0 || t->n_links == 0)
+	if (t->mods.n == 0 || t->n_links == 0)
 		return 0;
 	b.mt = mt;
 	b.t = t;
@@ -458,7 +456,7 @@ int opmfu_module_tree_build(struct opmfu_module_tree *mt, const struct opmfu_tra
 int opmfu_module_paths_init(struct opmfu_module_paths *p, const struct opmfu_module_tree *mt,
 			    const struct opmfu_trace *t, struct opmfu_intern *strs, struct sbuf *sb)
 {
-	size_t n = t->n_mods + 1;
+	size_t n = t->mods.n + 1;
 
 	p->mt = mt;
 	p->t = t;
@@ -494,7 +492,7 @@ uint32_t opmfu_module_path(struct opmfu_module_paths *p, uint32_t m)
 	if (p->fid[m] == NONE) {
 		uint32_t pid = opmfu_module_parent_path(p, m);
 		size_t len;
-		const char *name = opmfu_module_str(p->t, p->t->mods[m].name, &len);
+		const char *name = opmfu_module_str(p->t, p->t->mods.v[m].name, &len);
 		if (pid == NONE)
 			return NONE;
 		sbuf_reset(p->sb);

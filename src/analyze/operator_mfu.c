@@ -66,16 +66,6 @@ static struct opmfu_cell sid_cell(const struct opmfu_trace *t, uint32_t sid)
 	return opmfu_cell_text(opmfu_strtab_str(&t->strs, sid), opmfu_strtab_len(&t->strs, sid));
 }
 
-/* Shapes without their quotes, as the reference's str.strip("\"'") */
-static struct opmfu_cell shape_cell(const struct opmfu_trace *t, uint32_t sid)
-{
-	const char *v = opmfu_strtab_str(&t->strs, sid);
-	size_t a = 0, n = 0;
-	if (v)
-		opmfu_shape_strip(v, opmfu_strtab_len(&t->strs, sid), &a, &n);
-	return opmfu_cell_text(v ? v + a : NULL, n);
-}
-
 static void op_row(const void *src, size_t i, struct opmfu_cell *c)
 {
 	const struct opmfu_operator_mfu *om = src;
@@ -83,7 +73,7 @@ static void op_row(const void *src, size_t i, struct opmfu_cell *c)
 	const struct opmfu_link *r = &t->links[om->rows[i].link];
 	const struct opmfu_mfu_entry *m = &om->op->m[om->rows[i].entry];
 	const struct opmfu_link *sl = &t->links[m->link];
-	const struct opmfu_flops_rec *rec = &t->recs[m->rec];
+	const struct opmfu_flops_fact *f = opmfu_op_mfu_fact(om->op, m);
 
 	c[0] = opmfu_cell_int(om->rank);
 	c[1] = sid_cell(t, r->op_name);
@@ -94,11 +84,12 @@ static void op_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[6] = opmfu_cell_real(opmfu_round(m->mfu, 4));
 	c[7] = opmfu_cell_real(opmfu_round(m->tput / 1e12, 2));
 	c[8] = opmfu_cell_real(opmfu_round(m->peak / 1e12, 2));
-	c[9] = opmfu_cell_int(rec->flops);
-	c[10] = opmfu_cell_text(opmfu_strtab_str(&t->strs, rec->msg) + rec->name_off,
-				opmfu_strtab_len(&t->strs, rec->msg) - rec->name_off);
-	c[11] = shape_cell(t, sl->in_shapes);
-	c[12] = shape_cell(t, sl->out_shapes);
+	c[9] = opmfu_cell_int(f->flops);
+	c[10] = opmfu_cell_text(opmfu_strtab_str(&t->strs, f->name) + f->name_off,
+				opmfu_strtab_len(&t->strs, f->name) - f->name_off);
+	/* the reader gives shapes without their quotes */
+	c[11] = sid_cell(t, sl->in_shapes);
+	c[12] = sid_cell(t, sl->out_shapes);
 }
 
 struct opmfu_table opmfu_operator_mfu_table(const struct opmfu_operator_mfu *om)

@@ -10,6 +10,7 @@
 #include "analyze/module_mfu.h"
 #include "analyze/op_mfu.h"
 #include "base/err.h"
+#include "flops/flops.h"
 #include "model/table.h"
 #include "model/trace.h"
 #include "opmfu.h"
@@ -26,13 +27,14 @@ struct peak_choice {
 /* Everything one rank needs between reading and writing. */
 struct rank_work {
 	struct opmfu_trace trace;
+	struct opmfu_flops flops; /* the FLOPs stage's facts, which op's entries point into */
 	struct opmfu_op_mfu op;
 	struct opmfu_module_mfu mod;
 	struct peak_choice pc;
 	/* how far the analysis got (under the pool's lock): 1 kernel MFU done,
 	 * so OperatorMFU can be written while 2 (everything) is still to come */
 	int stage;
-	int have_ops; /* trace and op are valid */
+	int have_ops; /* trace, flops and op are valid */
 	int analysed; /* trace, op and mod are valid */
 	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
 };
@@ -60,7 +62,7 @@ void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *
 /* "fp16, int8 from info.json ...; fp8 from override (--peak)" */
 void opmfu_peak_source_text(const struct peak_choice *pc, char *out, size_t size);
 
-/* Stage 1 of a rank: read, peaks, kernel MFU. */
+/* Stage 1 of a rank: read, peaks, FLOPs, kernel MFU. */
 void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
 			    struct opmfu_rank_report *rr);
 /* Stage 2: module MFU, and what the rank's report says. */

@@ -1,6 +1,6 @@
 /*
- * rank.c - one rank's analysis in two stages: read, peaks and kernel MFU;
- * then module MFU and what the rank's report says.
+ * rank.c - one rank's analysis in two stages: read, peaks, FLOPs and kernel
+ * MFU; then module MFU and what the rank's report says.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,28 +13,32 @@ static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state
 	snprintf(rr->reason, sizeof(rr->reason), "%s", msg);
 }
 
-/* While the second reader thread is still on the FLOPs records: the part of
- * kernel MFU that needs only the links. When it fails (out of memory) it
- * leaves nothing, and the run does it again and reports its own failure. */
-static void prepare_ops(void *ctx, const struct opmfu_trace *t)
+/* While the second reader thread is still on the FLOPs records: the parts
+ * of kernel MFU (R, kernel keys) and of the FLOPs stage (S, from R) that
+ * need only the links. When one fails (out of memory) it leaves nothing,
+ * and the stage does it again and reports its own failure. */
+static void prepare_stages(void *ctx, const struct opmfu_trace *t)
 {
+	struct rank_work *w = ctx;
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	(void)opmfu_op_mfu_prepare(t, ctx, &e);
+	if (opmfu_op_mfu_prepare(t, &w->op, &e) == OPMFU_OK)
+		(void)opmfu_flops_prepare(&w->flops, t, w->op.r, w->op.n_r, &e);
 }
 
-/* Stage 1: read, peaks, kernel MFU. */
+/* Stage 1: read, peaks, FLOPs, kernel MFU. */
 void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
 			struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	struct peak_choice *pc = &w->pc;
-	struct opmfu_read_opts ro = { w->read_threads, prepare_ops, &w->op };
+	struct opmfu_read_opts ro = { w->read_threads, prepare_stages, w };
 	enum opmfu_status st;
 	int c;
 	size_t i;
 	double t0 = opmfu_now_s(), t1;
 
 	opmfu_trace_init(&w->trace);
+	opmfu_flops_init(&w->flops);
 	opmfu_op_mfu_init(&w->op);
 	opmfu_module_mfu_init(&w->mod);
 	w->have_ops = w->analysed = 0;
@@ -45,7 +49,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	rr->kernels = w->trace.n_compute;
 	rr->comm_links = w->trace.n_comm_op + w->trace.n_comm_sched;
 	rr->recs_read = w->trace.n_recs_read;
-	rr->modules = w->trace.n_mods;
+	rr->modules = w->trace.mods.n;
 	rr->bad_rows = w->trace.n_bad_rows;
 	for (i = 0; i < OPMFU_NDROP; i++)
 		rr->drops[i] = w->trace.drops[i];
@@ -59,7 +63,10 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 		rr->peak_tflops[c] = pc->pk.flops[c] / 1e12;
 	opmfu_peak_source_text(pc, rr->peak_source, sizeof(rr->peak_source));
 
-	st = opmfu_op_mfu_run(&w->trace, &pc->pk, &w->op, &e);
+	/* R first: the FLOPs stage makes S from it */
+	if (!(st = opmfu_op_mfu_prepare(&w->trace, &w->op, &e)) &&
+	    !(st = opmfu_flops_run(&w->flops, &w->trace, w->op.r, w->op.n_r, &e)))
+		st = opmfu_op_mfu_run(&w->trace, &w->flops, &pc->pk, &w->op, &e);
 	rr->seconds[OPMFU_STAGE_KERNEL] = opmfu_now_s() - t1;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
@@ -91,8 +98,8 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	}
 	w->analysed = 1;
 	for (i = 0; i < OPMFU_NDROP; i++)
-		rr->drops[i] += w->op.stats.drops[i];
-	rr->recs_used = w->op.stats.recs_used;
+		rr->drops[i] += w->flops.drops[i] + w->op.stats.drops[i];
+	rr->recs_used = w->op.stats.used[OPMFU_FLOPS_RECORD];
 	rr->kernels_with_mfu = w->op.stats.kernels_with_mfu;
 	rr->op_rows = w->op.stats.rows;
 	rr->module_rows = w->mod.n_rows;
@@ -109,7 +116,7 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	rr->mfu_recorded = w->op.stats.sum_capacity > 0 ? w->op.stats.sum_flops / w->op.stats.sum_capacity : -1;
 	snprintf(rr->bad_dtype, sizeof(rr->bad_dtype), "%s", w->op.stats.bad_dtype);
 
-	valid = w->trace.n_recs;
+	valid = w->trace.recs.n;
 	if (rr->kernels_with_mfu > 0) {
 		rr->state = OPMFU_RANK_OK;
 	} else if (w->trace.n_compute == 0) {
@@ -151,6 +158,7 @@ void opmfu_rank_work_release(struct rank_work *w)
 {
 	opmfu_module_mfu_release(&w->mod);
 	opmfu_op_mfu_release(&w->op);
+	opmfu_flops_release(&w->flops);
 	opmfu_trace_release(&w->trace);
 	w->have_ops = w->analysed = 0;
 }

@@ -1,5 +1,5 @@
 /*
- * trace.c - lifecycle of struct opmfu_trace.
+ * trace.c - lifecycle of struct opmfu_trace, its ranges and dtype table.
  */
 #include "model/trace.h"
 
@@ -8,34 +8,103 @@
 #include "base/mem.h"
 #include "base/sort.h"
 
+/* a link per (kernel, op) row: 10^6 kernels cost 56 MB of them */
+_Static_assert(sizeof(struct opmfu_link) == 56, "struct opmfu_link must stay 56 bytes");
+_Static_assert(sizeof(struct opmfu_range) == 32, "struct opmfu_range is 32 bytes");
+
 void opmfu_trace_init(struct opmfu_trace *t)
 {
 	memset(t, 0, sizeof(*t));
 	opmfu_strtab_init(&t->strs);
+	t->shape_unknown = UINT32_MAX; /* no sid: nothing is unknown until a reader says so */
 }
 
 void opmfu_trace_release(struct opmfu_trace *t)
 {
+	int k;
 	opmfu_strtab_release(&t->strs);
 	opmfu_free(t->links);
-	opmfu_free(t->recs);
-	opmfu_free(t->mods);
+	opmfu_free(t->dtypes);
+	for (k = 0; k < OPMFU_RANGE__COUNT; k++)
+		opmfu_ranges_release(opmfu_trace_ranges(t, (enum opmfu_range_kind)k));
 	opmfu_device_release(&t->device);
 	opmfu_trace_init(t);
 }
 
-static int rec_before(const void *a, const void *b)
+struct opmfu_ranges *opmfu_trace_ranges(struct opmfu_trace *t, enum opmfu_range_kind k)
 {
-	return ((const struct opmfu_flops_rec *)a)->start < ((const struct opmfu_flops_rec *)b)->start;
+	switch (k) {
+	case OPMFU_RANGE_MODULE: return &t->mods;
+	case OPMFU_RANGE_FLOPS: return &t->recs;
+	case OPMFU_RANGE_STEP: return &t->steps;
+	case OPMFU_RANGE__COUNT: break;
+	}
+	return NULL;
 }
 
-int opmfu_trace_sort_recs(struct opmfu_trace *t)
+int opmfu_ranges_add(struct opmfu_ranges *rs, const struct opmfu_range *r)
+{
+	if (OPMFU_GROW(rs->v, rs->cap, rs->n + 1))
+		return -1;
+	rs->v[rs->n++] = *r;
+	return 0;
+}
+
+static int range_before(const void *a, const void *b)
+{
+	return ((const struct opmfu_range *)a)->start < ((const struct opmfu_range *)b)->start;
+}
+
+int opmfu_ranges_sort(struct opmfu_ranges *rs)
 {
 	size_t i;
-	for (i = 1; i < t->n_recs && t->recs[i - 1].start <= t->recs[i].start; i++)
+	for (i = 1; i < rs->n && rs->v[i - 1].start <= rs->v[i].start; i++)
 		;
-	/* stable: records that start together keep their read order */
-	return i < t->n_recs ? opmfu_sort_array(t->recs, t->n_recs, sizeof(*t->recs), rec_before) : 0;
+	/* stable: ranges that start together keep their order */
+	return i < rs->n ? opmfu_sort_array(rs->v, rs->n, sizeof(*rs->v), range_before) : 0;
+}
+
+void opmfu_ranges_release(struct opmfu_ranges *rs)
+{
+	opmfu_free(rs->v);
+	memset(rs, 0, sizeof(*rs));
+}
+
+const struct opmfu_dtype *opmfu_trace_dtype(const struct opmfu_trace *t, uint32_t idx)
+{
+	static const struct opmfu_dtype none = { 0, OPMFU_DT_FP16, OPMFU_PREC_NONE, "" };
+	return idx && idx < t->n_dtypes ? &t->dtypes[idx] : &none;
+}
+
+int opmfu_trace_add_dtype(struct opmfu_trace *t, const struct opmfu_dtype *d, uint32_t *idx)
+{
+	size_t n = t->n_dtypes ? t->n_dtypes : 1; /* slot 0 stays "no list" */
+	if (n >= UINT32_MAX || OPMFU_GROW(t->dtypes, t->cap_dtypes, n + 1))
+		return -1;
+	t->dtypes[0] = *opmfu_trace_dtype(t, 0);
+	t->dtypes[n] = *d;
+	t->n_dtypes = n + 1;
+	*idx = (uint32_t)n;
+	return 0;
+}
+
+/* (op start, kernel start, index): total, so any sort gives one result */
+static int less_op(const void *ctx, uint32_t ia, uint32_t ib)
+{
+	const struct opmfu_link *a = (const struct opmfu_link *)ctx + ia, *b = (const struct opmfu_link *)ctx + ib;
+	if (a->op_start != b->op_start)
+		return a->op_start < b->op_start;
+	if (a->k_start != b->k_start)
+		return a->k_start < b->k_start;
+	return ia < ib;
+}
+
+int opmfu_trace_op_order(const struct opmfu_trace *t, uint32_t *out)
+{
+	size_t i, n = t->n_compute;
+	for (i = 0; i < n; i++)
+		out[i] = (uint32_t)i;
+	return opmfu_sort_idx(out, n, less_op, t->links) ? -1 : 0;
 }
 
 const char *opmfu_drop_name(enum opmfu_drop why)

@@ -1,6 +1,10 @@
 /*
- * trace.h - one rank's data as read from its database, format-independent.
- * Readers fill it; map/analyze stages only read it. Strings are strtab sids.
+ * trace.h - one rank's data as a reader leaves it, whatever the format:
+ * (kernel, framework op) links, named time ranges by kind, and the distinct
+ * input dtype lists. Readers fill it (normalising their formats' strings:
+ * shapes as model/shape.h says, dtype lists parsed once each); the stages
+ * after them only read it, except that the FLOPs stage sorts the FLOPs
+ * ranges. Strings are strtab sids.
  */
 #ifndef OPMFU_TRACE_H
 #define OPMFU_TRACE_H
@@ -9,31 +13,46 @@
 #include <stdint.h>
 
 #include "model/device.h"
+#include "model/dtype.h"
 #include "model/strtab.h"
 
 /* Where a (kernel, framework op) row came from (SPEC 3.1 order). */
 enum opmfu_link_src { OPMFU_SRC_COMPUTE = 0, OPMFU_SRC_COMM_OP = 1, OPMFU_SRC_COMM_SCHED = 2 };
 
-/* One (kernel, framework op) row: the join of SPEC 1.2. 56 bytes. */
+/* One (kernel, framework op) row: the join of SPEC 1.2. 56 bytes. Ties in
+ * every order of links are broken by the link's index. */
 struct opmfu_link {
 	int64_t k_start, k_end;   /* kernel (device task) span, ns */
-	int64_t op_start, op_end; /* framework op (PYTORCH_API) span, ns */
+	int64_t op_start, op_end; /* framework op span, ns */
 	uint32_t k_name, op_name; /* sids */
-	uint32_t in_shapes, in_dtypes, out_shapes; /* sids, 0 = NULL (compute only) */
-	uint32_t seq;             /* read order, the last tie-breaker of sorts */
+	/* input shapes: a normalised shape list (model/shape.h) as a sid; 0 =
+	 * none (communication rows, NULL columns); t->shape_unknown = not known */
+	uint32_t in_shapes;
+	uint32_t dtype;      /* input dtype list: index into t->dtypes (opmfu_trace_dtype); 0 = none */
+	uint32_t out_shapes; /* as in_shapes */
+	uint32_t op;         /* op instance: the links of one framework op call share it; < t->n_ops */
 };
 
-/* One mfu_flops MSTX range that parsed (SPEC 1.3). */
-struct opmfu_flops_rec {
-	int64_t start, end, flops;
-	uint32_t msg;      /* sid of the whole message */
-	uint32_t name_off; /* flops_op_name = message + name_off */
+/* Kinds of named time ranges. */
+enum opmfu_range_kind {
+	OPMFU_RANGE_MODULE = 0, /* a module call (Ascend Module ranges) */
+	OPMFU_RANGE_FLOPS = 1,  /* a FLOPs record (SPEC 1.3): value = FLOPs */
+	OPMFU_RANGE_STEP = 2,   /* a training step: value = step number */
+	OPMFU_RANGE__COUNT
 };
 
-/* One Module MSTX range. */
-struct opmfu_module_range {
-	int64_t start, end;
-	uint32_t name; /* sid */
+/* One named time range. 32 bytes. */
+struct opmfu_range {
+	int64_t start, end; /* ns */
+	int64_t value;      /* by kind; 0 for modules */
+	uint32_t name;      /* sid of the text that holds the name */
+	uint32_t name_off;  /* the name starts this many bytes into it (a record's: after "<FLOPs>-") */
+};
+
+/* The ranges of one kind, in the reader's order unless sorted. */
+struct opmfu_ranges {
+	struct opmfu_range *v;
+	size_t n, cap;
 };
 
 /* Why a FLOPs record was dropped; counted per rank and reported. */
@@ -57,21 +76,43 @@ struct opmfu_trace {
 	struct opmfu_link *links; /* compute kernels first, then comm sources */
 	size_t n_links, cap_links;
 	size_t n_compute, n_comm_op, n_comm_sched; /* links per source, in that order */
-	struct opmfu_flops_rec *recs;
-	size_t n_recs, cap_recs;
-	struct opmfu_module_range *mods;
-	size_t n_mods, cap_mods;
-	size_t n_recs_read;          /* mfu_flops rows seen, parsed or not */
+	size_t n_ops;             /* op instance ids in use (0 .. n_ops - 1) */
+	uint32_t shape_unknown;   /* the sid links carry for shapes not known (init: matches none) */
+	struct opmfu_dtype *dtypes; /* [0] is "no list"; see opmfu_trace_dtype */
+	size_t n_dtypes, cap_dtypes;
+	/* named ranges by kind (opmfu_trace_ranges) */
+	struct opmfu_ranges mods, recs, steps;
+	size_t n_recs_read;          /* FLOPs records seen, parsed or not */
 	size_t drops[OPMFU_DROP__COUNT]; /* read-time drops (format..range) */
 	size_t n_bad_rows;           /* link/module rows skipped for junk timestamps */
-	int has_mstx;                /* MSTX_EVENTS exists */
+	int has_mstx;                /* the trace has a place for ranges (Ascend: MSTX_EVENTS exists) */
 	struct opmfu_device device;  /* the chip, as the trace describes it */
 };
 
 void opmfu_trace_init(struct opmfu_trace *t);
 void opmfu_trace_release(struct opmfu_trace *t);
-/* Puts t->recs in start order, ties in read order (nothing to do when they
- * are). Returns 0, or -1 when out of memory (recs unchanged). */
-int opmfu_trace_sort_recs(struct opmfu_trace *t);
+
+/* The ranges of kind k. */
+struct opmfu_ranges *opmfu_trace_ranges(struct opmfu_trace *t, enum opmfu_range_kind k);
+/* Appends r; returns 0, or -1 when out of memory (nothing added). */
+int opmfu_ranges_add(struct opmfu_ranges *rs, const struct opmfu_range *r);
+/* Puts them in start order, ties in their order (nothing to do when they
+ * are). Returns 0, or -1 when out of memory (order unchanged). */
+int opmfu_ranges_sort(struct opmfu_ranges *rs);
+void opmfu_ranges_release(struct opmfu_ranges *rs);
+
+/* The dtype list of a link's dtype index; 0 (and any index out of range)
+ * gives the "no list" entry: class fp16 by the reference's rule, none by
+ * SPEC 8's. */
+const struct opmfu_dtype *opmfu_trace_dtype(const struct opmfu_trace *t, uint32_t idx);
+/* Appends d to the dtype table and sets *idx to its index (>= 1). Returns
+ * 0, or -1 when out of memory or the table is full. */
+int opmfu_trace_add_dtype(struct opmfu_trace *t, const struct opmfu_dtype *d, uint32_t *idx);
+
+/*
+ * The compute links in (op start, kernel start, index) order (SPEC 2's R)
+ * into out[0 .. t->n_compute). Returns 0, or -1 when out of memory.
+ */
+int opmfu_trace_op_order(const struct opmfu_trace *t, uint32_t *out);
 
 #endif

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "model/parse.h"
+#include "read/ascend/ascend_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int64_t flops = -1;
 	size_t off = 0;
 	enum opmfu_drop why = OPMFU_DROP__COUNT;
-	if (opmfu_parse_flops_msg((const char *)data, size, &flops, &off, &why) == 0) {
+	if (opmfu_ascend_flops_msg((const char *)data, size, &flops, &off, &why) == 0) {
 		FUZZ_ASSERT(flops > 0);
 		FUZZ_ASSERT(off >= 2 && off < size);
 		FUZZ_ASSERT(data[off - 1] == '-');

@@ -66,7 +66,7 @@ static void check_tree(const struct opmfu_trace *t, const struct opmfu_op_mfu *o
 		for (i = 0; i < mt.n_nodes; i++)
 			FUZZ_ASSERT(mt.node_off[i] < mt.node_off[i + 1]);
 		for (i = 0; i < mt.n_rows; i++) {
-			const struct opmfu_module_range *m = &t->mods[mt.row_mod[i]];
+			const struct opmfu_range *m = &t->mods.v[mt.row_mod[i]];
 			const struct opmfu_link *l = &t->links[mt.node_link[mt.row_node[i]]];
 			FUZZ_ASSERT(m->start <= l->op_start && l->op_end <= m->end);
 			FUZZ_ASSERT(mt.mod_depth[mt.row_mod[i]] <= OPMFU_MODULE_MAX_DEPTH);
@@ -86,23 +86,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct reader r = { data, size };
 	struct opmfu_trace t;
+	struct opmfu_flops fl;
 	struct opmfu_op_mfu op;
 	struct opmfu_module_mfu mod;
 	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
 	struct opmfu_err err = OPMFU_ERR_INIT;
-	uint32_t dtype[3];
+	/* FLOAT16 (no list: fp16), INT8, INT64 */
+	struct opmfu_dtype int8 = { 0, OPMFU_DT_INT8, OPMFU_PREC_INT8, "" };
+	struct opmfu_dtype int64 = { 0, OPMFU_DT_NONE, OPMFU_PREC_NONE, "INT64" };
+	uint32_t dtype[3] = { 0, 0, 0 }, shape;
 	size_t i, n;
 
 	opmfu_trace_init(&t);
+	opmfu_flops_init(&fl);
 	opmfu_op_mfu_init(&op);
 	opmfu_module_mfu_init(&mod);
-	dtype[0] = opmfu_strtab_intern(&t.strs, "FLOAT16", 7);
-	dtype[1] = opmfu_strtab_intern(&t.strs, "INT8", 4);
-	dtype[2] = opmfu_strtab_intern(&t.strs, "INT64", 5);
+	shape = opmfu_strtab_intern(&t.strs, "4,4", 3);
+	(void)opmfu_trace_add_dtype(&t, &int8, &dtype[1]);
+	(void)opmfu_trace_add_dtype(&t, &int64, &dtype[2]);
 	n = byte(&r) % 40;
-	for (i = 0; i < n && OPMFU_GROW(t.mods, t.cap_mods, t.n_mods + 1) == 0; i++) {
+	for (i = 0; i < n; i++) {
 		int64_t s = when(&r);
-		t.mods[t.n_mods++] = (struct opmfu_module_range){ s, s + when(&r), name(&r, &t) };
+		struct opmfu_range m = { s, s + when(&r), 0, name(&r, &t), 0 };
+		if (opmfu_ranges_add(&t.mods, &m))
+			break;
 	}
 	for (int src = 0; src < 3; src++) {
 		n = byte(&r) % 40;
@@ -114,9 +121,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			l.k_end = l.k_start + (int64_t)(byte(&r) % 8) - 1;
 			l.op_name = name(&r, &t);
 			l.k_name = name(&r, &t);
-			l.in_shapes = l.out_shapes = src == 0 ? dtype[0] : 0;
-			l.in_dtypes = src == 0 ? dtype[byte(&r) % 3] : 0;
-			l.seq = (uint32_t)t.n_links;
+			l.in_shapes = l.out_shapes = src == 0 ? shape : 0;
+			l.dtype = src == 0 ? dtype[byte(&r) % 3] : 0;
+			l.op = (uint32_t)t.n_links;
 			t.links[t.n_links++] = l;
 			if (src == 0)
 				t.n_compute++;
@@ -126,13 +133,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				t.n_comm_sched++;
 		}
 	}
+	t.n_ops = t.n_links;
 	n = byte(&r) % 20;
-	for (i = 0; i < n && OPMFU_GROW(t.recs, t.cap_recs, t.n_recs + 1) == 0; i++) {
+	for (i = 0; i < n; i++) {
 		int64_t s = when(&r);
-		uint32_t msg = opmfu_strtab_intern(&t.strs, "1000-x", 6);
-		t.recs[t.n_recs++] = (struct opmfu_flops_rec){ s, s + when(&r), 1 + byte(&r) * 1000, msg, 5 };
+		struct opmfu_range rec = { s, s + when(&r), 0, opmfu_strtab_intern(&t.strs, "1000-x", 6), 5 };
+		rec.value = 1 + byte(&r) * 1000;
+		if (opmfu_ranges_add(&t.recs, &rec))
+			break;
 	}
-	if (opmfu_op_mfu_run(&t, &pk, &op, &err) == OPMFU_OK &&
+	if (opmfu_flops_run(&fl, &t, NULL, 0, &err) == OPMFU_OK &&
+	    opmfu_op_mfu_run(&t, &fl, &pk, &op, &err) == OPMFU_OK &&
 	    opmfu_module_mfu_run(&t, &op, &mod, &err) == OPMFU_OK) {
 		for (i = 0; i < mod.n_rows; i++) {
 			const struct opmfu_module_row *row = &mod.rows[i];
@@ -143,11 +154,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			len = strlen(row->avg_mfu);
 			FUZZ_ASSERT(len == 0 || row->avg_mfu[len - 1] == '%');
 		}
-		FUZZ_ASSERT(t.n_mods > 0 || mod.n_rows == 0);
+		FUZZ_ASSERT(t.mods.n > 0 || mod.n_rows == 0);
 		check_tree(&t, &op, &mod);
 	}
 	opmfu_module_mfu_release(&mod);
 	opmfu_op_mfu_release(&op);
+	opmfu_flops_release(&fl);
 	opmfu_trace_release(&t);
 	return 0;
 }

@@ -107,12 +107,19 @@ static void run(int64_t k, size_t hint)
 			CHECK_INT(t.links[i].op_start, op_start[i]);
 			CHECK_INT(t.links[i].op_name, op_name[i]);
 			CHECK_INT(t.links[i].k_name, k_name[i]);
-			CHECK_INT(t.links[i].seq, i);
 		}
+		/* one op instance per PYTORCH_API row: compute and communication
+		 * links under the same row share it */
+		CHECK_INT(t.n_ops, 6);
+		CHECK_INT(t.links[0].op, t.links[4].op);
+		CHECK_INT(t.links[2].op, t.links[6].op);
+		CHECK(t.links[0].op != t.links[1].op && t.links[0].op != t.links[2].op);
+		CHECK(t.links[3].op != t.links[7].op && t.links[7].op < 6);
 		CHECK_INT(t.links[0].k_start, 1000);
 		CHECK_INT(t.links[0].in_shapes, 1);
 		CHECK_INT(t.links[3].k_start, 1300);
-		CHECK_INT(t.links[4].in_dtypes, 0); /* communication rows have no shapes */
+		CHECK_INT(t.links[0].dtype, 2);
+		CHECK_INT(t.links[4].dtype, 0); /* communication rows have no shapes */
 		CHECK_INT(t.links[7].k_start, 1400);
 	}
 	opmfu_ajoin_release(&j);

@@ -17,6 +17,7 @@
 #include "check.h"
 
 static struct opmfu_trace T;
+static struct opmfu_flops FL;
 static struct opmfu_op_mfu OP;
 static struct opmfu_module_mfu RES;
 
@@ -31,7 +32,7 @@ static uint32_t S(const char *s)
 static void lnk(int src, const char *op, int64_t os, int64_t oe, const char *k, int64_t ks, int64_t ke,
 		const char *shape)
 {
-	struct opmfu_link l = { ks,	   ke, os, oe, S(k), S(op), src ? 0 : S(shape), src ? 0 : S("FLOAT16"),
+	struct opmfu_link l = { ks,	   ke, os, oe, S(k), S(op), src ? 0 : S(shape), 0 /* no dtype list: fp16 */,
 				src ? 0 : S(shape), (uint32_t)T.n_links };
 	if (OPMFU_GROW(T.links, T.cap_links, T.n_links + 1))
 		return;
@@ -52,9 +53,8 @@ static void k(const char *op, int64_t os, int64_t oe, const char *kn, int64_t ks
 
 static void mod(const char *name, int64_t s, int64_t e)
 {
-	if (OPMFU_GROW(T.mods, T.cap_mods, T.n_mods + 1))
-		return;
-	T.mods[T.n_mods++] = (struct opmfu_module_range){ s, e, S(name) };
+	struct opmfu_range r = { s, e, 0, S(name), 0 };
+	(void)opmfu_ranges_add(&T.mods, &r);
 }
 
 /* a FLOPs record; with the test's fp16 peak of 1e12 a kernel of d ns gets
@@ -62,15 +62,18 @@ static void mod(const char *name, int64_t s, int64_t e)
 static void rec(int64_t s, int64_t e, long long flops)
 {
 	char msg[64];
+	struct opmfu_range r = { s, e, flops, 0, 0 };
 	snprintf(msg, sizeof(msg), "%lld-r", flops);
-	if (OPMFU_GROW(T.recs, T.cap_recs, T.n_recs + 1))
-		return;
-	T.recs[T.n_recs++] = (struct opmfu_flops_rec){ s, e, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+	r.name = S(msg);
+	r.name_off = (uint32_t)(strchr(msg, '-') - msg + 1);
+	(void)opmfu_ranges_add(&T.recs, &r);
 }
 
 static void start(void)
 {
 	opmfu_trace_init(&T);
+	T.shape_unknown = S("N/A"); /* as the Ascend reader marks unknown shapes */
+	opmfu_flops_init(&FL);
 	opmfu_op_mfu_init(&OP);
 	opmfu_module_mfu_init(&RES);
 }
@@ -79,6 +82,7 @@ static void finish(void)
 {
 	opmfu_module_mfu_release(&RES);
 	opmfu_op_mfu_release(&OP);
+	opmfu_flops_release(&FL);
 	opmfu_trace_release(&T);
 }
 
@@ -86,7 +90,8 @@ static void run(void)
 {
 	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &OP, &e), OPMFU_OK);
+	CHECK_INT(opmfu_flops_run(&FL, &T, NULL, 0, &e), OPMFU_OK);
+	CHECK_INT(opmfu_op_mfu_run(&T, &FL, &pk, &OP, &e), OPMFU_OK);
 	CHECK_INT(opmfu_module_mfu_run(&T, &OP, &RES, &e), OPMFU_OK);
 }
 
@@ -597,7 +602,8 @@ static void t_nomem(void)
 	k("mm", 210, 220, "K1", 3000, 4000);
 	k("add", 230, 240, "K3", 4000, 4500);
 	rec(5, 25, 500000);
-	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &OP, &e), OPMFU_OK);
+	CHECK_INT(opmfu_flops_run(&FL, &T, NULL, 0, &e), OPMFU_OK);
+	CHECK_INT(opmfu_op_mfu_run(&T, &FL, &pk, &OP, &e), OPMFU_OK);
 	for (n = 1; n < 1000; n++) {
 		enum opmfu_status st;
 		opmfu_module_mfu_init(&RES);

@@ -1,7 +1,8 @@
 /*
- * t_op_mfu.c - SPEC 2 range mapping on a hand-built trace: several kernels
- * per op, a kernel linked to two ops, overlapping records, a zero-duration
- * kernel, N/A shapes, a record with no op inside, an int8 kernel.
+ * t_op_mfu.c - SPEC 2 through the FLOPs stage and kernel MFU on a hand-built
+ * trace: several kernels per op, a kernel linked to two ops, overlapping
+ * records, a zero-duration kernel, unknown shapes, a record with no op
+ * inside, an int8 kernel.
  */
 #include <math.h>
 #include <string.h>
@@ -17,10 +18,29 @@ static uint32_t S(const char *s)
 	return opmfu_strtab_intern(&T.strs, s, strlen(s));
 }
 
-static void link(const char *op, int64_t os, int64_t oe, const char *k, int64_t ks, int64_t ke, const char *dt,
-		 const char *shape)
+/* A dtype table entry, as a reader would parse it. */
+static uint32_t dt(const char *text, enum opmfu_dtclass ref)
 {
-	struct opmfu_link l = { ks, ke, os, oe, S(k), S(op), S(shape), S(dt), S(shape), (uint32_t)T.n_links };
+	struct opmfu_dtype d = { S(text), (int8_t)ref, (int8_t)OPMFU_PREC_FP16, "" };
+	uint32_t idx = 0;
+	CHECK_INT(opmfu_trace_add_dtype(&T, &d, &idx), 0);
+	return idx;
+}
+
+/* The op instance of (op, start): one per framework op call. */
+static uint32_t op_id(uint32_t op, int64_t os)
+{
+	size_t i;
+	for (i = 0; i < T.n_links; i++)
+		if (T.links[i].op_name == op && T.links[i].op_start == os)
+			return T.links[i].op;
+	return (uint32_t)T.n_ops++;
+}
+
+static void link(const char *op, int64_t os, int64_t oe, const char *k, int64_t ks, int64_t ke, uint32_t dtype,
+		 uint32_t shape)
+{
+	struct opmfu_link l = { ks, ke, os, oe, S(k), S(op), shape, dtype, shape, op_id(S(op), os) };
 	OPMFU_GROW(T.links, T.cap_links, T.n_links + 1);
 	T.links[T.n_links++] = l;
 	T.n_compute++;
@@ -28,8 +48,8 @@ static void link(const char *op, int64_t os, int64_t oe, const char *k, int64_t 
 
 static void rec(int64_t start, int64_t end, int64_t flops, const char *msg)
 {
-	OPMFU_GROW(T.recs, T.cap_recs, T.n_recs + 1);
-	T.recs[T.n_recs++] = (struct opmfu_flops_rec){ start, end, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+	struct opmfu_range r = { start, end, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+	CHECK_INT(opmfu_ranges_add(&T.recs, &r), 0);
 }
 
 /* expected entries of one OperatorMFU row: (op, kernel start) -> record flops list */
@@ -40,14 +60,16 @@ struct row {
 	double peak;
 };
 
-/* prepared: opmfu_op_mfu_prepare first, as the reader's callback does
- * before the records are read; the result must be the same */
+/* prepared: 1 opmfu_op_mfu_prepare and opmfu_flops_prepare (from R) first,
+ * as the reader's callback does before the records are read; 2 the FLOPs
+ * stage prepared on its own. The result must be the same. */
 static void t_mapping(int prepared)
 {
 	struct opmfu_op_mfu res;
+	struct opmfu_flops fl;
 	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	const char *f16 = "FLOAT16;FLOAT16", *i8 = "INT8;INT8;FLOAT", *sh = "\"4,4;4,4\"";
+	uint32_t f16, i8, sh, na;
 	size_t i, n = 0;
 	/* R order: (op start, kernel start); each kernel's entries in record-start order */
 	static const struct row want[] = {
@@ -70,6 +92,11 @@ static void t_mapping(int prepared)
 
 	opmfu_trace_init(&T);
 	opmfu_op_mfu_init(&res);
+	opmfu_flops_init(&fl);
+	f16 = dt("FLOAT16;FLOAT16", OPMFU_DT_FP16);
+	i8 = dt("INT8;INT8;FLOAT", OPMFU_DT_INT8);
+	sh = S("4,4;4,4");
+	na = T.shape_unknown = S("N/A");
 	/* read order deliberately not sorted */
 	link("aten::add", 500, 600, "Add", 520, 540, f16, sh);
 	link("aten::mm", 100, 200, "MatMulV3", 120, 170, f16, sh);
@@ -78,7 +105,7 @@ static void t_mapping(int prepared)
 	link("aclnnMm", 305, 395, "MatMulV3", 310, 360, i8, sh);
 	link("aten::mm", 300, 400, "MatMulV3", 310, 360, i8, sh);
 	link("aten::add", 500, 600, "ZeroK", 510, 510, f16, sh);
-	link("aten::na", 700, 800, "NaShape", 710, 750, f16, "N/A");
+	link("aten::na", 700, 800, "NaShape", 710, 750, f16, na);
 	link("aten::zero", 2000, 2100, "ZeroOnly", 2010, 2010, f16, sh);
 
 	rec(50, 250, 1000, "1000-mm");     /* R1: op aten::mm@100 */
@@ -88,14 +115,20 @@ static void t_mapping(int prepared)
 	rec(0, 1000, 2000, "2000-outer");  /* R5: overlaps everything above */
 	rec(1990, 2200, 9, "9-zero");      /* R6: kernels of zero total duration */
 
-	if (prepared) {
+	if (prepared == 1) {
 		CHECK_INT(opmfu_op_mfu_prepare(&T, &res, &e), OPMFU_OK);
 		CHECK_INT(res.n_r, 9);
-		CHECK_INT(res.n_s, 8); /* NaShape's N/A */
+		CHECK_INT(opmfu_flops_prepare(&fl, &T, res.r, res.n_r, &e), OPMFU_OK);
+	} else if (prepared == 2) {
+		CHECK_INT(opmfu_flops_prepare(&fl, &T, NULL, 0, &e), OPMFU_OK);
 	}
-	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &res, &e), OPMFU_OK);
-	CHECK_INT(res.stats.recs_used, 4);
-	CHECK_INT(res.stats.drops[OPMFU_DROP_NO_KERNEL], 1);
+	CHECK_INT(opmfu_op_mfu_prepare(&T, &res, &e), OPMFU_OK);
+	CHECK_INT(opmfu_flops_run(&fl, &T, res.r, res.n_r, &e), OPMFU_OK);
+	for (i = 0; i < fl.n_cover; i++) /* NaShape's unknown shapes keep it out of S */
+		CHECK(strcmp(opmfu_strtab_str(&T.strs, T.links[fl.cover[i]].k_name), "NaShape") != 0);
+	CHECK_INT(opmfu_op_mfu_run(&T, &fl, &pk, &res, &e), OPMFU_OK);
+	CHECK_INT(res.stats.used[OPMFU_FLOPS_RECORD], 4);
+	CHECK_INT(fl.drops[OPMFU_DROP_NO_KERNEL], 1);
 	CHECK_INT(res.stats.drops[OPMFU_DROP_DURATION], 1);
 	CHECK_INT(res.stats.kernels_with_mfu, 5);
 	CHECK_INT(res.n_m, 5 + 3 + 1 + 1);
@@ -106,7 +139,7 @@ static void t_mapping(int prepared)
 		uint32_t k = opmfu_op_mfu_first(&res, &T, r);
 		for (; k != OPMFU_NO_ENTRY; k = res.m[k].next, n++) {
 			const struct opmfu_mfu_entry *m = &res.m[k];
-			const struct opmfu_flops_rec *fr = &T.recs[m->rec];
+			const struct opmfu_flops_fact *fr = opmfu_op_mfu_fact(&res, m);
 			if (n >= sizeof(want) / sizeof(want[0]))
 				break;
 			CHECK_STR(opmfu_strtab_str(&T.strs, r->op_name), want[n].op);
@@ -123,17 +156,54 @@ static void t_mapping(int prepared)
 	CHECK_INT(n, sizeof(want) / sizeof(want[0]));
 
 	/* records were put in start order */
-	CHECK_INT(T.recs[0].start, 0);
-	CHECK_INT(T.recs[5].start, 1990);
+	CHECK_INT(T.recs.v[0].start, 0);
+	CHECK_INT(T.recs.v[5].start, 1990);
 
 	/* without an int8 peak, the int8 record is dropped for that reason */
 	opmfu_op_mfu_release(&res);
 	pk.flops[OPMFU_DT_INT8] = 0;
-	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &res, &e), OPMFU_OK);
+	CHECK_INT(opmfu_op_mfu_run(&T, &fl, &pk, &res, &e), OPMFU_OK);
 	CHECK_INT(res.stats.drops[OPMFU_DROP_NO_PEAK], 1);
-	CHECK_INT(res.stats.recs_used, 3);
+	CHECK_INT(res.stats.used[OPMFU_FLOPS_RECORD], 3);
 
 	opmfu_op_mfu_release(&res);
+	opmfu_flops_release(&fl);
+	opmfu_trace_release(&T);
+}
+
+/* A record whose first kernel has an unsupported dtype, or only index
+ * types: dropped for that, the first one seen named in the summary. */
+static void t_dtype(void)
+{
+	struct opmfu_op_mfu res;
+	struct opmfu_flops fl;
+	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	struct opmfu_dtype bad = { 0, OPMFU_DT_UNSUPPORTED, OPMFU_PREC_UNSUPPORTED, "DOUBLE" };
+	struct opmfu_dtype idx = { 0, OPMFU_DT_NONE, OPMFU_PREC_NONE, "INT64;INT32" };
+	uint32_t b = 0, x = 0, sh;
+
+	opmfu_trace_init(&T);
+	opmfu_op_mfu_init(&res);
+	opmfu_flops_init(&fl);
+	sh = S("4,4");
+	CHECK_INT(opmfu_trace_add_dtype(&T, &idx, &x), 0);
+	CHECK_INT(opmfu_trace_add_dtype(&T, &bad, &b), 0);
+	link("aten::a", 100, 200, "A", 110, 120, x, sh);
+	link("aten::b", 300, 400, "B", 310, 320, b, sh);
+	link("aten::c", 500, 600, "C", 510, 520, 0, 0); /* no dtype list, no shapes: fp16, as the reference */
+	rec(50, 250, 1000, "1000-a");
+	rec(250, 450, 1000, "1000-b");
+	rec(450, 650, 1000, "1000-c");
+	CHECK_INT(opmfu_flops_run(&fl, &T, NULL, 0, &e), OPMFU_OK);
+	CHECK_INT(opmfu_op_mfu_run(&T, &fl, &pk, &res, &e), OPMFU_OK);
+	CHECK_INT(res.stats.drops[OPMFU_DROP_DTYPE], 2);
+	CHECK_STR(res.stats.bad_dtype, "INT64;INT32");
+	CHECK_INT(res.stats.used[OPMFU_FLOPS_RECORD], 1);
+	CHECK_INT(res.n_m, 1);
+	CHECK_DBL(res.m[0].peak, 1e12);
+	opmfu_op_mfu_release(&res);
+	opmfu_flops_release(&fl);
 	opmfu_trace_release(&T);
 }
 
@@ -141,5 +211,7 @@ int main(void)
 {
 	t_mapping(0);
 	t_mapping(1);
+	t_mapping(2);
+	t_dtype();
 	return check_done();
 }

@@ -1,6 +1,6 @@
 /*
- * t_parse.c - FLOPs messages (SPEC 1.3, 7), dtype lists (SPEC 2.4, 5.1),
- * shape strings, numpy rounding, Python float formatting and TEXT timestamps.
+ * t_parse.c - the model's format-neutral parsers: numpy rounding, Python
+ * float formatting, TEXT timestamps, and normalised shape lists.
  */
 #include <errno.h>
 #include <math.h>
@@ -9,148 +9,106 @@
 
 #include "check.h"
 #include "model/parse.h"
+#include "model/shape.h"
 
-static int flops_of(const char *msg, long long *flops, const char **name, enum opmfu_drop *why)
+/* Parses s with room for 16 dims and 8 tensors; returns the rc. */
+static int parse(const char *s, struct opmfu_shape *sh, int64_t *dims, uint32_t *end)
 {
-	int64_t f = -1;
-	size_t off = 0;
-	int rc = opmfu_parse_flops_msg(msg, strlen(msg), &f, &off, why);
-	*flops = f;
-	*name = rc == 0 ? msg + off : NULL;
-	return rc;
+	sh->dims = dims;
+	sh->end = end;
+	sh->cap_dims = 16;
+	sh->cap_tensors = 8;
+	sh->n_dims = sh->n_tensors = 99;
+	return opmfu_shape_parse(s, strlen(s), sh);
 }
 
-static void test_flops_valid(void)
+static void test_shape_lists(void)
 {
-	long long f;
-	const char *name;
-	enum opmfu_drop why;
+	struct opmfu_shape sh;
+	int64_t d[16];
+	uint32_t e[8];
 
-	CHECK_INT(flops_of("6442450944-mm", &f, &name, &why), 0);
-	CHECK_INT(f, 6442450944LL);
-	CHECK_STR(name, "mm");
-	/* the name may itself contain '-' */
-	CHECK_INT(flops_of("100-demo-op", &f, &name, &why), 0);
-	CHECK_INT(f, 100);
-	CHECK_STR(name, "demo-op");
-	/* decimal forms as Python's str(float) prints them */
-	CHECK_INT(flops_of("137438953472.0-npu_fusion_attention", &f, &name, &why), 0);
-	CHECK_INT(f, 137438953472LL);
-	CHECK_STR(name, "npu_fusion_attention");
-	CHECK_INT(flops_of("1.5e+12-mm", &f, &name, &why), 0);
-	CHECK_INT(f, 1500000000000LL);
-	CHECK_STR(name, "mm");
-	CHECK_INT(flops_of("1.5e+16-mm", &f, &name, &why), 0);
-	CHECK_INT(f, 15000000000000000LL);
-	/* an exponent sign of '-' is part of the number, not the separator */
-	CHECK_INT(flops_of("2.5e-01-x", &f, &name, &why), -1);
-	CHECK_INT(why, OPMFU_DROP_ZERO); /* 0.25 rounds to 0 */
-	CHECK_INT(flops_of("12.5-x", &f, &name, &why), 0);
-	CHECK_INT(f, 12); /* half to even */
-	CHECK_INT(flops_of("13.5-x", &f, &name, &why), 0);
-	CHECK_INT(f, 14);
-	/* largest int64 still fits */
-	CHECK_INT(flops_of("9223372036854775807-x", &f, &name, &why), 0);
-	CHECK_INT(f, 9223372036854775807LL);
+	CHECK_INT(parse("4096,12288;4608,12288", &sh, d, e), 0);
+	CHECK_INT(sh.n_tensors, 2);
+	CHECK_INT(sh.n_dims, 4);
+	CHECK_INT(opmfu_shape_rank(&sh, 0), 2);
+	CHECK_INT(opmfu_shape_rank(&sh, 1), 2);
+	CHECK(opmfu_shape_dims(&sh, 0)[0] == 4096 && opmfu_shape_dims(&sh, 0)[1] == 12288);
+	CHECK(opmfu_shape_dims(&sh, 1)[0] == 4608 && opmfu_shape_dims(&sh, 1)[1] == 12288);
+	/* empty slots are scalars, as split(";") gives them */
+	CHECK_INT(parse("64,8;;", &sh, d, e), 0);
+	CHECK_INT(sh.n_tensors, 3);
+	CHECK_INT(sh.n_dims, 2);
+	CHECK_INT(opmfu_shape_rank(&sh, 0), 2);
+	CHECK_INT(opmfu_shape_rank(&sh, 1), 0);
+	CHECK_INT(opmfu_shape_rank(&sh, 2), 0);
+	CHECK_INT(parse("", &sh, d, e), 0);
+	CHECK_INT(sh.n_tensors, 1);
+	CHECK_INT(sh.n_dims, 0);
+	CHECK_INT(parse(";7", &sh, d, e), 0);
+	CHECK_INT(sh.n_tensors, 2);
+	CHECK_INT(opmfu_shape_rank(&sh, 0), 0);
+	CHECK_INT(opmfu_shape_rank(&sh, 1), 1);
+	CHECK(opmfu_shape_dims(&sh, 1)[0] == 7);
+	/* a 1-D tensor, a zero dim, leading zeros, INT64_MAX */
+	CHECK_INT(parse("0;007;9223372036854775807", &sh, d, e), 0);
+	CHECK_INT(sh.n_tensors, 3);
+	CHECK(d[0] == 0 && d[1] == 7 && d[2] == INT64_MAX);
+	CHECK_INT(parse("2,3,4,5", &sh, d, e), 0);
+	CHECK_INT(opmfu_shape_rank(&sh, 0), 4);
+	CHECK(d[3] == 5);
 }
 
-static void test_flops_invalid(void)
+static void test_shape_bad(void)
 {
-	static const struct {
-		const char *msg;
-		enum opmfu_drop why;
-	} cases[] = {
-		{ "100:legacy", OPMFU_DROP_FORMAT },
-		{ "-5-x", OPMFU_DROP_FORMAT },
-		{ "0-x", OPMFU_DROP_ZERO },
-		{ "abc-x", OPMFU_DROP_FORMAT },
-		{ "nan-x", OPMFU_DROP_FORMAT },
-		{ "inf-x", OPMFU_DROP_FORMAT },
-		{ "123-", OPMFU_DROP_FORMAT },
-		{ "99999999999999999999999-x", OPMFU_DROP_OVERFLOW },
-		{ "9223372036854775808-x", OPMFU_DROP_OVERFLOW },
-		{ "1e+30-x", OPMFU_DROP_OVERFLOW },
-		{ "9.3e18-x", OPMFU_DROP_OVERFLOW },
-		{ "", OPMFU_DROP_FORMAT },
-		{ "-", OPMFU_DROP_FORMAT },
-		{ "12", OPMFU_DROP_FORMAT },
-		{ " 12-x", OPMFU_DROP_FORMAT },
-		{ "12 -x", OPMFU_DROP_FORMAT },
-		{ "1.-x", OPMFU_DROP_FORMAT },
-		{ ".5-x", OPMFU_DROP_FORMAT },
-		{ "12-a\nb", OPMFU_DROP_FORMAT },
-		{ "0.0-x", OPMFU_DROP_ZERO },
+	static const char *const bad[] = {
+		"4,,4", "4,", ",4", "-1", "4, 4", " 4", "4 ", "\"4,4\"", "N/A", "4;x", "1.5",
+		"9223372036854775808", "99999999999999999999;1", "4;;,", "a",
 	};
+	struct opmfu_shape sh;
+	int64_t d[16];
+	uint32_t e[8];
 	size_t i;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		long long f;
-		const char *name;
-		enum opmfu_drop why = OPMFU_DROP__COUNT;
-		int rc = flops_of(cases[i].msg, &f, &name, &why);
-		if (rc != -1 || why != cases[i].why)
-			fprintf(stderr, "message \"%s\": rc %d why %d\n", cases[i].msg, rc, (int)why);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = parse(bad[i], &sh, d, e);
+		if (rc != -1)
+			fprintf(stderr, "shape \"%s\": rc %d\n", bad[i], rc);
 		CHECK_INT(rc, -1);
-		CHECK_INT(why, cases[i].why);
 	}
+	/* a NUL is no digit */
+	sh.cap_dims = 16;
+	CHECK_INT(opmfu_shape_parse("4\0" "4", 3, &sh), -1);
 }
 
-static enum opmfu_dtclass pick(const char *s, char *bad)
+/* Too small: -2 with the room needed, nothing written past it; then a retry fits. */
+static void test_shape_room(void)
 {
-	return opmfu_dtype_pick(s, s ? strlen(s) : 0, bad, 48);
-}
+	int64_t d[5] = { -1, -1, -1, -1, -1 };
+	uint32_t e[3] = { 7, 7, 7 };
+	struct opmfu_shape sh = { d, e, 2, 1, 0, 0 };
+	const char *s = "1,2,3;4;;5";
 
-static void test_dtypes(void)
-{
-	char bad[48] = "";
-	CHECK_INT(pick("DT_BF16;DT_BF16", bad), OPMFU_DT_FP16);
-	CHECK_INT(pick("INT8;INT8;FLOAT", bad), OPMFU_DT_INT8);
-	CHECK_INT(pick("FLOAT;FLOAT", bad), OPMFU_DT_FP16);
-	CHECK_INT(pick("FLOAT16;FLOAT16", bad), OPMFU_DT_FP16);
-	CHECK_INT(pick("BF16", bad), OPMFU_DT_FP16);
-	CHECK_INT(pick(" float16 ;INT8", bad), OPMFU_DT_FP16); /* trimmed, upper-cased */
-	CHECK_INT(pick("", bad), OPMFU_DT_FP16);
-	CHECK_INT(pick(NULL, bad), OPMFU_DT_FP16);
-	CHECK_INT(pick(" ; ", bad), OPMFU_DT_FP16);
-	/* SPEC 5.1: index types are skipped */
-	CHECK_INT(pick("INT64;FLOAT16", bad), OPMFU_DT_FP16);
-	CHECK_INT(pick("INT32;BOOL;INT8", bad), OPMFU_DT_INT8);
-	CHECK_INT(pick("INT64;INT32", bad), OPMFU_DT_NONE);
-	CHECK_INT(pick("DT_FLOAT8_E4M3FN;FLOAT", bad), OPMFU_DT_FP8);
-	CHECK_INT(pick("DT_HIFLOAT8", bad), OPMFU_DT_FP8);
-	CHECK_INT(pick("DOUBLE;FLOAT", bad), OPMFU_DT_UNSUPPORTED);
-	CHECK_STR(bad, "DOUBLE");
-	CHECK_INT(pick("INT64;uint8", bad), OPMFU_DT_UNSUPPORTED);
-	CHECK_STR(bad, "UINT8");
-	CHECK_INT(pick("DT_INT4", bad), OPMFU_DT_UNSUPPORTED);
-	CHECK_INT(pick("UNDEFINED", bad), OPMFU_DT_UNSUPPORTED);
+	CHECK_INT(opmfu_shape_parse(s, strlen(s), &sh), -2);
+	CHECK_INT(sh.n_dims, 5);
+	CHECK_INT(sh.n_tensors, 4);
+	CHECK(d[0] == 1 && d[1] == 2 && d[2] == -1);
+	CHECK(e[0] == 3 && e[1] == 7);
 	{
-		/* a huge entry is neither read past nor copied whole */
-		char big[300];
-		memset(big, 'X', sizeof(big) - 1);
-		big[sizeof(big) - 1] = '\0';
-		CHECK_INT(pick(big, bad), OPMFU_DT_UNSUPPORTED);
-		CHECK_INT(strlen(bad), 47);
+		int64_t d2[5];
+		uint32_t e2[4];
+		struct opmfu_shape big = { d2, e2, 5, 4, 0, 0 };
+		CHECK_INT(opmfu_shape_parse(s, strlen(s), &big), 0);
+		CHECK_INT(opmfu_shape_rank(&big, 0), 3);
+		CHECK_INT(opmfu_shape_rank(&big, 1), 1);
+		CHECK_INT(opmfu_shape_rank(&big, 2), 0);
+		CHECK_INT(opmfu_shape_rank(&big, 3), 1);
+		CHECK(opmfu_shape_dims(&big, 3)[0] == 5);
 	}
-}
-
-static void test_shapes(void)
-{
-	size_t a, n;
-	const char *s = "\"4096,12288;4608,12288\"";
-	opmfu_shape_strip(s, strlen(s), &a, &n);
-	CHECK_INT(a, 1);
-	CHECK_INT(n, strlen(s) - 2);
-	s = "'\"64,8;;\"'";
-	opmfu_shape_strip(s, strlen(s), &a, &n);
-	CHECK_INT(n, 6);
-	CHECK(memcmp(s + a, "64,8;;", 6) == 0);
-	s = "\"\"";
-	opmfu_shape_strip(s, strlen(s), &a, &n);
-	CHECK_INT(n, 0);
-	CHECK(opmfu_shape_is_na("N/A", 3));
-	CHECK(opmfu_shape_is_na("\"N/A\"", 5));
-	CHECK(!opmfu_shape_is_na("N/A;N/A", 7));
-	CHECK(!opmfu_shape_is_na("", 0));
+	/* no room at all still counts */
+	sh.cap_dims = sh.cap_tensors = 0;
+	CHECK_INT(opmfu_shape_parse("8,8", 3, &sh), -2);
+	CHECK_INT(sh.n_dims, 2);
+	CHECK_INT(sh.n_tensors, 1);
 }
 
 static void test_round(void)
@@ -281,10 +239,9 @@ static void test_ns_text(void)
 
 int main(void)
 {
-	test_flops_valid();
-	test_flops_invalid();
-	test_dtypes();
-	test_shapes();
+	test_shape_lists();
+	test_shape_bad();
+	test_shape_room();
 	test_round();
 	test_pyfloat();
 	test_ns_text();

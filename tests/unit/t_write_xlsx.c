@@ -436,6 +436,7 @@ static void test_nomem(void)
 /* ---- kernel workbook ---- */
 
 static struct opmfu_trace T;
+static struct opmfu_flops FL;
 
 static uint32_t S(const char *s)
 {
@@ -444,8 +445,7 @@ static uint32_t S(const char *s)
 
 static void add_link(const char *op, int64_t os, const char *k, int64_t ks, int64_t ke)
 {
-	struct opmfu_link l = { ks, ke, os, os + 50, S(k), S(op), S("\"4,4;4,4\""), S("FLOAT16"), S("'4,4'"),
-				(uint32_t)T.n_links };
+	struct opmfu_link l = { ks, ke, os, os + 50, S(k), S(op), S("4,4;4,4"), 0, S("4,4"), (uint32_t)T.n_links };
 	OPMFU_GROW(T.links, T.cap_links, T.n_links + 1);
 	T.links[T.n_links++] = l;
 	T.n_compute++;
@@ -453,8 +453,8 @@ static void add_link(const char *op, int64_t os, const char *k, int64_t ks, int6
 
 static void add_rec(int64_t start, int64_t end, int64_t flops, const char *msg)
 {
-	OPMFU_GROW(T.recs, T.cap_recs, T.n_recs + 1);
-	T.recs[T.n_recs++] = (struct opmfu_flops_rec){ start, end, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+	struct opmfu_range r = { start, end, flops, S(msg), (uint32_t)(strchr(msg, '-') - msg + 1) };
+	(void)opmfu_ranges_add(&T.recs, &r);
 }
 
 static void test_kernel(void)
@@ -466,6 +466,7 @@ static void test_kernel(void)
 	char path[4200], *got;
 
 	opmfu_trace_init(&T);
+	opmfu_flops_init(&FL);
 	opmfu_op_mfu_init(&op);
 	/* fp16 peak 1e12 FLOPS; each record charges its whole FLOPs to each kernel */
 	add_link("=1+1", 100, "-k", 1000, 2000);           /* 5e5 FLOPs / 1 us = 5e11 -> 0.5 */
@@ -473,7 +474,8 @@ static void test_kernel(void)
 	add_link("aten::mm", 300, "Cast", 7000, 1736410576000013500LL); /* 19 digits, exact as text */
 	add_rec(50, 150, 500000, "500000-=cmd|' /C calc'!A0");
 	add_rec(250, 350, 2000000, "2000000-mm");
-	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &op, &e), OPMFU_OK);
+	CHECK_INT(opmfu_flops_run(&FL, &T, NULL, 0, &e), OPMFU_OK);
+	CHECK_INT(opmfu_op_mfu_run(&T, &FL, &pk, &op, &e), OPMFU_OK);
 
 	in_dir(path, sizeof(path), "operator_mfu_kernel_5.xlsx");
 	CHECK_INT(write_kernel(dir, 5, &T, &op, 4, &xs, &e), OPMFU_OK);
@@ -511,6 +513,7 @@ static void test_kernel(void)
 	CHECK_INT(write_kernel(dir, 5, &T, &op, 0, NULL, &e), OPMFU_OK);
 	CHECK(!exists(path));
 	opmfu_op_mfu_release(&op);
+	opmfu_flops_release(&FL);
 	opmfu_trace_release(&T);
 }
 
@@ -532,6 +535,7 @@ static void test_out_rank(void)
 	char path[4200], mpath[4200], *got;
 
 	opmfu_trace_init(&T);
+	opmfu_flops_init(&FL);
 	opmfu_op_mfu_init(&op);
 	opmfu_module_mfu_init(&mod);
 	mod.rows = &row;
@@ -562,7 +566,8 @@ static void test_out_rank(void)
 	/* one kernel row: staged complete, the earlier file untouched until keep */
 	add_link("aten::mm", 300, "MatMulV3", 3000, 7000);
 	add_rec(250, 350, 2000000, "2000000-mm");
-	CHECK_INT(opmfu_op_mfu_run(&T, &pk, &op, &e), OPMFU_OK);
+	CHECK_INT(opmfu_flops_run(&FL, &T, NULL, 0, &e), OPMFU_OK);
+	CHECK_INT(opmfu_op_mfu_run(&T, &FL, &pk, &op, &e), OPMFU_OK);
 	in_dir(path, sizeof(path), "operator_mfu_kernel_2.xlsx");
 	in_dir(mpath, sizeof(mpath), "operator_mfu_module_2.xlsx");
 	put_file(path, "earlier");
@@ -619,6 +624,7 @@ static void test_out_rank(void)
 	opmfu_writer_close(w);
 	opmfu_operator_mfu_release(&om);
 	opmfu_op_mfu_release(&op);
+	opmfu_flops_release(&FL);
 	opmfu_trace_release(&T);
 }
 

@@ -476,6 +476,7 @@ static void ci_range(const struct opmfu_ajoin *j, const struct opmfu_aj_task *k,
 int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 {
 	size_t total = t->n_links, s, i, *count[3] = { &t->n_compute, &t->n_comm_op, &t->n_comm_sched };
+	size_t op0 = t->n_ops; /* op instance ids: op0 + the PYTORCH_API row */
 	uint32_t c, ce, a, ae;
 
 	/* count first, so the link array is allocated once and exactly */
@@ -483,7 +484,7 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 		for (i = 0; i < j->src[s].n; i++)
 			for (ci_range(j, &j->src[s].v[i], &c, &ce); c < ce; c++)
 				total += j->api_off[j->ci_ids[c] + 1] - j->api_off[j->ci_ids[c]];
-	if (total >= UINT32_MAX - 1)
+	if (total >= UINT32_MAX - 1 || op0 + j->n_api >= UINT32_MAX)
 		return -1;
 	if (total > t->cap_links) {
 		struct opmfu_link *nl = opmfu_realloc(t->links, (total ? total : 1) * sizeof(*nl));
@@ -514,16 +515,18 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 					const struct opmfu_aj_info *in = &j->info[k->ref];
 					l->k_name = in->name;
 					l->in_shapes = in->in_shapes;
-					l->in_dtypes = in->in_dtypes;
+					l->dtype = in->dtype;
 					l->out_shapes = in->out_shapes;
 				} else {
 					l->k_name = k->ref;
-					l->in_shapes = l->in_dtypes = l->out_shapes = 0;
+					l->in_shapes = l->dtype = l->out_shapes = 0;
 				}
-				l->seq = (uint32_t)t->n_links++;
+				l->op = (uint32_t)(op0 + a);
+				t->n_links++;
 			}
 		}
 		*count[s] = t->n_links - before;
 	}
+	t->n_ops = op0 + j->n_api;
 	return 0;
 }

@@ -58,7 +58,7 @@ struct opmfu_ajoin {
 	/* COMPUTE_TASK_INFO rows: globalTaskId and the strings of the kernel */
 	int64_t *info_gid;
 	struct opmfu_aj_info {
-		uint32_t name, in_shapes, in_dtypes, out_shapes;
+		uint32_t name, in_shapes, dtype, out_shapes; /* dtype: index into the trace's dtypes */
 	} *info;
 	size_t n_info, cap_info;
 	uint32_t *info_sorted;    /* info rows by (globalTaskId, row); NULL: already so */
@@ -136,7 +136,8 @@ int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t
  * table order for the others), per kernel its CONNECTION_IDS rows by (id,
  * table order), per row its PYTORCH_API rows by (startNs, endNs, table
  * order). A link with an unreadable time is counted in t->n_bad_rows and
- * skipped. Returns 0, or -1 when out of memory or past 2^32 - 2 links.
+ * skipped. Each PYTORCH_API row is one op instance (t->n_ops grows by
+ * their number). Returns 0, or -1 when out of memory or past 2^32 - 2 links.
  */
 int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t);
 

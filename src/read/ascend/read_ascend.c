@@ -23,6 +23,7 @@ struct scan;
 #include "model/parse.h"
 #include "read/ascend/ascend.h"
 #include "read/ascend/ascend_join.h"
+#include "read/ascend/ascend_parse.h"
 #include "sql_embed.h"
 
 struct reader {
@@ -32,6 +33,14 @@ struct reader {
 	struct opmfu_err *err;
 	struct scan *cur; /* the scan opmfu_row() feeds */
 	size_t max_rows;  /* rows the file can hold at most (see rows_hint); 0: unknown */
+};
+
+/* COMPUTE_TASK_INFO's strings in the model's forms, by sid (the first
+ * connection's, from STRING_IDS until COMPUTE_TASK_INFO is read):
+ * normalised shape sids, and dtype table indexes (0: not parsed yet). */
+struct str_maps {
+	uint32_t *shape_of, *dtype_of;
+	size_t n_sids;
 };
 
 static enum opmfu_status sql_fail(struct reader *r, const char *what)
@@ -163,6 +172,8 @@ struct scan {
 	size_t n_api, cap_api;
 	/* MSTX_EVENTS: the two domains kept */
 	uint32_t sid_flops, sid_module;
+	/* COMPUTE_TASK_INFO: its strings' model forms */
+	struct str_maps *maps;
 };
 
 /* The aggregate's step: one call per row, nothing to accumulate. */
@@ -260,7 +271,50 @@ static int string_row(struct scan *sc, sqlite3_value **v)
 	return !sid || opmfu_strtab_map_id(t, sqlite3_value_int64(v[0]), sid) ? -1 : 0;
 }
 
-static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uint32_t *sid_module)
+static void str_maps_release(struct str_maps *m)
+{
+	opmfu_free(m->shape_of);
+	opmfu_free(m->dtype_of);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The maps for the strings read so far; before the second thread starts,
+ * which reads the string table (no interning once it runs). Returns 0, or
+ * -1 when out of memory. */
+static int make_maps(struct reader *r, struct str_maps *maps)
+{
+	size_t n = r->t->strs.n + 1; /* and the unknown-shape text, which may be new */
+	maps->shape_of = opmfu_malloc(n * sizeof(*maps->shape_of));
+	maps->dtype_of = opmfu_calloc(n, sizeof(*maps->dtype_of));
+	if (!maps->shape_of || !maps->dtype_of)
+		return -1;
+	return opmfu_ascend_shape_map(&r->t->strs, maps->shape_of, &maps->n_sids, &r->t->shape_unknown);
+}
+
+/* The dtype table index of the dtype list sid, parsed the first time it is met. */
+static int dtype_of(struct scan *sc, uint32_t sid, uint32_t *idx)
+{
+	struct str_maps *m = sc->maps;
+	struct opmfu_dtype d;
+	*idx = 0;
+	if (!sid || sid >= m->n_sids)
+		return 0;
+	if (!m->dtype_of[sid]) {
+		opmfu_ascend_dtype(&sc->r->t->strs, sid, &d);
+		if (opmfu_trace_add_dtype(sc->r->t, &d, &m->dtype_of[sid]))
+			return -1;
+	}
+	*idx = m->dtype_of[sid];
+	return 0;
+}
+
+static uint32_t shape_of(const struct scan *sc, uint32_t sid)
+{
+	return sid < sc->maps->n_sids ? sc->maps->shape_of[sid] : sid;
+}
+
+static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uint32_t *sid_module,
+				      struct str_maps *maps)
 {
 	static const char *const cols[] = { "id", "value", NULL };
 	struct scan sc = { .row = string_row, .n_cols = 2 };
@@ -271,8 +325,10 @@ static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uin
 		return st;
 	*sid_flops = opmfu_strtab_intern(&r->t->strs, "mfu_flops", 9);
 	*sid_module = opmfu_strtab_intern(&r->t->strs, "Module", 6);
-	if (!*sid_flops || !*sid_module)
+	if (!*sid_flops || !*sid_module || make_maps(r, maps)) {
+		str_maps_release(maps);
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading STRING_IDS", r->path);
+	}
 	opmfu_strtab_finish(&r->t->strs);
 	return OPMFU_OK;
 }
@@ -313,9 +369,10 @@ static int info_row(struct scan *sc, sqlite3_value **v)
 	if (value_ns(v[0], &gid))
 		return 0;
 	in.name = value_sid(sc->r, v[1]);
-	in.in_shapes = value_sid(sc->r, v[2]);
-	in.in_dtypes = value_sid(sc->r, v[3]);
-	in.out_shapes = value_sid(sc->r, v[4]);
+	in.in_shapes = shape_of(sc, value_sid(sc->r, v[2]));
+	in.out_shapes = shape_of(sc, value_sid(sc->r, v[4]));
+	if (dtype_of(sc, value_sid(sc->r, v[3]), &in.dtype))
+		return -1;
 	return opmfu_ajoin_add_info(sc->j, gid, &in);
 }
 
@@ -408,12 +465,12 @@ static int mstx_row(struct scan *sc, sqlite3_value **v)
 	else if (value_ns(v[1], &end))
 		bad_time = 1;
 	if (dom == sc->sid_flops) {
-		struct opmfu_flops_rec rec;
+		struct opmfu_range rec;
 		enum opmfu_drop why;
 		size_t off = 0;
 		t->n_recs_read++;
-		if (!msg || opmfu_parse_flops_msg(opmfu_strtab_str(&t->strs, msg), opmfu_strtab_len(&t->strs, msg),
-						  &rec.flops, &off, &why)) {
+		if (!msg || opmfu_ascend_flops_msg(opmfu_strtab_str(&t->strs, msg), opmfu_strtab_len(&t->strs, msg),
+						   &rec.value, &off, &why)) {
 			t->drops[msg ? why : OPMFU_DROP_FORMAT]++;
 			return 0;
 		}
@@ -423,19 +480,16 @@ static int mstx_row(struct scan *sc, sqlite3_value **v)
 		}
 		rec.start = start;
 		rec.end = end;
-		rec.msg = msg;
-		rec.name_off = (uint32_t)off;
-		if (OPMFU_GROW(t->recs, t->cap_recs, t->n_recs + 1))
-			return -1;
-		t->recs[t->n_recs++] = rec;
+		rec.name = msg;
+		rec.name_off = (uint32_t)off; /* flops_op_name: the message after "<FLOPs>-" */
+		return opmfu_ranges_add(&t->recs, &rec);
 	} else if (sqlite3_value_type(v[2]) == SQLITE_INTEGER && sqlite3_value_int64(v[2]) == 2) {
+		struct opmfu_range mod = { start, end, 0, msg, 0 };
 		if (bad_time) {
 			t->n_bad_rows++;
 			return 0;
 		}
-		if (OPMFU_GROW(t->mods, t->cap_mods, t->n_mods + 1))
-			return -1;
-		t->mods[t->n_mods++] = (struct opmfu_module_range){ start, end, msg };
+		return opmfu_ranges_add(&t->mods, &mod);
 	}
 	return 0;
 }
@@ -453,8 +507,8 @@ static enum opmfu_status read_mstx(struct reader *r, uint32_t sid_flops, uint32_
 	    (st = run_scan(r, &sc, opmfu_sql_ascend_mstx, "reading MSTX_EVENTS")))
 		return st;
 	/* in start order, ties in read order: on the second thread this
-	 * overlaps the join, and kernel MFU then finds them sorted */
-	if (opmfu_trace_sort_recs(r->t))
+	 * overlaps the join, and the FLOPs stage then finds them sorted */
+	if (opmfu_ranges_sort(&r->t->recs))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading MSTX_EVENTS", r->path);
 	return OPMFU_OK;
 }
@@ -463,7 +517,7 @@ static enum opmfu_status read_mstx(struct reader *r, uint32_t sid_flops, uint32_
 
 struct helper {
 	const char *path;
-	struct opmfu_trace t;  /* strs: a borrowed copy of the rank's (read-only); recs, mods, counts: its own */
+	struct opmfu_trace t;  /* strs: a borrowed copy of the rank's (read-only); ranges, counts: its own */
 	uint32_t sid_flops, sid_module;
 	struct opmfu_aj_api *api;
 	size_t n_api;
@@ -558,25 +612,24 @@ static void *helper_run(void *arg)
 static void take_mstx(struct opmfu_trace *t, struct helper *h)
 {
 	int i;
-	t->recs = h->t.recs;
-	t->n_recs = h->t.n_recs;
-	t->cap_recs = h->t.cap_recs;
-	t->mods = h->t.mods;
-	t->n_mods = h->t.n_mods;
-	t->cap_mods = h->t.cap_mods;
+	for (i = 0; i < OPMFU_RANGE__COUNT; i++) {
+		struct opmfu_ranges *from = opmfu_trace_ranges(&h->t, (enum opmfu_range_kind)i);
+		*opmfu_trace_ranges(t, (enum opmfu_range_kind)i) = *from;
+		memset(from, 0, sizeof(*from));
+	}
 	t->n_recs_read += h->t.n_recs_read;
 	t->n_bad_rows += h->t.n_bad_rows;
 	t->has_mstx = h->t.has_mstx;
 	for (i = 0; i < OPMFU_DROP__COUNT; i++)
 		t->drops[i] += h->t.drops[i];
-	h->t.recs = NULL;
-	h->t.mods = NULL;
 }
 
 /* The scans of the first connection, in dependency order (see ascend_join.h). */
-static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int has_comm, int has_sched)
+static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int has_comm, int has_sched,
+				     struct str_maps *maps)
 {
-	struct scan info = { .row = info_row, .n_cols = 5, .j = j }, sched = { .row = sched_row, .n_cols = 2, .j = j };
+	struct scan info = { .row = info_row, .n_cols = 5, .j = j, .maps = maps };
+	struct scan sched = { .row = sched_row, .n_cols = 2, .j = j };
 	struct scan task = { .row = task_row, .n_cols = 4, .j = j }, comm = { .row = comm_row, .n_cols = 4, .j = j };
 	struct scan conn = { .row = connection_row, .n_cols = 2, .j = j };
 	enum opmfu_status st;
@@ -615,23 +668,24 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	struct opmfu_ajoin j;
 	struct helper h;
 	pthread_t th;
-	int has_comm, has_sched, started = 0;
+	int has_comm, has_sched, started = 0, c;
 	uint32_t sid_flops = 0, sid_module = 0;
 	struct opmfu_aj_api *api = NULL;
 	size_t n_api = 0;
+	struct str_maps maps = { NULL, NULL, 0 };
 	enum opmfu_status st;
 
-	if ((st = read_strings(r, &sid_flops, &sid_module)))
+	if ((st = read_strings(r, &sid_flops, &sid_module, &maps)))
 		return st;
 	if ((st = need_table(r, "TASK", task_cols)) || (st = need_table(r, "COMPUTE_TASK_INFO", cti_cols)) ||
 	    (st = need_table(r, "CONNECTION_IDS", conn_cols)) || (st = need_table(r, "PYTORCH_API", api_cols)))
-		return st;
+		goto no_tables;
 	has_comm = table_exists(r, "COMMUNICATION_OP", &st);
 	if (st || (has_comm && (st = need_columns(r, "COMMUNICATION_OP", comm_cols))))
-		return st;
+		goto no_tables;
 	has_sched = table_exists(r, "COMMUNICATION_SCHEDULE_TASK_INFO", &st);
 	if (st || (has_sched && (st = need_columns(r, "COMMUNICATION_SCHEDULE_TASK_INFO", sched_cols))))
-		return st;
+		goto no_tables;
 	small_cache(r->db); /* the schema is in: no I/O, and no lock to wait for */
 
 	memset(&h, 0, sizeof(h));
@@ -645,7 +699,8 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 		started = 1;
 
 	opmfu_ajoin_init(&j);
-	st = read_tasks(r, &j, has_comm, has_sched);
+	st = read_tasks(r, &j, has_comm, has_sched, &maps);
+	str_maps_release(&maps); /* COMPUTE_TASK_INFO is in */
 	if (started) {
 		helper_wait_api(&h);
 		api = h.api;
@@ -677,10 +732,13 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	} else if (!st) {
 		st = read_mstx(r, sid_flops, sid_module);
 	}
-	opmfu_free(h.t.recs);
-	opmfu_free(h.t.mods);
+	for (c = 0; c < OPMFU_RANGE__COUNT; c++)
+		opmfu_ranges_release(opmfu_trace_ranges(&h.t, (enum opmfu_range_kind)c));
 	pthread_cond_destroy(&h.cv);
 	pthread_mutex_destroy(&h.mu);
+	return st;
+no_tables:
+	str_maps_release(&maps);
 	return st;
 }
 
