@@ -9,9 +9,8 @@
  */
 #include "flops/flops.h"
 
-#include <string.h>
 
-#include "base/hash.h"
+#include "base/idtab.h"
 #include "base/mem.h"
 #include "base/sort.h"
 
@@ -77,50 +76,19 @@ nomem:
 	return -1;
 }
 
-/* ---- a per-record set of (kernel start, kernel end), cleared by generation ---- */
-
-struct pair_set {
-	struct pair_slot {
-		int64_t a, b;
-		uint32_t gen;
-	} *slot;
-	size_t cap;
-	uint32_t gen;
+/* The per-record set of (kernel start, kernel end): an idtab over the
+ * window's positions, cleared in O(1) for each record. */
+struct pair_probe {
+	const struct opmfu_link *links;
+	const uint32_t *win;
+	int64_t a, b;
 };
 
-static int pair_set_reset(struct pair_set *s, size_t expect)
+static int pair_eq(const void *probe, uint32_t id)
 {
-	size_t need = 16;
-	while (need < expect * 2)
-		need *= 2;
-	if (need > s->cap) {
-		opmfu_free(s->slot);
-		s->slot = opmfu_calloc(need, sizeof(*s->slot));
-		if (!s->slot) {
-			s->cap = 0;
-			return -1;
-		}
-		s->cap = need;
-		s->gen = 0;
-	}
-	if (++s->gen == 0) {
-		memset(s->slot, 0, s->cap * sizeof(*s->slot));
-		s->gen = 1;
-	}
-	return 0;
-}
-
-/* Adds (a, b); returns 1 if it was new. */
-static int pair_set_add(struct pair_set *s, int64_t a, int64_t b)
-{
-	size_t h = (size_t)opmfu_mix64((uint64_t)a * 31 + (uint64_t)b) & (s->cap - 1);
-	while (s->slot[h].gen == s->gen) {
-		if (s->slot[h].a == a && s->slot[h].b == b)
-			return 0;
-		h = (h + 1) & (s->cap - 1);
-	}
-	s->slot[h] = (struct pair_slot){ a, b, s->gen };
-	return 1;
+	const struct pair_probe *p = probe;
+	const struct opmfu_link *l = &p->links[p->win[id]];
+	return l->k_start == p->a && l->k_end == p->b;
 }
 
 /* SPEC 2 step 3: per record, in start order, the S rows whose op start lies
@@ -129,10 +97,12 @@ static int run(struct opmfu_flops *fl, const struct opmfu_trace *t, void *state)
 {
 	const struct rec_state *rs = state;
 	const struct opmfu_ranges *recs = &t->recs;
-	struct pair_set seen = { NULL, 0, 0 };
+	struct opmfu_idtab seen;
+	struct pair_probe p = { t->links, NULL, 0, 0 };
 	size_t i, lo = 0;
 	int rc = -1;
 
+	opmfu_idtab_init(&seen);
 	if (OPMFU_RESERVE(fl->facts, fl->cap_facts, fl->n_facts + recs->n))
 		goto out;
 	for (i = 0; i < recs->n; i++) {
@@ -151,11 +121,21 @@ static int run(struct opmfu_flops *fl, const struct opmfu_trace *t, void *state)
 			fl->drops[OPMFU_DROP_NO_KERNEL]++;
 			continue;
 		}
-		if (pair_set_reset(&seen, hi - lo) || !(win = opmfu_flops_room(fl, hi - lo)))
+		/* room for 3/2 of the window: at most half full, as a probe is cheapest */
+		opmfu_idtab_clear(&seen);
+		if (opmfu_idtab_reserve(&seen, (hi - lo) * 3 / 2 + 1) || !(win = opmfu_flops_room(fl, hi - lo)))
 			goto out;
+		p.win = win;
 		for (k = lo; k < hi; k++) {
 			const struct opmfu_link *l = &t->links[rs->s[k]];
-			if (pair_set_add(&seen, l->k_start, l->k_end))
+			uint32_t id;
+			p.a = l->k_start;
+			p.b = l->k_end;
+			id = opmfu_idtab_get(&seen, opmfu_mix64((uint64_t)p.a * 31 + (uint64_t)p.b), pair_eq, &p,
+					     (uint32_t)n);
+			if (id == OPMFU_IDTAB_NONE)
+				goto out;
+			if (id == n)
 				win[n++] = rs->s[k];
 		}
 		if (opmfu_flops_add(fl, &f, n))
@@ -163,7 +143,7 @@ static int run(struct opmfu_flops *fl, const struct opmfu_trace *t, void *state)
 	}
 	rc = 0;
 out:
-	opmfu_free(seen.slot);
+	opmfu_idtab_release(&seen);
 	return rc;
 }
 

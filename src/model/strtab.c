@@ -9,6 +9,7 @@
 
 #include "base/lbound.h"
 #include "base/mem.h"
+#include "base/sort.h"
 
 void opmfu_strtab_init(struct opmfu_strtab *t)
 {
@@ -97,25 +98,26 @@ int opmfu_strtab_map_id(struct opmfu_strtab *t, int64_t id, uint32_t sid)
 	return 0;
 }
 
-static int cmp_strid(const void *a, const void *b)
+static int less_strid(const void *a, const void *b)
 {
 	const struct opmfu_strid *x = a, *y = b;
 	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->pos < y->pos ? -1 : (x->pos > y->pos);
+		return x->id < y->id;
+	return x->pos < y->pos;
 }
 
-void opmfu_strtab_finish(struct opmfu_strtab *t)
+int opmfu_strtab_finish(struct opmfu_strtab *t)
 {
 	size_t i, k = 0;
 
 	opmfu_idtab_release(&t->hash); /* no more interning after loading */
-	if (t->sparse_n > 1)
-		qsort(t->sparse, t->sparse_n, sizeof(*t->sparse), cmp_strid);
+	if (opmfu_sort_array(t->sparse, t->sparse_n, sizeof(*t->sparse), less_strid))
+		return -1;
 	for (i = 0; i < t->sparse_n; i++)
 		if (!k || t->sparse[k - 1].id != t->sparse[i].id) /* first mapping wins */
 			t->sparse[k++] = t->sparse[i];
 	t->sparse_n = k;
+	return 0;
 }
 
 static int id_before(const void *ctx, size_t i, const void *key)

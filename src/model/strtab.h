@@ -37,8 +37,9 @@ uint32_t opmfu_strtab_intern(struct opmfu_strtab *t, const char *s, size_t len);
  * first mapping of an id wins. Returns 0 or -1 on allocation failure. */
 int opmfu_strtab_map_id(struct opmfu_strtab *t, int64_t id, uint32_t sid);
 /* Must be called once after the last map_id and before lookup; frees the
- * interning hash (no more interning after loading). */
-void opmfu_strtab_finish(struct opmfu_strtab *t);
+ * interning hash (no more interning after loading). Returns 0, or -1 when
+ * out of memory (then the table serves only to be released). */
+int opmfu_strtab_finish(struct opmfu_strtab *t);
 /* sid of database id, or 0 when the id is unknown. */
 uint32_t opmfu_strtab_lookup(const struct opmfu_strtab *t, int64_t id);
 

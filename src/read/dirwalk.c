@@ -9,10 +9,11 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/sort.h"
 
-static int cmp_str(const void *a, const void *b)
+static int less_str(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(char *const *)a, *(char *const *)b) < 0;
 }
 
 long opmfu_dir_names(const char *dir, char ***names)
@@ -37,8 +38,11 @@ long opmfu_dir_names(const char *dir, char ***names)
 		n++;
 	}
 	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_str);
+	if (opmfu_sort_array(v, n, sizeof(*v), less_str)) {
+		opmfu_dir_names_free(v, (long)n);
+		errno = ENOMEM;
+		return -1;
+	}
 	*names = v;
 	return (long)n;
 }

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/lbound.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "base/sort.h"
 #include "read/dirwalk.h"
 #include "read/reader.h"
 
@@ -285,33 +287,30 @@ enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 					     paths[i], what, OPMFU_RANK_DEPTH);
 		}
 	}
-	opmfu_rank_list_sort(list);
+	if (opmfu_rank_list_sort(list))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory sorting %zu ranks", list->n);
 	return OPMFU_OK;
 }
 
-static int cmp_rank(const void *a, const void *b)
+static int less_rank(const void *a, const void *b)
 {
-	const struct opmfu_rank_input *x = a, *y = b;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	return ((const struct opmfu_rank_input *)a)->rank < ((const struct opmfu_rank_input *)b)->rank;
 }
 
-void opmfu_rank_list_sort(struct opmfu_rank_list *list)
+int opmfu_rank_list_sort(struct opmfu_rank_list *list)
 {
-	if (list->n > 1)
-		qsort(list->v, list->n, sizeof(*list->v), cmp_rank);
+	return opmfu_sort_array(list->v, list->n, sizeof(*list->v), less_rank);
+}
+
+static int rank_before(const void *ctx, size_t i, const void *key)
+{
+	return ((const struct opmfu_rank_input *)ctx)[i].rank < *(const int *)key;
 }
 
 /* Index of rank in the sorted list, or list->n. */
 static size_t find_rank(const struct opmfu_rank_list *list, int rank)
 {
-	size_t lo = 0, hi = list->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (list->v[mid].rank < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = opmfu_lbound(0, list->n, rank_before, list->v, &rank);
 	return lo < list->n && list->v[lo].rank == rank ? lo : list->n;
 }
 

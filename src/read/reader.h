@@ -109,8 +109,9 @@ enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 				 const struct opmfu_reader *const *readers, struct opmfu_rank_list *list,
 				 opmfu_warn_fn warn, void *ctx, struct opmfu_err *err);
 
-/* Sorts by rank id (duplicate ids were already resolved). */
-void opmfu_rank_list_sort(struct opmfu_rank_list *list);
+/* Sorts by rank id (duplicate ids were already resolved). Returns 0, or -1
+ * when out of memory (the list unchanged). */
+int opmfu_rank_list_sort(struct opmfu_rank_list *list);
 
 /* Keeps only the given ranks of a sorted list. A rank that is not in the list
  * is OPMFU_ERR_USAGE naming it (the list is then unchanged). */

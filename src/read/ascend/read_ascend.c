@@ -329,7 +329,10 @@ static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uin
 		str_maps_release(maps);
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading STRING_IDS", r->path);
 	}
-	opmfu_strtab_finish(&r->t->strs);
+	if (opmfu_strtab_finish(&r->t->strs)) {
+		str_maps_release(maps);
+		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading STRING_IDS", r->path);
+	}
 	return OPMFU_OK;
 }
 
