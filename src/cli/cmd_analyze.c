@@ -96,129 +96,160 @@ bad:
 	return -1;
 }
 
-int opmfu_cmd_analyze(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
-		{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
-		{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
-		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-		{ "timings", no_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
+struct analyze_args {
 	struct opmfu_opts o;
-	struct opmfu_report rep;
-	struct opmfu_err err = OPMFU_ERR_INIT;
-	struct progress_ctx pctx = { 0 };
-	enum opmfu_status st;
+	int quiet, timings;
+	int *ranks; /* owned */
+};
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
+	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
+	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
+	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+	{ "timings", no_argument, NULL, 'T' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option with a value into a; usage errors exit. */
+static void take_option(struct analyze_args *a, int c, const char *arg, int *have_cli_peak)
+{
+	char msg[256];
+
+	switch (c) {
+	case 'o':
+		a->o.out_dir = arg;
+		break;
+	case 'E':
+		if (!strcmp(arg, "db"))
+			a->o.exports = OPMFU_EXPORT_DB;
+		else if (!strcmp(arg, "xlsx"))
+			a->o.exports = OPMFU_EXPORT_XLSX;
+		else if (!strcmp(arg, "db,xlsx") || !strcmp(arg, "xlsx,db"))
+			a->o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX;
+		else
+			opmfu_die_usage("analyze ", "--export: '%s' is not db, xlsx or db,xlsx", arg);
+		break;
+	case 'P':
+		if (opmfu_parse_peak_spec(arg, a->o.peak_tflops, msg, sizeof(msg)))
+			opmfu_die_usage("analyze ", "--peak: %s", msg);
+		a->o.peak_origin = "--peak";
+		*have_cli_peak = 1;
+		break;
+	case 'C':
+		a->o.chip = arg;
+		break;
+	case 'j': {
+		char *end;
+		long v = strtol(arg, &end, 10);
+		if (*end || end == arg || v < 1 || v > 1024)
+			opmfu_die_usage("analyze ", "--jobs: '%s' is not a number from 1 to 1024", arg);
+		a->o.jobs = (int)v;
+		break;
+	}
+	case 'R': {
+		int *ranks = NULL, n = parse_rank_list(arg, &ranks);
+		if (n < 0)
+			opmfu_die_usage("analyze ", "--rank-list: '%s' is not a list like 0,3,8-15", arg);
+		free(a->ranks); /* the last --rank-list counts */
+		a->o.ranks = a->ranks = ranks;
+		a->o.n_ranks = (size_t)n;
+		break;
+	}
+	}
+}
+
+/* Options into a; returns 1 when --help was printed. Usage errors exit. */
+static int parse_args(int argc, char **argv, struct analyze_args *a)
+{
 	const char *env_peak = getenv("OPMFU_PEAK");
 	char msg[256];
-	int c, quiet = 0, timings = 0, have_cli_peak = 0, *ranks = NULL, rc;
+	int c, have_cli_peak = 0;
 
-	memset(&o, 0, sizeof(o));
-	o.exports = OPMFU_EXPORT_DB;
+	memset(a, 0, sizeof(*a));
+	a->o.exports = OPMFU_EXPORT_DB;
 	optind = 1;
 	opterr = 0; /* we word the messages ourselves */
 	while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			o.out_dir = optarg;
-			break;
-		case 'E': {
-			if (!strcmp(optarg, "db"))
-				o.exports = OPMFU_EXPORT_DB;
-			else if (!strcmp(optarg, "xlsx"))
-				o.exports = OPMFU_EXPORT_XLSX;
-			else if (!strcmp(optarg, "db,xlsx") || !strcmp(optarg, "xlsx,db"))
-				o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX;
-			else
-				opmfu_die_usage("analyze ", "--export: '%s' is not db, xlsx or db,xlsx", optarg);
-			break;
-		}
-		case 'P':
-			if (opmfu_parse_peak_spec(optarg, o.peak_tflops, msg, sizeof(msg)))
-				opmfu_die_usage("analyze ", "--peak: %s", msg);
-			o.peak_origin = "--peak";
-			have_cli_peak = 1;
-			break;
-		case 'C':
-			o.chip = optarg;
-			break;
-		case 'j': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 1 || v > 1024)
-				opmfu_die_usage("analyze ", "--jobs: '%s' is not a number from 1 to 1024", optarg);
-			o.jobs = (int)v;
-			break;
-		}
-		case 'R': {
-			int n = parse_rank_list(optarg, &ranks);
-			if (n < 0)
-				opmfu_die_usage("analyze ", "--rank-list: '%s' is not a list like 0,3,8-15", optarg);
-			free((void *)o.ranks);
-			o.ranks = ranks;
-			o.n_ranks = (size_t)n;
-			break;
-		}
 		case 'q':
-			quiet = 1;
+			a->quiet = 1;
 			break;
 		case 'T':
-			timings = 1;
+			a->timings = 1;
 			break;
 		case 'h':
 			fputs(usage_analyze, stdout);
-			return 0;
+			return 1;
 		case ':':
 			opmfu_die_usage("analyze ", "option '%s' needs a value", argv[optind - 1]);
 			break;
-		default:
+		case '?':
 			opmfu_die_usage("analyze ", "unknown option '%s'", argv[optind - 1]);
+			break;
+		default:
+			take_option(a, c, optarg, &have_cli_peak);
 		}
 	}
 	if (optind >= argc)
 		opmfu_die_usage("analyze ", "%s", "analyze needs at least one PATH");
 	if (!have_cli_peak && env_peak && *env_peak) {
-		if (opmfu_parse_peak_spec(env_peak, o.peak_tflops, msg, sizeof(msg)))
+		if (opmfu_parse_peak_spec(env_peak, a->o.peak_tflops, msg, sizeof(msg)))
 			opmfu_die_usage("analyze ", "OPMFU_PEAK: %s", msg);
-		o.peak_origin = "OPMFU_PEAK";
+		a->o.peak_origin = "OPMFU_PEAK";
 	}
-	o.inputs = (const char *const *)(argv + optind);
-	o.n_inputs = (size_t)(argc - optind);
-	o.on_warning = on_warning;
-	pctx.enabled = !quiet && isatty(2);
-	o.on_progress = on_progress;
-	o.ctx = &pctx;
-
-	st = opmfu_analyze(&o, &rep, &err);
-	if (!quiet && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
-		opmfu_print_summary(&rep, timings);
-	switch (st) {
-	case OPMFU_OK:
-		rc = 0;
-		break;
-	case OPMFU_ERR_USAGE:
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
-		rc = EXIT_USAGE;
-		break;
-	case OPMFU_ERR_PARTIAL: {
-		size_t i;
-		for (i = 0; i < rep.n_ranks; i++)
-			if (rep.ranks[i].state == OPMFU_RANK_FAILED)
-				fprintf(stderr, "%s: error: rank %d: %s\n", opmfu_prog, rep.ranks[i].rank,
-					rep.ranks[i].reason);
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
-		rc = rep.n_failed < rep.n_ranks ? EXIT_PARTIAL : 1;
-		break;
-	}
-	default:
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
-		rc = 1;
-		break;
-	}
-	opmfu_report_release(&rep);
-	free(ranks);
-	return rc;
+	a->o.inputs = (const char *const *)(argv + optind);
+	a->o.n_inputs = (size_t)(argc - optind);
+	return 0;
 }
 
+/* The status as messages on standard error and an exit code. */
+static int exit_code(enum opmfu_status st, const struct opmfu_report *rep, const struct opmfu_err *err)
+{
+	size_t i;
+
+	switch (st) {
+	case OPMFU_OK:
+		return 0;
+	case OPMFU_ERR_USAGE:
+		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		return EXIT_USAGE;
+	case OPMFU_ERR_PARTIAL:
+		for (i = 0; i < rep->n_ranks; i++)
+			if (rep->ranks[i].state == OPMFU_RANK_FAILED)
+				fprintf(stderr, "%s: error: rank %d: %s\n", opmfu_prog, rep->ranks[i].rank,
+					rep->ranks[i].reason);
+		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		return rep->n_failed < rep->n_ranks ? EXIT_PARTIAL : 1;
+	default:
+		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		return 1;
+	}
+}
+
+int opmfu_cmd_analyze(int argc, char **argv)
+{
+	struct analyze_args a;
+	struct opmfu_report rep;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	struct progress_ctx pctx = { 0 };
+	enum opmfu_status st;
+	int rc;
+
+	if (parse_args(argc, argv, &a)) {
+		free(a.ranks);
+		return 0;
+	}
+	a.o.on_warning = on_warning;
+	pctx.enabled = !a.quiet && isatty(2);
+	a.o.on_progress = on_progress;
+	a.o.ctx = &pctx;
+
+	st = opmfu_analyze(&a.o, &rep, &err);
+	if (!a.quiet && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
+		opmfu_print_summary(&rep, a.timings);
+	rc = exit_code(st, &rep, &err);
+	opmfu_report_release(&rep);
+	free(a.ranks);
+	return rc;
+}

@@ -79,14 +79,58 @@ static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
 	return OPMFU_OK;
 }
 
+/* Where the results go: OUT/cluster_analysis_output/ with the database and,
+ * for xlsx, OperatorMfu/ (SPEC 4). */
+static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
+				     struct opmfu_report *rep, struct opmfu_err *err)
+{
+	const char *base = o->out_dir ? o->out_dir : list->v[0].out_hint;
+	enum opmfu_status st;
+
+	if (!(rep->out_dir = opmfu_path_join(base, "cluster_analysis_output")))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	if ((st = mkdirs(rep->out_dir, err)))
+		return st;
+	if (o->exports & OPMFU_EXPORT_XLSX) {
+		if (!(rep->xlsx_dir = opmfu_path_join(rep->out_dir, "OperatorMfu")))
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+		if ((st = mkdirs(rep->xlsx_dir, err)))
+			return st;
+	}
+	if (!(rep->out_db = opmfu_path_join(rep->out_dir, "cluster_analysis.db")))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	if (o->exports && !(o->exports & OPMFU_EXPORT_DB)) {
+		/* --export xlsx writes the workbooks only, as the reference's text export does */
+		opmfu_free(rep->out_db);
+		rep->out_db = NULL;
+	}
+	return OPMFU_OK;
+}
+
+/* One report entry per rank, in rank order. */
+static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct opmfu_report *rep,
+				      struct opmfu_err *err)
+{
+	size_t i;
+
+	if (!(rep->ranks = opmfu_calloc(list->n, sizeof(*rep->ranks))))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	rep->n_ranks = list->n;
+	for (i = 0; i < list->n; i++) {
+		rep->ranks[i].rank = list->v[i].rank;
+		rep->ranks[i].mfu_recorded = -1;
+		if (!(rep->ranks[i].db_path = opmfu_strdup(list->v[i].path)))
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	}
+	return OPMFU_OK;
+}
+
 enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_err *err)
 {
 	struct opmfu_rank_list list = { NULL, 0, 0 };
 	struct opmfu_writers ws = OPMFU_WRITERS_INIT;
 	enum opmfu_status st = OPMFU_OK;
 	double t0 = opmfu_now_s();
-	size_t i;
-	const char *base;
 
 	memset(rep, 0, sizeof(*rep));
 	if (o->n_inputs == 0)
@@ -100,49 +144,8 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
 		goto out;
 
-	base = o->out_dir ? o->out_dir : list.v[0].out_hint;
-	rep->out_dir = opmfu_path_join(base, "cluster_analysis_output");
-	if (!rep->out_dir) {
-		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	if ((st = make_layout(o, &list, rep, err)) || (st = start_report(&list, rep, err)))
 		goto out;
-	}
-	if ((st = mkdirs(rep->out_dir, err)))
-		goto out;
-	if (o->exports & OPMFU_EXPORT_XLSX) {
-		rep->xlsx_dir = opmfu_path_join(rep->out_dir, "OperatorMfu");
-		if (!rep->xlsx_dir) {
-			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		if ((st = mkdirs(rep->xlsx_dir, err)))
-			goto out;
-	}
-	rep->ranks = opmfu_calloc(list.n, sizeof(*rep->ranks));
-	if (!rep->ranks) {
-		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	rep->n_ranks = list.n;
-	for (i = 0; i < list.n; i++) {
-		rep->ranks[i].rank = list.v[i].rank;
-		rep->ranks[i].db_path = opmfu_strdup(list.v[i].path);
-		rep->ranks[i].mfu_recorded = -1;
-		if (!rep->ranks[i].db_path) {
-			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-	}
-
-	rep->out_db = opmfu_path_join(rep->out_dir, "cluster_analysis.db");
-	if (!rep->out_db) {
-		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (o->exports && !(o->exports & OPMFU_EXPORT_DB)) {
-		/* --export xlsx writes the workbooks only, as the reference's text export does */
-		opmfu_free(rep->out_db);
-		rep->out_db = NULL;
-	}
 
 	st = opmfu_run_ranks(o, &list, rep, &ws, t0, err);
 	if (st)
