@@ -121,12 +121,9 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 		rr->state = OPMFU_RANK_OK;
 	} else if (w->trace.n_compute == 0) {
 		set_reason(rr, OPMFU_RANK_NO_MFU,
-			   "no compute kernels linked to framework ops (COMPUTE_TASK_INFO/TASK/CONNECTION_IDS/PYTORCH_API)");
-	} else if (!w->trace.has_mstx) {
-		set_reason(rr, OPMFU_RANK_NO_MFU,
-			   "no MSTX_EVENTS table: the profile was collected without mstx, so it holds no FLOPs records (collect with with_flops=True and mstx enabled)");
+			   w->trace.why_no_links ? w->trace.why_no_links : "no compute kernels linked to framework ops");
 	} else if (w->trace.n_recs_read == 0) {
-		set_reason(rr, OPMFU_RANK_NO_MFU, "no mfu_flops records in MSTX_EVENTS (collect with with_flops=True)");
+		set_reason(rr, OPMFU_RANK_NO_MFU, w->trace.why_no_records ? w->trace.why_no_records : "no FLOPs records");
 	} else if (!have_peak && valid > 0) {
 		rr->state = OPMFU_RANK_FAILED;
 		rr->reason[0] = '\0';

@@ -85,7 +85,10 @@ struct opmfu_trace {
 	size_t n_recs_read;          /* FLOPs records seen, parsed or not */
 	size_t drops[OPMFU_DROP__COUNT]; /* read-time drops (format..range) */
 	size_t n_bad_rows;           /* link/module rows skipped for junk timestamps */
-	int has_mstx;                /* the trace has a place for ranges (Ascend: MSTX_EVENTS exists) */
+	/* the reader's words for what the trace lacks, for the summary (static
+	 * strings; NULL: the model's plain words) */
+	const char *why_no_links;   /* no compute kernel links to a framework op */
+	const char *why_no_records; /* no FLOPs records */
 	struct opmfu_device device;  /* the chip, as the trace describes it */
 };
 

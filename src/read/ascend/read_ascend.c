@@ -505,7 +505,7 @@ static enum opmfu_status read_mstx(struct reader *r, uint32_t sid_flops, uint32_
 
 	if (!table_exists(r, "MSTX_EVENTS", &st))
 		return st;
-	r->t->has_mstx = 1;
+	r->t->why_no_records = "no mfu_flops records in MSTX_EVENTS (collect with with_flops=True)";
 	if ((st = need_columns(r, "MSTX_EVENTS", cols)) ||
 	    (st = run_scan(r, &sc, opmfu_sql_ascend_mstx, "reading MSTX_EVENTS")))
 		return st;
@@ -622,7 +622,8 @@ static void take_mstx(struct opmfu_trace *t, struct helper *h)
 	}
 	t->n_recs_read += h->t.n_recs_read;
 	t->n_bad_rows += h->t.n_bad_rows;
-	t->has_mstx = h->t.has_mstx;
+	if (h->t.why_no_records)
+		t->why_no_records = h->t.why_no_records;
 	for (i = 0; i < OPMFU_DROP__COUNT; i++)
 		t->drops[i] += h->t.drops[i];
 }
@@ -658,6 +659,15 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 	return OPMFU_OK;
 }
 
+/* What the summary says when the trace lacks links or records: in this
+ * format's words, so that nothing after the reader needs to know them. */
+static void set_whys(struct opmfu_trace *t)
+{
+	t->why_no_links = "no compute kernels linked to framework ops (COMPUTE_TASK_INFO/TASK/CONNECTION_IDS/PYTORCH_API)";
+	t->why_no_records = "no MSTX_EVENTS table: the profile was collected without mstx, so it holds no FLOPs "
+			    "records (collect with with_flops=True and mstx enabled)";
+}
+
 static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn on_links, void *ctx)
 {
 	static const char *const task_cols[] = { "startNs", "endNs", "connectionId", "globalTaskId", NULL };
@@ -678,6 +688,7 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	struct str_maps maps = { NULL, NULL, 0 };
 	enum opmfu_status st;
 
+	set_whys(t);
 	if ((st = read_strings(r, &sid_flops, &sid_module, &maps)))
 		return st;
 	if ((st = need_table(r, "TASK", task_cols)) || (st = need_table(r, "COMPUTE_TASK_INFO", cti_cols)) ||
