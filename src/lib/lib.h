@@ -11,6 +11,7 @@
 #include "analyze/op_mfu.h"
 #include "base/err.h"
 #include "flops/flops.h"
+#include "model/peaks.h"
 #include "model/table.h"
 #include "model/trace.h"
 #include "opmfu.h"
@@ -18,7 +19,8 @@
 #include "write/writer.h"
 
 struct peak_choice {
-	struct opmfu_peaks pk;
+	struct opmfu_peaks pk;        /* the reference's classes, for OperatorMFU */
+	struct opmfu_rank_peaks prec; /* SPEC 8's classes, for every other MFU */
 	const char *src[OPMFU_NCLASS]; /* index into labels */
 	char labels[3][600];
 	char no_peak_why[1200];

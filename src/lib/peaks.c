@@ -16,6 +16,23 @@
 
 _Static_assert(OPMFU_DEVICE_NCLASS == OPMFU_DT__COUNT, "a device's peaks are indexed by dtype class");
 
+/* SPEC 8's classes from the reference's: fp16, int8 and fp8 as they are.
+ * NEEDSWORK: fp32, tf32 and fp4 (issue 19: per-class table and device
+ * peaks, stated fallback rules). */
+static void set_prec_peaks(struct peak_choice *pc)
+{
+	static const int from[][2] = { { OPMFU_PREC_FP16, OPMFU_DT_FP16 },
+				       { OPMFU_PREC_INT8, OPMFU_DT_INT8 },
+				       { OPMFU_PREC_FP8, OPMFU_DT_FP8 } };
+	size_t i;
+
+	memset(&pc->prec, 0, sizeof(pc->prec));
+	for (i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+		pc->prec.flops[from[i][0]] = pc->pk.flops[from[i][1]];
+		pc->prec.source[from[i][0]] = pc->src[from[i][1]];
+	}
+}
+
 void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *dev, struct peak_choice *pc)
 {
 	int c, any = 0;
@@ -45,14 +62,15 @@ void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *
 	if (!any) {
 		/* why, for when nothing else gives a peak either */
 		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "%s", dev->no_peak);
-		return;
+	} else {
+		snprintf(pc->labels[2], sizeof(pc->labels[2]), "%s", dev->source);
+		for (c = 0; c < OPMFU_NCLASS; c++)
+			if (!pc->src[c] && dev->peak_flops[c] > 0) {
+				pc->pk.flops[c] = dev->peak_flops[c];
+				pc->src[c] = pc->labels[2];
+			}
 	}
-	snprintf(pc->labels[2], sizeof(pc->labels[2]), "%s", dev->source);
-	for (c = 0; c < OPMFU_NCLASS; c++)
-		if (!pc->src[c] && dev->peak_flops[c] > 0) {
-			pc->pk.flops[c] = dev->peak_flops[c];
-			pc->src[c] = pc->labels[2];
-		}
+	set_prec_peaks(pc);
 }
 
 void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)

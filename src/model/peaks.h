@@ -1,0 +1,25 @@
+/*
+ * peaks.h - a rank's peak FLOPS per SPEC 8 class, each with where it came
+ * from: what every MFU beyond the reference's OperatorMFU divides by. The
+ * policy that fills it (override > --chip > the trace's device) is
+ * lib/peaks.c's; analyses only read it.
+ */
+#ifndef OPMFU_PEAKS_H
+#define OPMFU_PEAKS_H
+
+#include "model/dtype.h"
+
+struct opmfu_rank_peaks {
+	double flops[OPMFU_PREC__COUNT];       /* FLOPS per enum opmfu_prec; 0: no peak for the class */
+	const char *source[OPMFU_PREC__COUNT]; /* where each came from ("override (--peak)", "built-in
+						  table: H100 SXM (...)", "info.json PATH (...)", or a stated
+						  fallback rule); NULL: none. Owned by the filler. */
+};
+
+/* The peak for class p (enum opmfu_prec), 0 when p has none or is no class. */
+static inline double opmfu_rank_peak(const struct opmfu_rank_peaks *pk, int p)
+{
+	return p >= 0 && p < OPMFU_PREC__COUNT ? pk->flops[p] : 0;
+}
+
+#endif
