@@ -11,6 +11,7 @@
 /* a link per (kernel, op) row: 10^6 kernels cost 56 MB of them */
 _Static_assert(sizeof(struct opmfu_link) == 56, "struct opmfu_link must stay 56 bytes");
 _Static_assert(sizeof(struct opmfu_range) == 32, "struct opmfu_range is 32 bytes");
+_Static_assert(sizeof(struct opmfu_kext) == 16, "struct opmfu_kext is 16 bytes");
 
 void opmfu_trace_init(struct opmfu_trace *t)
 {
@@ -24,6 +25,7 @@ void opmfu_trace_release(struct opmfu_trace *t)
 	int k;
 	opmfu_strtab_release(&t->strs);
 	opmfu_free(t->links);
+	opmfu_free(t->kx);
 	opmfu_free(t->dtypes);
 	for (k = 0; k < OPMFU_RANGE__COUNT; k++)
 		opmfu_ranges_release(opmfu_trace_ranges(t, (enum opmfu_range_kind)k));
@@ -37,6 +39,8 @@ struct opmfu_ranges *opmfu_trace_ranges(struct opmfu_trace *t, enum opmfu_range_
 	case OPMFU_RANGE_MODULE: return &t->mods;
 	case OPMFU_RANGE_FLOPS: return &t->recs;
 	case OPMFU_RANGE_STEP: return &t->steps;
+	case OPMFU_RANGE_COMM: return &t->comm;
+	case OPMFU_RANGE_KERNEL: return &t->kernels;
 	case OPMFU_RANGE__COUNT: break;
 	}
 	return NULL;

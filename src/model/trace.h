@@ -35,10 +35,36 @@ struct opmfu_link {
 
 /* Kinds of named time ranges. */
 enum opmfu_range_kind {
-	OPMFU_RANGE_MODULE = 0, /* a module call (Ascend Module ranges) */
+	OPMFU_RANGE_MODULE = 0, /* a module call (Ascend Module ranges, Kineto nn.Module events) */
 	OPMFU_RANGE_FLOPS = 1,  /* a FLOPs record (SPEC 1.3): value = FLOPs */
-	OPMFU_RANGE_STEP = 2,   /* a training step: value = step number */
+	OPMFU_RANGE_STEP = 2,   /* a training step (STEP_TIME, ProfilerStep#N): value = step number */
+	OPMFU_RANGE_COMM = 3,   /* communication on the device, linked to an op or not: name = its type */
+	OPMFU_RANGE_KERNEL = 4, /* a compute kernel on the device that links to no framework op: name = kernel */
 	OPMFU_RANGE__COUNT
+};
+
+/*
+ * What the shape FLOPs formulas (SPEC 9) need of a compute link beyond its
+ * shapes and dtypes, parallel to links[0 .. n_compute) when the reader has
+ * it (t->kx non-NULL). All sids; 0: unknown. 16 bytes.
+ */
+struct opmfu_kext {
+	uint32_t type;        /* the op type the shapes describe: Ascend opType ("MatMulV2"), Kineto the
+				 framework op's name ("aten::addmm") */
+	uint32_t in_formats;  /* ';'-joined input tensor formats, normalised names (ND, NCHW, NC1HWC0,
+				 FRACTAL_Z, FRACTAL_NZ, ...); 0: all ND */
+	uint32_t out_formats; /* the same for the outputs */
+	uint32_t attrs;       /* attributes, entries separated by OPMFU_ATTR_SEP: "key=value" is named
+				 (Ascend: "sparse_mode=3"), anything else is the next positional value
+				 (Kineto's Concrete Inputs, in order; an empty entry is a tensor) */
+};
+#define OPMFU_ATTR_SEP '\x1f'
+
+/* Whose shapes the links carry. */
+enum opmfu_shape_scope {
+	OPMFU_SHAPES_KERNEL = 0, /* each kernel's own (Ascend COMPUTE_TASK_INFO): FLOPs per kernel */
+	OPMFU_SHAPES_OP = 1,     /* the framework op's, the same on every link of an op instance (Kineto):
+				    FLOPs per op instance */
 };
 
 /* One named time range. 32 bytes. */
@@ -75,13 +101,15 @@ struct opmfu_trace {
 	struct opmfu_strtab strs;
 	struct opmfu_link *links; /* compute kernels first, then comm sources */
 	size_t n_links, cap_links;
+	struct opmfu_kext *kx;    /* [n_compute] or NULL (struct opmfu_kext) */
+	enum opmfu_shape_scope shape_scope;
 	size_t n_compute, n_comm_op, n_comm_sched; /* links per source, in that order */
 	size_t n_ops;             /* op instance ids in use (0 .. n_ops - 1) */
 	uint32_t shape_unknown;   /* the sid links carry for shapes not known (init: matches none) */
 	struct opmfu_dtype *dtypes; /* [0] is "no list"; see opmfu_trace_dtype */
 	size_t n_dtypes, cap_dtypes;
 	/* named ranges by kind (opmfu_trace_ranges) */
-	struct opmfu_ranges mods, recs, steps;
+	struct opmfu_ranges mods, recs, steps, comm, kernels;
 	size_t n_recs_read;          /* FLOPs records seen, parsed or not */
 	size_t drops[OPMFU_DROP__COUNT]; /* read-time drops (format..range) */
 	size_t n_bad_rows;           /* link/module rows skipped for junk timestamps */

@@ -1,0 +1,57 @@
+/*
+ * shape_flops.h - FLOPs of one call from its shapes (SPEC 9): the matmul,
+ * attention and convolution families, for Ascend kernels (opType, formats,
+ * attributes) and framework ops (aten names, Input Dims, Concrete Inputs)
+ * alike. A multiply-add is 2 FLOPs; only the matrix or attention body
+ * counts. Pure functions over texts: no allocation, safe on any bytes.
+ */
+#ifndef OPMFU_SHAPE_FLOPS_H
+#define OPMFU_SHAPE_FLOPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A text that need not be NUL-terminated; s NULL: absent. */
+struct opmfu_text {
+	const char *s;
+	size_t n;
+};
+
+/* One call as a trace describes it (struct opmfu_link + struct opmfu_kext). */
+struct opmfu_shape_call {
+	struct opmfu_text type;        /* "MatMulV2", "FlashAttentionScoreGrad", "aten::addmm" */
+	struct opmfu_text in_shapes;   /* normalised shape list (model/shape.h); absent: unknown */
+	struct opmfu_text out_shapes;  /* the same for the outputs; may be absent */
+	struct opmfu_text in_formats;  /* ';'-joined, one per input tensor ("NC1HWC0;FRACTAL_Z;NCHW");
+					  absent or a missing entry: ND */
+	struct opmfu_text out_formats;
+	struct opmfu_text attrs;       /* entries separated by OPMFU_ATTR_SEP (model/trace.h): "key=value"
+					  named, anything else the next positional value */
+};
+
+enum opmfu_flops_family {
+	OPMFU_FAM_NONE = 0,  /* no formula for this type: no FLOPs fact */
+	OPMFU_FAM_MATMUL,
+	OPMFU_FAM_ATTENTION,
+	OPMFU_FAM_CONV,
+	OPMFU_FAM__COUNT
+};
+
+/* "none", "matmul", "attention", "conv" */
+const char *opmfu_flops_family_name(enum opmfu_flops_family f);
+
+/* The family a type belongs to (whether or not its shapes will do). */
+enum opmfu_flops_family opmfu_shape_family(struct opmfu_text type);
+
+enum opmfu_shape_status {
+	OPMFU_SHAPE_OK = 0,       /* *flops set (may be 0 for an empty tensor) */
+	OPMFU_SHAPE_NO_FORMULA,   /* the type has no formula */
+	OPMFU_SHAPE_UNKNOWN,      /* shapes absent or not a shape list */
+	OPMFU_SHAPE_MISMATCH,     /* shapes that do not fit the formula (ranks, K that disagree, ...) */
+	OPMFU_SHAPE_OVERFLOW,     /* the FLOPs do not fit in int64 */
+};
+
+/* The FLOPs of c. */
+enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int64_t *flops);
+
+#endif
