@@ -259,8 +259,12 @@ int sf_attr_pos(struct opmfu_text attrs, size_t i, struct opmfu_text *v)
 
 int sf_attr_has_pos(struct opmfu_text attrs)
 {
-	struct opmfu_text v;
-	return sf_attr_pos(attrs, 0, &v);
+	struct opmfu_text e;
+	size_t pos = 0;
+	while (next_entry(attrs, &pos, &e))
+		if (e.n && !key_len(e))
+			return 1;
+	return 0;
 }
 
 static struct opmfu_text trim(struct opmfu_text v)

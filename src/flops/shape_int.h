@@ -50,7 +50,8 @@ enum sf_fmt sf_format(struct opmfu_text formats, size_t i);
 int sf_attr_named(struct opmfu_text attrs, const char *key, struct opmfu_text *v);
 /* 1 and *v set when positional entry i is there, else 0 */
 int sf_attr_pos(struct opmfu_text attrs, size_t i, struct opmfu_text *v);
-/* any positional entry at all (Kineto's Concrete Inputs were recorded) */
+/* a positional entry that holds a value (Kineto's Concrete Inputs were
+ * recorded: entries that are all empty are tensors only, and say nothing) */
 int sf_attr_has_pos(struct opmfu_text attrs);
 /* "True"/"true"/"1": 1; "False"/"false"/"0": 0; anything else -1 */
 int sf_bool(struct opmfu_text v);

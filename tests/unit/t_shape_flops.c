@@ -498,6 +498,8 @@ static void t_attention(void)
 	  "|||||8|10|0.0|False|False|||||");
 	/* no Concrete Inputs: not causal (the schema's default) */
 	K(OK, 131072, "aten::_scaled_dot_product_flash_attention", "2,4,8,32;2,4,16,32;2,4,16,32;;;;", NULL);
+	/* Concrete Inputs that are all tensors say nothing either */
+	K(OK, 131072, "aten::_scaled_dot_product_flash_attention", "2,4,8,32;2,4,16,32;2,4,16,32;;;;", "||||||");
 	/* Concrete Inputs whose is_causal is no bool, or is missing */
 	K(NOA, 0, "aten::_scaled_dot_product_flash_attention", "2,4,8,32;2,4,16,32;2,4,16,32;;;;", "|||0.|maybe|False|");
 	K(NOA, 0, "aten::_scaled_dot_product_flash_attention", "2,4,8,32;2,4,16,32;2,4,16,32;;;;", "|||0.");
