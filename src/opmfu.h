@@ -13,8 +13,15 @@
 
 #define OPMFU_VERSION "0.1.0"
 
-/* Peak classes, indexes of opmfu_opts.peak_tflops and report peaks. */
-enum { OPMFU_CLASS_FP16 = 0, OPMFU_CLASS_INT8 = 1, OPMFU_CLASS_FP8 = 2, OPMFU_NCLASS = 3 };
+/* Peak classes (SPEC 8), indexes of opmfu_opts.peak_tflops and of the
+ * report's peaks: fp32, tf32 (Ascend hf32), fp16 (and bf16), fp8 (e4m3,
+ * e5m2, HiFloat8), int8, fp4. */
+enum {
+	OPMFU_CLASS_FP32 = 0, OPMFU_CLASS_TF32 = 1, OPMFU_CLASS_FP16 = 2, OPMFU_CLASS_FP8 = 3,
+	OPMFU_CLASS_INT8 = 4, OPMFU_CLASS_FP4 = 5, OPMFU_NCLASS = 6
+};
+/* The names --peak takes, for messages. */
+#define OPMFU_PEAK_CLASSES "fp32, tf32 (= hf32), fp16 (= bf16), fp8 (= hif8), int8, fp4"
 
 enum opmfu_export_flags { OPMFU_EXPORT_DB = 1 << 0, OPMFU_EXPORT_XLSX = 1 << 1 };
 
@@ -54,12 +61,13 @@ enum opmfu_rank_state {
 
 #define OPMFU_NDROP 8
 
-/* A module (parent_module/module, before _k suffixes) by the kernel time of
- * the ops directly under it. */
+/* A module path (OpmfuModules) by the time its own ops lose to peak. */
 struct opmfu_module_top {
-	char name[256];     /* parent/module */
-	double kernel_ns;   /* total kernel time */
-	double mfu;         /* sum(mfu x ns) / sum(ns) over its kernels with an MFU > 0, or -1 */
+	char name[256];     /* the path, "A/B/C" */
+	double kernel_ns;   /* its own ops' kernel time */
+	double lost_ns;     /* of which lost to peak */
+	double mfu;         /* its own ops' MFU (time-weighted), or -1 */
+	double coverage;    /* share of that kernel time with FLOPs */
 };
 
 /* Stages of one rank, indexes of opmfu_rank_report.seconds. */
@@ -76,7 +84,7 @@ struct opmfu_rank_report {
 	char *db_path;
 	enum opmfu_rank_state state;
 	/* Text fields are arrays so that reporting never needs memory. */
-	char reason[1024];          /* why no MFU / why it failed; empty when OK */
+	char reason[2048];          /* why no MFU / why it failed; empty when OK */
 	size_t kernels;             /* compute kernel rows linked to framework ops */
 	size_t comm_links;          /* communication rows (module tree only) */
 	size_t recs_read, recs_used;
@@ -88,9 +96,28 @@ struct opmfu_rank_report {
 	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
 	struct opmfu_module_top top[5];
 	size_t n_top;
-	double peak_tflops[OPMFU_NCLASS]; /* 0 = none */
-	char peak_source[1024];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz)"; empty: none */
-	double mfu_recorded;        /* sum FLOPs / sum(kernel time x peak) of used records, or -1 */
+	double peak_tflops[OPMFU_NCLASS]; /* per OPMFU_CLASS_*; 0 = none */
+	char peak_source[1400];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz); fp32, tf32
+				       at the fp16 rate (...)"; empty: none */
+	char chip_seen[320];        /* the chip the trace names, and what else it says of it: "Ascend910B
+				       (NPU_INFO Ascend910B, AICORE_FREQ 1800 MHz)"; empty: nothing */
+	char warning[2100];         /* one warning about this rank's results (no peak, --chip contradicts
+				       the trace, ...); the CLI prints it; empty: none */
+	/* honest rank-level MFU (SPEC 10), over OpmfuOps' units; -1: none */
+	double mfu_recorded;        /* FLOPs / (FLOP-bearing kernel time x peak) */
+	double mfu_busy;            /* FLOPs / (all compute kernel time x peak) */
+	double flops_coverage;      /* share of compute kernel time that has FLOPs */
+	double busy_ns, flops_ns;   /* all compute kernel time; that with FLOPs */
+	double flops_record, flops_shape; /* FLOPs the units took from each source */
+	size_t units, units_flops;  /* OpmfuOps rows; those with FLOPs */
+	size_t units_no_peak;       /* with FLOPs but no peak for their dtype class */
+	size_t units_above_one;     /* with an MFU above 1: wrong FLOPs or peak */
+	size_t rec_compared, rec_agree; /* records whose kernels have shape FLOPs too; within 1 % */
+	size_t recs_nested;         /* records whose op instances all belong to inner records */
+	size_t shape_failed;        /* calls of a type with a formula whose shapes did not fit */
+	size_t op_rows_above_one;   /* OperatorMFU rows above 100 % (the reference's helper-kernel rule) */
+	size_t module_paths;        /* OpmfuModules rows */
+	int no_peak;                /* no class has a peak: MFU is NULL everywhere */
 	char bad_dtype[48];         /* the first unsupported dtype seen; empty: none */
 	unsigned xlsx;              /* OPMFU_XLSX_* bits: workbooks written for this rank */
 	double seconds[OPMFU_NSTAGE]; /* wall time per stage (enum opmfu_stage) */
@@ -120,7 +147,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *opts, struct opmfu_repo
 
 void opmfu_report_release(struct opmfu_report *rep);
 
-/* Parses "fp16=353.9,int8=707.8" (classes fp16|bf16, int8, fp8; TFLOPS) into
+/* Parses "fp16=353.9,int8=707.8" (classes OPMFU_PEAK_CLASSES; TFLOPS) into
  * tflops[OPMFU_NCLASS]. Returns 0, or -1 with a message in msg. */
 int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t msgsz);
 

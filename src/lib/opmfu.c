@@ -19,10 +19,20 @@
 #include "lib/lib.h"
 #include "model/parse.h"
 
-_Static_assert((int)OPMFU_CLASS_FP16 == (int)OPMFU_DT_FP16 && (int)OPMFU_CLASS_INT8 == (int)OPMFU_DT_INT8 &&
-		       (int)OPMFU_CLASS_FP8 == (int)OPMFU_DT_FP8 && (int)OPMFU_NCLASS == (int)OPMFU_DT__COUNT,
-	       "public peak classes must match the dtype classes");
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
+
+/* "unknown chip 'L20'; did you mean H20, L4 or L40S? (see 'opmfu chips')" */
+static enum opmfu_status unknown_chip(const char *name, struct opmfu_err *err)
+{
+	const struct opmfu_chip *near[3];
+	size_t n = opmfu_chip_suggest(name, near, 3), i;
+	char hint[160] = "";
+	for (i = 0; i < n; i++)
+		opmfu_bufcat(hint, sizeof(hint), "%s%s", i == 0 ? "; did you mean " : i + 1 == n ? " or " : ", ",
+			     near[i]->name);
+	return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s'%s%s (see 'opmfu chips')", name, hint,
+			     n ? "?" : "");
+}
 
 const char *opmfu_drop_reason(int i)
 {
@@ -118,7 +128,7 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 	rep->n_ranks = list->n;
 	for (i = 0; i < list->n; i++) {
 		rep->ranks[i].rank = list->v[i].rank;
-		rep->ranks[i].mfu_recorded = -1;
+		rep->ranks[i].mfu_recorded = rep->ranks[i].mfu_busy = rep->ranks[i].flops_coverage = -1;
 		if (!(rep->ranks[i].db_path = opmfu_strdup(list->v[i].path)))
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	}
@@ -138,7 +148,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	if (o->n_inputs > 1 && !o->out_dir)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "several inputs: say where to write with -o DIR");
 	if (o->chip && !opmfu_chip_find(o->chip))
-		return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s' (see 'opmfu chips')", o->chip);
+		return unknown_chip(o->chip, err);
 	if ((st = opmfu_discover(o->inputs, o->n_inputs, NULL, &list, warn_cb, (void *)o, err)))
 		goto out;
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))

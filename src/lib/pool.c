@@ -78,9 +78,9 @@ static int default_jobs(void)
 /* ---- the writers ----
  * The tables of a run, in the order the writers are given them: a writer's
  * files bit k is run_tables[k]. */
-enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, N_TABS };
+enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, TAB_OPS, TAB_MODULES, N_TABS };
 static const struct opmfu_table_def *const run_tables[N_TABS] = {
-	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def,
+	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def, &opmfu_ops_def, &opmfu_modules_def,
 };
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << TAB_OPERATOR && OPMFU_XLSX_MODULE == 1 << TAB_MODULE,
 	       "a rank's workbook bits are its tables' files bits");
@@ -136,6 +136,37 @@ static enum opmfu_status put_all(struct opmfu_writers *ws, int rank, const struc
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
 	return st;
+}
+
+/* A rank's own warning (no peak, --chip against the trace): the first of
+ * each kind in full, the others counted (a cluster would print one each). */
+struct rank_warnings {
+	size_t no_peak, other;
+};
+
+static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report *rr, struct rank_warnings *rw)
+{
+	char msg[2200];
+	size_t *n = rr->no_peak ? &rw->no_peak : &rw->other;
+	if (!rr->warning[0] || (*n)++)
+		return;
+	snprintf(msg, sizeof(msg), "rank %d: %s", rr->rank, rr->warning);
+	opmfu_warn(o, msg);
+}
+
+static void rank_warn_rest(const struct opmfu_opts *o, const struct rank_warnings *rw)
+{
+	char msg[200];
+	if (rw->no_peak > 1) {
+		snprintf(msg, sizeof(msg), "%zu more ranks have no peak FLOPS (OpmfuRankSummary.reason says why for each)",
+			 rw->no_peak - 1);
+		opmfu_warn(o, msg);
+	}
+	if (rw->other > 1) {
+		snprintf(msg, sizeof(msg), "%zu more ranks have a warning like it (OpmfuRankSummary.reason)",
+			 rw->other - 1);
+		opmfu_warn(o, msg);
+	}
 }
 
 /* Says what an export could not hold as the database export holds it. */
@@ -199,8 +230,18 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	for (k = 0; k < ws->n && st == OPMFU_OK && !w->analysed && w->have_ops; k++)
 		st = opmfu_writer_drop_rank(ws->v[k], rr->rank, err);
 	if (st == OPMFU_OK && w->analysed) {
+		struct opmfu_ops_table ot = { &w->ops, rr->rank };
+		struct opmfu_modules_table mt = { &w->modules, rr->rank };
 		t = opmfu_module_table(&mv, &w->mod, rr->rank);
 		st = put_all(ws, rr->rank, &t, err);
+		if (st == OPMFU_OK) {
+			t = opmfu_ops_table(&ot);
+			st = put_all(ws, rr->rank, &t, err);
+		}
+		if (st == OPMFU_OK) {
+			t = opmfu_modules_table(&mt);
+			st = put_all(ws, rr->rank, &t, err);
+		}
 	}
 	if (st == OPMFU_OK) {
 		t = opmfu_rank_summary_table(rr);
@@ -229,6 +270,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 				   struct opmfu_err *err)
 {
 	struct pool p;
+	struct rank_warnings rw = { 0, 0 };
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
 	enum opmfu_status st = OPMFU_OK;
@@ -288,6 +330,8 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		if (st == OPMFU_OK)
 			st = write_rest(o, w, rr, ws, rep, err);
 		rr->seconds[OPMFU_STAGE_WRITE] += opmfu_now_s() - t;
+		if (st == OPMFU_OK)
+			rank_warn(o, rr, &rw);
 		kernels_done += rr->kernels;
 		opmfu_rank_work_release(w);
 		pthread_mutex_lock(&p.mu);
@@ -303,6 +347,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 			o->on_progress(o->ctx, &pr);
 		}
 	}
+	rank_warn_rest(o, &rw);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	/* after an abort, ranks analysed ahead of the writer are still held */

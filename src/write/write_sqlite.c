@@ -30,6 +30,8 @@ static const char *const ddl_files[] = {
 	opmfu_sql_out_operator_mfu,
 	opmfu_sql_out_module_mfu,
 	opmfu_sql_out_rank_summary,
+	opmfu_sql_out_opmfu_ops,
+	opmfu_sql_out_opmfu_modules,
 };
 
 /* What a parameter of a batch INSERT holds. */

@@ -27,7 +27,7 @@ struct xw {
 	char *tmp;        /* the name written until complete */
 	lxw_workbook *wb;
 	lxw_worksheet *ws;
-	lxw_format *cell, *head, *pct;
+	lxw_format *cell, *head, *pct, *suspect;
 	struct sbuf scratch;
 	struct opmfu_write_stats st; /* what the cells could not hold as they are */
 	lxw_error lerr; /* first libxlsxwriter error; later writes are skipped */
@@ -254,7 +254,8 @@ static enum opmfu_status xw_open(struct xw *x, const char *path, int constant_me
 	wo.tmpdir = x->dir;
 	x->wb = workbook_new_opt(x->tmp, &wo);
 	if (!x->wb || !(x->ws = workbook_add_worksheet(x->wb, "Sheet1")) || !(x->cell = workbook_add_format(x->wb)) ||
-	    !(x->head = workbook_add_format(x->wb)) || !(x->pct = workbook_add_format(x->wb))) {
+	    !(x->head = workbook_add_format(x->wb)) || !(x->pct = workbook_add_format(x->wb)) ||
+	    !(x->suspect = workbook_add_format(x->wb))) {
 		xw_free(x);
 		return nomem(path, err);
 	}
@@ -271,6 +272,10 @@ static enum opmfu_status xw_open(struct xw *x, const char *path, int constant_me
 	format_set_border(x->pct, LXW_BORDER_THIN);
 	format_set_align(x->pct, LXW_ALIGN_VERTICAL_CENTER);
 	format_set_num_format(x->pct, "0.00%");
+	/* MFU above 100 %: FLOPs or peak are wrong, so not the colour of a perfect kernel */
+	format_set_bg_color(x->suspect, 0xB4A7D6);
+	format_set_font_color(x->suspect, 0x7F0000);
+	format_set_bold(x->suspect);
 	return OPMFU_OK;
 }
 
@@ -409,6 +414,15 @@ static void sheet_rules(struct xw *x, const struct opmfu_table_def *def, size_t 
 		lxw_conditional_format cf;
 		if (!(def->cols[c].flags & OPMFU_COLF_COLOR_SCALE))
 			continue;
+		/* first, so it takes precedence and stops the colour scale for its cells */
+		memset(&cf, 0, sizeof(cf));
+		cf.type = LXW_CONDITIONAL_TYPE_CELL;
+		cf.criteria = LXW_CONDITIONAL_CRITERIA_GREATER_THAN;
+		cf.value = 1;
+		cf.format = x->suspect;
+		cf.stop_if_true = LXW_TRUE;
+		note(x, worksheet_conditional_format_range(x->ws, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)c, &cf), 1,
+		     (lxw_col_t)c);
 		memset(&cf, 0, sizeof(cf));
 		cf.type = LXW_CONDITIONAL_3_COLOR_SCALE;
 		/* fixed points, so one colour means one value in every rank's file */

@@ -14,8 +14,8 @@ sys.path.insert(0, os.path.join(root, "tools"))
 from build_fixture import build_fixture  # noqa: E402
 
 CLUSTER_VIEW = [
-    "cluster: 6 ranks, 4 analysed, 2 failed, 0 without MFU",
-    "  MFU of recorded ops: median 35.00% over 4 ranks (min 10.00%, max 50.00%)",
+    "cluster: 6 ranks, 5 analysed, 1 failed, 1 without MFU",
+    "  MFU of the kernel time with FLOPs: median 35.00% over 4 ranks (min 10.00%, max 50.00%)",
     "  stragglers (furthest below the median): rank 0 10.00% (25.00 points below), "
     "rank 4 30.00% (5.00 points below)",
 ]

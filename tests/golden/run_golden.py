@@ -11,6 +11,7 @@ A case directory holds:
                 (default: analyze {tree} -o {out})
   expected/     exit (default 0), <Table>.tsv for each table of
                 {out}/cluster_analysis_output/cluster_analysis.db to compare,
+                NAME.sql beside NAME.tsv: compare the result of that query instead of a table,
                 stdout / stderr (optional, exact after replacing paths and timings),
                 absent (optional: output paths that must not exist),
                 xlsx/PATH.cells (optional: the dump by tests/tools/xlsx_cells.py of the
@@ -60,10 +61,10 @@ def fmt(v):
     return v.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
 
 
-def dump_table(db, table):
+def dump_table(db, table, query=None):
     con = sqlite3.connect(db)
     try:
-        cur = con.execute('SELECT * FROM "%s" ORDER BY rowid' % table)
+        cur = con.execute(query or 'SELECT * FROM "%s" ORDER BY rowid' % table)
     except sqlite3.OperationalError as e:
         con.close()
         return "(%s)\n" % e
@@ -159,7 +160,12 @@ def main():
                 continue
             with open(os.path.join(expected, name), encoding="utf-8") as f:
                 want = f.read()
-            got = dump_table(db, name[:-4]) if os.path.exists(db) else "(no database)\n"
+            query = None
+            qpath = os.path.join(expected, name[:-4] + ".sql")
+            if os.path.exists(qpath):
+                with open(qpath, encoding="utf-8") as f:
+                    query = f.read()
+            got = dump_table(db, name[:-4], query) if os.path.exists(db) else "(no database)\n"
             got = normalize(got, subst)
             if want != got:
                 fails += diff(name, want, got)

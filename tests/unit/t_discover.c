@@ -377,9 +377,13 @@ static void test_device(void)
 	CHECK_STR(dev.path, at("dev/r_ascend_pt/PROF_1/x/device_0/info.json.0"));
 	CHECK_INT(dev.ai_core_num, 24);
 	CHECK_DBL(dev.aic_mhz, 1800);
-	CHECK_DBL(dev.peak_flops[0], 353894400000000.0);
-	CHECK_DBL(dev.peak_flops[1], 707788800000000.0);
-	CHECK_DBL(dev.peak_flops[2], 0);
+	/* the cube formula: 24 x 1800e6 x 8192 (fp16), x 16384 (int8); nothing else from the file */
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP16], 353894400000000.0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_INT8], 707788800000000.0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP32], 0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_TF32], 0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP8], 0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP4], 0);
 	snprintf(want, sizeof(want), "info.json %s (24 AI cores at 1800 MHz)", dev.path);
 	CHECK_STR(dev.source, want);
 	CHECK_STR(dev.no_peak, "");
@@ -392,7 +396,7 @@ static void test_device(void)
 	snprintf(want, sizeof(want), "%s: DeviceInfo[0] gives -1 AI cores at 9 MHz: not a usable chip",
 		 at("dev/bad_ascend_pt/PROF_1/device_3/info.json.3"));
 	CHECK_STR(dev.no_peak, want);
-	CHECK_DBL(dev.peak_flops[0], 0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP16], 0);
 	CHECK_STR(dev.source, "");
 	opmfu_device_release(&dev);
 

@@ -486,6 +486,9 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 				total += j->api_off[j->ci_ids[c] + 1] - j->api_off[j->ci_ids[c]];
 	if (total >= UINT32_MAX - 1 || op0 + j->n_api >= UINT32_MAX)
 		return -1;
+	/* the kernels' op types and formats beside the compute links (at most total) */
+	if (!(t->kx = opmfu_realloc(t->kx, (total ? total : 1) * sizeof(*t->kx))))
+		return -1;
 	if (total > t->cap_links) {
 		struct opmfu_link *nl = opmfu_realloc(t->links, (total ? total : 1) * sizeof(*nl));
 		if (!nl)
@@ -517,6 +520,8 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 					l->in_shapes = in->in_shapes;
 					l->dtype = in->dtype;
 					l->out_shapes = in->out_shapes;
+					t->kx[t->n_links] = (struct opmfu_kext){ in->type, in->in_formats,
+										 in->out_formats, 0 };
 				} else {
 					l->k_name = k->ref;
 					l->in_shapes = l->dtype = l->out_shapes = 0;

@@ -22,6 +22,7 @@ struct scan;
 #include "base/mem.h"
 #include "model/parse.h"
 #include "read/ascend/ascend.h"
+#include "read/ascend/ascend_chip.h"
 #include "read/ascend/ascend_join.h"
 #include "read/ascend/ascend_parse.h"
 #include "sql_embed.h"
@@ -39,7 +40,7 @@ struct reader {
  * connection's, from STRING_IDS until COMPUTE_TASK_INFO is read):
  * normalised shape sids, and dtype table indexes (0: not parsed yet). */
 struct str_maps {
-	uint32_t *shape_of, *dtype_of;
+	uint32_t *shape_of, *dtype_of, *format_of;
 	size_t n_sids;
 };
 
@@ -275,6 +276,7 @@ static void str_maps_release(struct str_maps *m)
 {
 	opmfu_free(m->shape_of);
 	opmfu_free(m->dtype_of);
+	opmfu_free(m->format_of);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -286,9 +288,11 @@ static int make_maps(struct reader *r, struct str_maps *maps)
 	size_t n = r->t->strs.n + 1; /* and the unknown-shape text, which may be new */
 	maps->shape_of = opmfu_malloc(n * sizeof(*maps->shape_of));
 	maps->dtype_of = opmfu_calloc(n, sizeof(*maps->dtype_of));
-	if (!maps->shape_of || !maps->dtype_of)
+	maps->format_of = opmfu_malloc(n * sizeof(*maps->format_of));
+	if (!maps->shape_of || !maps->dtype_of || !maps->format_of)
 		return -1;
-	return opmfu_ascend_shape_map(&r->t->strs, maps->shape_of, &maps->n_sids, &r->t->shape_unknown);
+	return opmfu_ascend_shape_map(&r->t->strs, maps->shape_of, &maps->n_sids, &r->t->shape_unknown) ||
+	       opmfu_ascend_format_map(&r->t->strs, maps->format_of, maps->n_sids);
 }
 
 /* The dtype table index of the dtype list sid, parsed the first time it is met. */
@@ -311,6 +315,11 @@ static int dtype_of(struct scan *sc, uint32_t sid, uint32_t *idx)
 static uint32_t shape_of(const struct scan *sc, uint32_t sid)
 {
 	return sid < sc->maps->n_sids ? sc->maps->shape_of[sid] : sid;
+}
+
+static uint32_t format_of(const struct scan *sc, uint32_t sid)
+{
+	return sid < sc->maps->n_sids ? sc->maps->format_of[sid] : sid;
 }
 
 static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uint32_t *sid_module,
@@ -374,6 +383,9 @@ static int info_row(struct scan *sc, sqlite3_value **v)
 	in.name = value_sid(sc->r, v[1]);
 	in.in_shapes = shape_of(sc, value_sid(sc->r, v[2]));
 	in.out_shapes = shape_of(sc, value_sid(sc->r, v[4]));
+	in.type = value_sid(sc->r, v[5]);
+	in.in_formats = format_of(sc, value_sid(sc->r, v[6]));
+	in.out_formats = format_of(sc, value_sid(sc->r, v[7]));
 	if (dtype_of(sc, value_sid(sc->r, v[3]), &in.dtype))
 		return -1;
 	return opmfu_ajoin_add_info(sc->j, gid, &in);
@@ -632,14 +644,22 @@ static void take_mstx(struct opmfu_trace *t, struct helper *h)
 static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int has_comm, int has_sched,
 				     struct str_maps *maps)
 {
-	struct scan info = { .row = info_row, .n_cols = 5, .j = j, .maps = maps };
+	static const char *const fmt_cols[] = { "inputFormats", "outputFormats", NULL };
+	struct opmfu_err quiet = OPMFU_ERR_INIT, *err = r->err;
+	int has_formats;
+	struct scan info = { .row = info_row, .n_cols = 8, .j = j, .maps = maps };
 	struct scan sched = { .row = sched_row, .n_cols = 2, .j = j };
 	struct scan task = { .row = task_row, .n_cols = 4, .j = j }, comm = { .row = comm_row, .n_cols = 4, .j = j };
 	struct scan conn = { .row = connection_row, .n_cols = 2, .j = j };
 	enum opmfu_status st;
 
+	/* formats are optional (shape FLOPs read them): older exports may lack them */
+	r->err = &quiet;
+	has_formats = need_columns(r, "COMPUTE_TASK_INFO", fmt_cols) == OPMFU_OK;
+	r->err = err;
 	opmfu_ajoin_expect(j, OPMFU_AJ_INFO, rows_hint(r, "COMPUTE_TASK_INFO"));
-	if ((st = run_scan(r, &info, opmfu_sql_ascend_compute_info, "reading COMPUTE_TASK_INFO")) ||
+	if ((st = run_scan(r, &info, has_formats ? opmfu_sql_ascend_compute_info : opmfu_sql_ascend_compute_info_nofmt,
+			   "reading COMPUTE_TASK_INFO")) ||
 	    (has_sched && (st = run_scan(r, &sched, opmfu_sql_ascend_comm_sched,
 					 "reading COMMUNICATION_SCHEDULE_TASK_INFO"))))
 		return st;
@@ -685,10 +705,11 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	uint32_t sid_flops = 0, sid_module = 0;
 	struct opmfu_aj_api *api = NULL;
 	size_t n_api = 0;
-	struct str_maps maps = { NULL, NULL, 0 };
+	struct str_maps maps = { NULL, NULL, NULL, 0 };
 	enum opmfu_status st;
 
 	set_whys(t);
+	opmfu_ascend_chip_seen(r->db, &t->device);
 	if ((st = read_strings(r, &sid_flops, &sid_module, &maps)))
 		return st;
 	if ((st = need_table(r, "TASK", task_cols)) || (st = need_table(r, "COMPUTE_TASK_INFO", cti_cols)) ||
