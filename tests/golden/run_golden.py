@@ -225,25 +225,29 @@ def temp_files_left(dirs):
     return n
 
 
+def expected_files(want_dir, suffix):
+    """(expected file, PATH) for every want_dir/PATH + suffix, in name order."""
+    for root, dirs, files in os.walk(want_dir):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(suffix):
+                p = os.path.join(root, name)
+                rel = os.path.relpath(p, want_dir)
+                yield p, rel[:len(rel) - len(suffix)]
+
+
 def check_xlsx(want_dir, out, subst):
     """Compares every expected/xlsx/PATH.cells with the dump of {out}/PATH."""
     fails = 0
     dirs_seen = set()
-    if not os.path.isdir(want_dir):
-        return 0
-    for root, dirs, files in os.walk(want_dir):
-        dirs.sort()
-        for name in sorted(files):
-            if not name.endswith(".cells"):
-                continue
-            rel = os.path.relpath(os.path.join(root, name), want_dir)[:-len(".cells")]
-            book = os.path.join(out, rel)
-            with open(os.path.join(root, name), encoding="utf-8") as f:
-                want = f.read()
-            got = normalize(dump_xlsx(book), subst) if os.path.exists(book) else "(no workbook)\n"
-            if want != got:
-                fails += diff("xlsx/" + rel, want, got)
-            dirs_seen.add(os.path.dirname(book))
+    for want_path, rel in expected_files(want_dir, ".cells"):
+        book = os.path.join(out, rel)
+        with open(want_path, encoding="utf-8") as f:
+            want = f.read()
+        got = normalize(dump_xlsx(book), subst) if os.path.exists(book) else "(no workbook)\n"
+        if want != got:
+            fails += diff("xlsx/" + rel, want, got)
+        dirs_seen.add(os.path.dirname(book))
     return fails + temp_files_left(dirs_seen)
 
 
@@ -251,26 +255,21 @@ def check_files(want_dir, out, subst):
     """Compares every expected/files/PATH with the bytes of {out}/PATH."""
     fails = 0
     dirs_seen = set()
-    if not os.path.isdir(want_dir):
-        return 0
-    for root, dirs, files in os.walk(want_dir):
-        dirs.sort()
-        for name in sorted(files):
-            rel = os.path.relpath(os.path.join(root, name), want_dir)
-            got_path = os.path.join(out, rel)
-            with open(os.path.join(root, name), "rb") as f:
-                want = f.read()
-            got = b"(no file)\n"
-            if os.path.exists(got_path):
-                with open(got_path, "rb") as f:
-                    got = f.read()
-                for key, val in subst.items():
-                    got = got.replace(val.encode(), key.encode())
-            if want != got:
-                # line by line with every byte visible
-                fails += diff("files/" + rel, "".join(repr(l)[2:-1] + "\n" for l in want.splitlines(True)),
-                              "".join(repr(l)[2:-1] + "\n" for l in got.splitlines(True)))
-            dirs_seen.add(os.path.dirname(got_path))
+    for want_path, rel in expected_files(want_dir, ""):
+        got_path = os.path.join(out, rel)
+        with open(want_path, "rb") as f:
+            want = f.read()
+        got = b"(no file)\n"
+        if os.path.exists(got_path):
+            with open(got_path, "rb") as f:
+                got = f.read()
+            for key, val in subst.items():
+                got = got.replace(val.encode(), key.encode())
+        if want != got:
+            # line by line with every byte visible
+            fails += diff("files/" + rel, "".join(repr(l)[2:-1] + "\n" for l in want.splitlines(True)),
+                          "".join(repr(l)[2:-1] + "\n" for l in got.splitlines(True)))
+        dirs_seen.add(os.path.dirname(got_path))
     return fails + temp_files_left(dirs_seen)
 
 

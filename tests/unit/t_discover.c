@@ -319,18 +319,18 @@ static void test_several(void)
 	long k;
 	int nomem = 0;
 
-	put(DB("run1/host_1_20260101000000000_ascend_pt", 0), "");
-	put(DB("run1/host_2_20260101000000000_ascend_pt", 1), "");
-	put(DB("run1/host_3_20260101000000000_ascend_pt", 2), "");
-	put(DB("run1/host_6_20260101000000000_ascend_pt", 5), "");
+	/* run1 and copy: the same names, so the same ids and timestamps */
+	for (k = 0; k < 8; k++) {
+		char rel[128];
+		static const int ids[] = { 0, 1, 2, 5 };
+		snprintf(rel, sizeof(rel), "%s/host_%d_20260101000000000_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+			 "ascend_pytorch_profiler_%d.db", k < 4 ? "run1" : "copy", ids[k % 4] + 1, ids[k % 4]);
+		put(rel, "");
+	}
 	put(DB("run2/host_1_20260102000000000_ascend_pt", 0), "");
 	put(DB("run2/host_2_20260102000000000_ascend_pt", 1), "");
 	put(DB("run2/host_8_20260102000000000_ascend_pt", 7), "");
 	put(DB("run3/x_ascend_pt", 5), "");
-	put(DB("copy/host_1_20260101000000000_ascend_pt", 0), "");
-	put(DB("copy/host_2_20260101000000000_ascend_pt", 1), "");
-	put(DB("copy/host_3_20260101000000000_ascend_pt", 2), "");
-	put(DB("copy/host_6_20260101000000000_ascend_pt", 5), "");
 	mkdirs("empty2/a");
 
 	/* the second path is inside the first: read once, said once (it was "no rank found") */

@@ -5,7 +5,6 @@
  * file; a file changed after opening; a pending WAL; the hints; allocation
  * failures. argv[1]: a scratch directory.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 
 #include "base/mem.h"
 #include "check.h"
+#include "files.h"
 #include "read/sqlite_in.h"
 
 static char dir[4096];
@@ -24,20 +24,6 @@ static void uri_is(const char *path, const char *q, const char *want)
 	char *got = opmfu_sqlite_uri(path, q);
 	CHECK_STR(got, want);
 	opmfu_free(got);
-}
-
-/* Entries in d; -1 if it cannot be read. */
-static int entries(const char *d)
-{
-	DIR *dp = opendir(d);
-	struct dirent *e;
-	int n = 0;
-	if (!dp)
-		return -1;
-	while ((e = readdir(dp)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(dp);
-	return n;
 }
 
 /* A database at path with one table of three rows, in journal mode mode. */
@@ -90,12 +76,12 @@ static void test_open(const char *mode, int wal)
 	snprintf(path, sizeof(path), "%s/odd %%41 ?#.db", sub);
 	make_db(path, mode);
 	/* WAL's last close removes -wal and -shm: only the database is there */
-	CHECK_INT(entries(sub), 1);
+	CHECK_INT(dir_entries(sub), 1);
 	CHECK_INT(opmfu_sqlite_in_open(path, &db, &in, &e), OPMFU_OK);
 	CHECK_INT(in.wal, wal);
 	CHECK_INT(count_rows(db), 3);
 	CHECK_INT(sqlite3_close(db), SQLITE_OK);
-	CHECK_INT(entries(sub), 1);
+	CHECK_INT(dir_entries(sub), 1);
 	CHECK_INT(opmfu_sqlite_in_check(path, &in, &e), OPMFU_OK);
 
 	/* changed after it was opened (a new mtime, as any write gives) */
@@ -125,7 +111,7 @@ static void test_open(const char *mode, int wal)
 			}
 		}
 		CHECK(failed >= 1);
-		CHECK_INT(entries(sub), 1);
+		CHECK_INT(dir_entries(sub), 1);
 	}
 }
 

@@ -10,7 +10,6 @@
  * writers' heads, value by value (see the comments at each row).
  * argv[1]: a scratch directory.
  */
-#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -162,20 +161,6 @@ static int holds_str(const char *path, const char *want)
 	return holds(path, want, strlen(want));
 }
 
-/* Files in d; -1 if it cannot be read. */
-static int entries(const char *d)
-{
-	DIR *dp = opendir(d);
-	struct dirent *e;
-	int n = 0;
-	if (!dp)
-		return -1;
-	while ((e = readdir(dp)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(dp);
-	return n;
-}
-
 /* A fresh empty folder DIR/name into out. */
 static void fresh(const char *name, char *out, size_t size)
 {
@@ -212,7 +197,7 @@ static void test_bytes(const char *fmt, const char *ext, const char *want, size_
 	CHECK_INT(wt->open(&w, d, defs, 2, &e), OPMFU_OK);
 	/* staged: only temporary files so far */
 	CHECK_INT(tmp_files(d), 2);
-	CHECK_INT(entries(d), 2);
+	CHECK_INT(dir_entries(d), 2);
 	t = opmfu_cell_store_table(&cs);
 	CHECK_INT(opmfu_writer_put(w, 0, &t, &e), OPMFU_OK);
 	t = opmfu_cell_store_table(&odd);
@@ -225,7 +210,7 @@ static void test_bytes(const char *fmt, const char *ext, const char *want, size_
 	CHECK_INT(opmfu_writer_commit(w, &e), OPMFU_OK);
 	opmfu_writer_close(w);
 	CHECK_INT(tmp_files(d), 0);
-	CHECK_INT(entries(d), 2);
+	CHECK_INT(dir_entries(d), 2);
 	snprintf(path, sizeof(path), "%s/OpmfuT%s", d, ext);
 	CHECK(holds(path, want, want_n));
 	snprintf(path, sizeof(path), "%s/OpmfuOdd%s", d, ext);
@@ -301,7 +286,7 @@ static void test_ranks(const char *fmt, const char *ext, const char *head)
 	opmfu_writer_close(w);
 	CHECK(holds(path, want, strlen(want)));
 	CHECK_INT(tmp_files(d), 0);
-	CHECK_INT(entries(d), 2);
+	CHECK_INT(dir_entries(d), 2);
 
 	/* a table not given to open */
 	CHECK_INT(wt->open(&w, d, defs + 1, 1, &e), OPMFU_OK);
