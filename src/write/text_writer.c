@@ -19,6 +19,16 @@
 #include "write/stage.h"
 
 #define FLUSH_AT (1u << 20) /* bytes spelt before they are written out */
+#define REALS_BITS 11        /* 2048 recent reals, 80 KiB */
+
+/* A real's bits and its spelling (len 0: empty slot; every spelling has at least 3 bytes). */
+struct opmfu_text_reals {
+	struct {
+		uint64_t bits;
+		unsigned char len;
+		char text[31];
+	} slot[1u << REALS_BITS];
+};
 
 /* One table's file. */
 struct tfile {
@@ -37,6 +47,7 @@ struct text_writer {
 	size_t n;
 	struct sbuf buf;          /* spelt, not yet written */
 	struct opmfu_cell *cells; /* one row of the widest table */
+	struct opmfu_text_reals *reals;
 	struct opmfu_write_stats st; /* the rank's so far */
 };
 
@@ -92,6 +103,7 @@ void opmfu_text_close(struct opmfu_writer *w)
 	sbuf_release(&o->buf);
 	opmfu_free(o->f);
 	opmfu_free(o->cells);
+	opmfu_free(o->reals);
 	opmfu_free(o);
 }
 
@@ -132,7 +144,7 @@ enum opmfu_status opmfu_text_open(struct opmfu_writer **out, const struct opmfu_
 	for (k = 0; k < n_defs; k++)
 		widest = defs[k]->n_cols > widest ? defs[k]->n_cols : widest;
 	if (!(o->f = opmfu_calloc(n_defs ? n_defs : 1, sizeof(*o->f))) ||
-	    !(o->cells = opmfu_calloc(widest, sizeof(*o->cells)))) {
+	    !(o->cells = opmfu_calloc(widest, sizeof(*o->cells))) || !(o->reals = opmfu_calloc(1, sizeof(*o->reals)))) {
 		opmfu_text_close(&o->base);
 		return nomem(dir, err);
 	}
@@ -167,7 +179,7 @@ enum opmfu_status opmfu_text_put(struct opmfu_writer *w, int rank, const struct 
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "table %s was not opened", t->def->name);
 	for (i = 0; i < t->n_rows; i++) {
 		t->row(t->src, i, o->cells);
-		o->fmt->row(t->def, o->cells, &o->buf, &o->st);
+		o->fmt->row(t->def, o->cells, &o->buf, o->reals, &o->st);
 		if ((o->buf.len >= FLUSH_AT || o->buf.oom) && (st = flush(o, f, err)))
 			return st;
 	}
@@ -249,9 +261,27 @@ void opmfu_text_int(struct sbuf *out, int64_t v)
 	sbuf_add(out, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-void opmfu_text_real(struct sbuf *out, double x)
+void opmfu_text_real(struct sbuf *out, struct opmfu_text_reals *reals, double x)
 {
 	char buf[32];
-	int n = opmfu_format_pyfloat(x, buf);
+	uint64_t bits;
+	int n;
+
+	memcpy(&bits, &x, sizeof(bits));
+	if (reals) {
+		/* Fibonacci hashing: the top bits of bits x 2^64/phi */
+		size_t i = (size_t)((bits * 0x9E3779B97F4A7C15u) >> (64 - REALS_BITS));
+		if (reals->slot[i].len && reals->slot[i].bits == bits) {
+			sbuf_add(out, reals->slot[i].text, reals->slot[i].len);
+			return;
+		}
+		n = opmfu_format_pyfloat(x, buf);
+		reals->slot[i].bits = bits;
+		reals->slot[i].len = (unsigned char)n;
+		memcpy(reals->slot[i].text, buf, (size_t)n);
+		sbuf_add(out, buf, (size_t)n);
+		return;
+	}
+	n = opmfu_format_pyfloat(x, buf);
 	sbuf_add(out, buf, (size_t)n);
 }

@@ -20,13 +20,17 @@
 #include "base/sbuf.h"
 #include "write/writer.h"
 
+/* The spelling of recent reals (see opmfu_text_real). */
+struct opmfu_text_reals;
+
 struct opmfu_text_format {
 	const char *ext; /* ".csv" */
 	/* Appends what a file starts with (CSV: the header row); NULL: nothing. */
 	void (*head)(const struct opmfu_table_def *def, struct sbuf *out);
-	/* Appends one row; counts what the format could not hold as it is in st. */
+	/* Appends one row (its reals through opmfu_text_real with reals); counts
+	 * what the format could not hold as it is in st. */
 	void (*row)(const struct opmfu_table_def *def, const struct opmfu_cell *cells, struct sbuf *out,
-		    struct opmfu_write_stats *st);
+		    struct opmfu_text_reals *reals, struct opmfu_write_stats *st);
 };
 
 /* Opens a writer of type (whose other functions are the ones below) for
@@ -47,7 +51,9 @@ void opmfu_text_int(struct sbuf *out, int64_t v);
 
 /* Finite x in the shortest digits that read back to the same double, as
  * Python's repr spells it ("50.0", "1e+16", "-0.0"): a number in CSV and
- * JSON alike. */
-void opmfu_text_real(struct sbuf *out, double x);
+ * JSON alike. Finding the shortest digits takes up to 17 printf and strtod
+ * rounds, while a table's reals repeat (a peak on every row, ratios of 4
+ * decimals), so reals (NULL: none) keeps the spelling of recent ones. */
+void opmfu_text_real(struct sbuf *out, struct opmfu_text_reals *reals, double x);
 
 #endif

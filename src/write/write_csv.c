@@ -51,7 +51,7 @@ static void csv_head(const struct opmfu_table_def *def, struct sbuf *out)
 }
 
 static void csv_row(const struct opmfu_table_def *def, const struct opmfu_cell *c, struct sbuf *out,
-		    struct opmfu_write_stats *st)
+		    struct opmfu_text_reals *reals, struct opmfu_write_stats *st)
 {
 	size_t k;
 
@@ -66,7 +66,7 @@ static void csv_row(const struct opmfu_table_def *def, const struct opmfu_cell *
 		else if (def->cols[k].type == OPMFU_COL_TEXT)
 			csv_text(out, c[k].v.t.s, c[k].v.t.n);
 		else if (!isnan(c[k].v.r))
-			opmfu_text_real(out, c[k].v.r);
+			opmfu_text_real(out, reals, c[k].v.r);
 	}
 	sbuf_add(out, "\r\n", 2);
 }

@@ -74,7 +74,7 @@ static int json_str(struct sbuf *out, const char *s, size_t n)
 }
 
 static void json_row(const struct opmfu_table_def *def, const struct opmfu_cell *c, struct sbuf *out,
-		     struct opmfu_write_stats *st)
+		     struct opmfu_text_reals *reals, struct opmfu_write_stats *st)
 {
 	size_t k;
 
@@ -91,7 +91,7 @@ static void json_row(const struct opmfu_table_def *def, const struct opmfu_cell 
 		} else if (def->cols[k].type == OPMFU_COL_TEXT) {
 			st->repaired += (size_t)json_str(out, c[k].v.t.s, c[k].v.t.n);
 		} else if (isfinite(c[k].v.r)) {
-			opmfu_text_real(out, c[k].v.r);
+			opmfu_text_real(out, reals, c[k].v.r);
 		} else {
 			st->nulled += isinf(c[k].v.r) != 0;
 			sbuf_add(out, "null", 4);
