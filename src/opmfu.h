@@ -23,7 +23,14 @@ enum {
 /* The names --peak takes, for messages. */
 #define OPMFU_PEAK_CLASSES "fp32, tf32 (= hf32), fp16 (= bf16), fp8 (= hif8), int8, fp4"
 
-enum opmfu_export_flags { OPMFU_EXPORT_DB = 1 << 0, OPMFU_EXPORT_XLSX = 1 << 1 };
+/* What --export asks for. Bit i is writer i of the library's registry
+ * (write/writer.c): the order is fixed. */
+enum opmfu_export_flags {
+	OPMFU_EXPORT_DB = 1 << 0,   /* cluster_analysis.db */
+	OPMFU_EXPORT_XLSX = 1 << 1, /* OperatorMfu/<name>_<rank>.xlsx per rank and table */
+	OPMFU_EXPORT_CSV = 1 << 2,  /* csv/<Table>.csv per table, every rank's rows */
+	OPMFU_EXPORT_JSON = 1 << 3, /* json/<Table>.jsonl per table, every rank's rows */
+};
 
 /* Workbooks written for one rank (opmfu_rank_report.xlsx). */
 enum opmfu_xlsx_flags { OPMFU_XLSX_KERNEL = 1 << 0, OPMFU_XLSX_MODULE = 1 << 1 };
@@ -130,6 +137,9 @@ struct opmfu_report {
 	char *out_dir;   /* cluster_analysis_output directory */
 	char *xlsx_dir;  /* OperatorMfu directory when xlsx was asked for, or NULL */
 	size_t xlsx_files; /* workbooks written */
+	char *csv_dir;   /* csv directory when csv was asked for and written, or NULL */
+	char *json_dir;  /* json directory when json was asked for and written, or NULL */
+	size_t n_tables; /* tables of the run: the files in csv_dir and in json_dir */
 	double seconds;
 };
 

@@ -20,7 +20,8 @@ static const char usage_analyze[] =
 	"options:\n"
 	"  -o, --output DIR       write under DIR/cluster_analysis_output/ (default: PATH;\n"
 	"                         for a .db file, its rank directory)\n"
-	"      --export LIST      db, xlsx or db,xlsx (default: db)\n"
+	"      --export LIST      what to write, a comma list of db (the database),\n"
+	"                         xlsx (workbooks), csv, json (JSON Lines) (default: db)\n"
 	"      --peak SPEC        peak TFLOPS per class, e.g. fp16=353.9,int8=707.8\n"
 	"                         (classes: fp32, tf32 (= hf32), fp16 (= bf16), fp8\n"
 	"                         (= hif8), int8, fp4); overrides the trace's chip;\n"
@@ -97,6 +98,37 @@ bad:
 	return -1;
 }
 
+/* "db,csv" -> OPMFU_EXPORT_* bits, in any order; a word that is none of
+ * them is a usage error naming it. */
+static unsigned parse_exports(const char *list)
+{
+	static const struct {
+		const char *word;
+		unsigned bit;
+	} words[] = { { "db", OPMFU_EXPORT_DB },
+		      { "xlsx", OPMFU_EXPORT_XLSX },
+		      { "csv", OPMFU_EXPORT_CSV },
+		      { "json", OPMFU_EXPORT_JSON } };
+	char word[64];
+	unsigned bits = 0;
+	const char *p = list;
+
+	for (;;) {
+		size_t n = strcspn(p, ","), k, found = sizeof(words) / sizeof(words[0]);
+		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+			if (strlen(words[k].word) == n && !strncmp(p, words[k].word, n))
+				found = k;
+		if (found == sizeof(words) / sizeof(words[0])) {
+			snprintf(word, sizeof(word), "%.*s", (int)n, p);
+			opmfu_die_usage("analyze ", "--export: '%s' is not db, xlsx, csv or json", word);
+		}
+		bits |= words[found].bit;
+		if (!p[n])
+			return bits;
+		p += n + 1;
+	}
+}
+
 struct analyze_args {
 	struct opmfu_opts o;
 	int quiet, timings;
@@ -122,14 +154,7 @@ static void take_option(struct analyze_args *a, int c, const char *arg, int *hav
 		a->o.out_dir = arg;
 		break;
 	case 'E':
-		if (!strcmp(arg, "db"))
-			a->o.exports = OPMFU_EXPORT_DB;
-		else if (!strcmp(arg, "xlsx"))
-			a->o.exports = OPMFU_EXPORT_XLSX;
-		else if (!strcmp(arg, "db,xlsx") || !strcmp(arg, "xlsx,db"))
-			a->o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX;
-		else
-			opmfu_die_usage("analyze ", "--export: '%s' is not db, xlsx or db,xlsx", arg);
+		a->o.exports = parse_exports(arg);
 		break;
 	case 'P':
 		if (opmfu_parse_peak_spec(arg, a->o.peak_tflops, msg, sizeof(msg)))

@@ -195,9 +195,23 @@ static void print_timings(const struct opmfu_rank_report *r)
 	       r->seconds[OPMFU_STAGE_WRITE]);
 }
 
+/* "wrote N FMT files to DIR", and the ranks and time unless *done. */
+static void print_export(const struct opmfu_report *rep, size_t files, const char *fmt, const char *dir, int *done)
+{
+	printf("wrote %zu %s file%s to %s", files, fmt, files == 1 ? "" : "s", dir);
+	if (!*done && rep->n_failed)
+		printf(" (%zu rank%s, %zu failed) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->n_failed,
+		       rep->seconds);
+	else if (!*done)
+		printf(" (%zu rank%s) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->seconds);
+	printf("\n");
+	*done = 1;
+}
+
 void opmfu_print_summary(const struct opmfu_report *rep, int timings)
 {
 	size_t i;
+	int done;
 	for (i = 0; i < rep->n_ranks; i++) {
 		const struct opmfu_rank_report *r = &rep->ranks[i];
 		printf("rank %d: %s\n", r->rank, r->db_path);
@@ -233,14 +247,12 @@ void opmfu_print_summary(const struct opmfu_report *rep, int timings)
 		printf(", %zu failed", rep->n_failed);
 	if (rep->out_db)
 		printf(") in %.2f s\n", rep->seconds);
-	if (rep->xlsx_dir) {
-		printf("wrote %zu xlsx file%s to %s", rep->xlsx_files, rep->xlsx_files == 1 ? "" : "s", rep->xlsx_dir);
-		if (!rep->out_db && rep->n_failed)
-			printf(" (%zu rank%s, %zu failed) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s",
-			       rep->n_failed, rep->seconds);
-		else if (!rep->out_db)
-			printf(" (%zu rank%s) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->seconds);
-		printf("\n");
-	}
+	/* without the database, the first export's line says how many ranks and how long */
+	done = rep->out_db != NULL;
+	if (rep->xlsx_dir)
+		print_export(rep, rep->xlsx_files, "xlsx", rep->xlsx_dir, &done);
+	if (rep->csv_dir)
+		print_export(rep, rep->n_tables, "csv", rep->csv_dir, &done);
+	if (rep->json_dir)
+		print_export(rep, rep->n_tables, "json", rep->json_dir, &done);
 }
-

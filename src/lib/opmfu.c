@@ -89,8 +89,19 @@ static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
 	return OPMFU_OK;
 }
 
+/* dir/<where> of the writer of export bit `bit`, created, into *out. */
+static enum opmfu_status export_dir(const char *dir, unsigned bit, char **out, struct opmfu_err *err)
+{
+	size_t i = 0;
+	while (!(bit & 1u << i))
+		i++;
+	if (!(*out = opmfu_path_join(dir, opmfu_writer_types[i]->where)))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	return mkdirs(*out, err);
+}
+
 /* Where the results go: OUT/cluster_analysis_output/ with the database and,
- * for xlsx, OperatorMfu/ (SPEC 4). */
+ * for xlsx, OperatorMfu/ (SPEC 4); csv/ and json/ for those exports. */
 static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
 				     struct opmfu_report *rep, struct opmfu_err *err)
 {
@@ -101,12 +112,12 @@ static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct op
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	if ((st = mkdirs(rep->out_dir, err)))
 		return st;
-	if (o->exports & OPMFU_EXPORT_XLSX) {
-		if (!(rep->xlsx_dir = opmfu_path_join(rep->out_dir, "OperatorMfu")))
-			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-		if ((st = mkdirs(rep->xlsx_dir, err)))
-			return st;
-	}
+	if ((o->exports & OPMFU_EXPORT_XLSX) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_XLSX, &rep->xlsx_dir, err)))
+		return st;
+	if ((o->exports & OPMFU_EXPORT_CSV) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_CSV, &rep->csv_dir, err)))
+		return st;
+	if ((o->exports & OPMFU_EXPORT_JSON) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_JSON, &rep->json_dir, err)))
+		return st;
 	if (!(rep->out_db = opmfu_path_join(rep->out_dir, "cluster_analysis.db")))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	if (o->exports && !(o->exports & OPMFU_EXPORT_DB)) {
@@ -115,6 +126,15 @@ static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct op
 		rep->out_db = NULL;
 	}
 	return OPMFU_OK;
+}
+
+/* The exports' folders, when nothing of this run is in them. */
+static void forget_exports(struct opmfu_report *rep)
+{
+	opmfu_free(rep->xlsx_dir);
+	opmfu_free(rep->csv_dir);
+	opmfu_free(rep->json_dir);
+	rep->xlsx_dir = rep->csv_dir = rep->json_dir = NULL;
 }
 
 /* One report entry per rank, in rank order. */
@@ -164,11 +184,12 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		/* nothing was analysed: keep the previous results rather than empty tables */
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu rank%s failed; %s left unchanged",
 				   rep->n_failed, rep->n_ranks, rep->n_ranks == 1 ? "" : "s",
-				   rep->out_db ? rep->out_db : "the previous workbooks");
+				   rep->out_db ? rep->out_db
+				   : o->exports == OPMFU_EXPORT_XLSX ? "the previous workbooks"
+								       : "the previous results");
 		opmfu_free(rep->out_db);
 		rep->out_db = NULL;
-		opmfu_free(rep->xlsx_dir);
-		rep->xlsx_dir = NULL;
+		forget_exports(rep);
 		goto out;
 	}
 	if ((st = opmfu_writers_commit(&ws, err)))
@@ -180,6 +201,7 @@ out:
 	if (st != OPMFU_OK && st != OPMFU_ERR_PARTIAL) {
 		opmfu_free(rep->out_db);
 		rep->out_db = NULL;
+		forget_exports(rep);
 	}
 	opmfu_rank_list_release(&list);
 	rep->seconds = opmfu_now_s() - t0;
@@ -194,6 +216,6 @@ void opmfu_report_release(struct opmfu_report *rep)
 	opmfu_free(rep->ranks);
 	opmfu_free(rep->out_db);
 	opmfu_free(rep->out_dir);
-	opmfu_free(rep->xlsx_dir);
+	forget_exports(rep);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -84,7 +84,8 @@ static const struct opmfu_table_def *const run_tables[N_TABS] = {
 };
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << TAB_OPERATOR && OPMFU_XLSX_MODULE == 1 << TAB_MODULE,
 	       "a rank's workbook bits are its tables' files bits");
-_Static_assert(OPMFU_EXPORT_DB == 1 << 0 && OPMFU_EXPORT_XLSX == 1 << 1,
+_Static_assert(OPMFU_EXPORT_DB == 1 << 0 && OPMFU_EXPORT_XLSX == 1 << 1 && OPMFU_EXPORT_CSV == 1 << 2 &&
+		       OPMFU_EXPORT_JSON == 1 << 3,
 	       "export bit i is writer i of the registry");
 
 /* Opens the writers of o->exports (the database when none), each at its
@@ -190,6 +191,11 @@ static void export_warn(const struct opmfu_opts *o, int rank, const char *name, 
 			 rank, xs->blanks, name);
 		opmfu_warn(o, msg);
 	}
+	if (xs->nulled) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu infinite numbers are null in the %s export", rank, xs->nulled,
+			 name);
+		opmfu_warn(o, msg);
+	}
 }
 
 /*
@@ -277,6 +283,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	double t;
 
 	memset(&p, 0, sizeof(p));
+	rep->n_tables = N_TABS;
 	p.o = o;
 	p.list = list;
 	p.rep = rep;

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +15,8 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "write/stage.h"
+#include "write/utf8.h"
 
 #define CELL_CHARS_MAX 32767 /* characters in one Excel cell */
 #define HEADER_HEIGHT 27
@@ -42,36 +43,8 @@ struct xw {
  * U+FFFF are refused too: XML cannot carry them. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	unsigned c = s[0];
-	size_t k, i;
-	unsigned lo = 0x80, hi = 0xBF;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		k = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		k = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		k = 4;
-	else
-		return 0;
-	if (n < k)
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F; /* no surrogates */
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < k; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	if (c == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF))
+	size_t k = opmfu_utf8_seq(s, n);
+	if (k == 3 && s[0] == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF))
 		return 0;
 	return k;
 }
@@ -182,45 +155,21 @@ static enum opmfu_status nomem(const char *path, struct opmfu_err *err)
 	return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory writing the workbook", path);
 }
 
-/* Creates an empty file with a fresh name next to path: ".NAME.PID.N.tmp".
- * O_EXCL so two writers never share one; mode 0666 so the umask applies as
- * for any other output file. */
+/* The temporary name the workbook is written under, and its folder (for
+ * libxlsxwriter's own scratch files). */
 static enum opmfu_status make_tmp(struct xw *x, struct opmfu_err *err)
 {
-	static atomic_uint counter;
 	const char *slash = strrchr(x->path, '/');
-	const char *base = slash ? slash + 1 : x->path;
-	struct sbuf sb;
-	int tries;
+	enum opmfu_status st;
+	int fd;
 
 	x->dir = slash ? opmfu_strndup(x->path, (size_t)(slash - x->path) + (slash == x->path)) : opmfu_strdup(".");
 	if (!x->dir)
 		return nomem(x->path, err);
-	sbuf_init(&sb);
-	for (tries = 0; tries < 100; tries++) {
-		int fd;
-		sbuf_reset(&sb);
-		sbuf_addf(&sb, "%.*s.%s.%ld.%u.tmp", (int)(base - x->path), x->path, base, (long)getpid(),
-			  atomic_fetch_add(&counter, 1u));
-		if (sb.oom) {
-			sbuf_release(&sb);
-			return nomem(x->path, err);
-		}
-		fd = open(sb.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0) {
-			close(fd);
-			x->tmp = sb.buf;
-			return OPMFU_OK;
-		}
-		if (errno != EEXIST) {
-			int e = errno;
-			sbuf_release(&sb);
-			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create a file in %s: %s", x->path, x->dir,
-					     strerror(e));
-		}
-	}
-	sbuf_release(&sb);
-	return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot find a free temporary name in %s", x->path, x->dir);
+	if ((st = opmfu_stage_file(x->path, &x->tmp, &fd, err)))
+		return st;
+	close(fd);
+	return OPMFU_OK;
 }
 
 static void xw_free(struct xw *x)

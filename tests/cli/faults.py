@@ -229,6 +229,42 @@ def check_previous_intact(out):
     assert table(out, 'SELECT * FROM "CommunicationTime"') == [(0, 1.5)], "other tool's table changed"
 
 
+TEXT_FILES = ["csv/OperatorMFU.csv", "csv/ModuleMFU.csv", "csv/OpmfuRankSummary.csv",
+              "json/OperatorMFU.jsonl", "json/ModuleMFU.jsonl", "json/OpmfuRankSummary.jsonl"]
+
+
+def previous_texts(out):
+    """An earlier run's CSV and JSON files."""
+    for rel in TEXT_FILES:
+        p = os.path.join(out, "cluster_analysis_output", rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write("earlier " + rel + "\n")
+
+
+def check_previous_texts(out):
+    d = os.path.join(out, "cluster_analysis_output")
+    for rel in TEXT_FILES:
+        with open(os.path.join(d, rel)) as f:
+            assert f.read() == "earlier " + rel + "\n", rel + " changed"
+    for sub in ("csv", "json"):
+        assert sorted(os.listdir(os.path.join(d, sub))) == sorted(
+            os.path.basename(r) for r in TEXT_FILES if r.startswith(sub + "/")), "a file left in " + sub
+
+
+def sc_disk_full_text(tree, out):
+    sc_disk_full(tree, out)
+    previous_texts(out)
+
+
+def sc_text_dir_is_file(tree, out):
+    make_rank(tree)
+    d = os.path.join(out, "cluster_analysis_output")
+    os.makedirs(d)
+    with open(os.path.join(d, "json"), "w") as f:
+        f.write("a file where the json folder should be\n")
+
+
 def sc_replace_keeps_others(tree, out):
     make_rank(tree)
     previous_results(out)
@@ -299,6 +335,15 @@ SCENARIOS = [
         "opmfu: error: {out}/cluster_analysis_output/cluster_analysis.db: cannot commit the results: "
         "disk I/O error"], sc_disk_full, check=check_previous_intact, preexec=limit_file_size),
     Scenario("replace_keeps_others", 0, [], sc_replace_keeps_others, check=check_replaced),
+    # 2999 links of one kernel: OperatorMFU.csv outgrows the 64 KiB limit; the
+    # earlier CSV and JSON files and the database stay, no temporary file is left
+    Scenario("disk_full_text", 1, [
+        "opmfu: error: {out}/cluster_analysis_output/csv/OperatorMFU.csv: cannot write: File too large"],
+        sc_disk_full_text, args=["--export", "db,csv,json"],
+        check=lambda out: (check_previous_intact(out), check_previous_texts(out)), preexec=limit_file_size),
+    Scenario("text_dir_is_file", 1, [
+        "opmfu: error: {out}/cluster_analysis_output/json: exists but is not a directory"],
+        sc_text_dir_is_file, args=["--export", "csv,json"]),
 ]
 if os.geteuid() == 0:
     # root reads every directory; run as nobody to see a permission error

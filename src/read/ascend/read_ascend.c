@@ -17,7 +17,6 @@ struct scan;
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/mem.h"
 #include "model/parse.h"
@@ -25,6 +24,7 @@ struct scan;
 #include "read/ascend/ascend_chip.h"
 #include "read/ascend/ascend_join.h"
 #include "read/ascend/ascend_parse.h"
+#include "read/sqlite_in.h"
 #include "sql_embed.h"
 
 struct reader {
@@ -34,6 +34,7 @@ struct reader {
 	struct opmfu_err *err;
 	struct scan *cur; /* the scan opmfu_row() feeds */
 	size_t max_rows;  /* rows the file can hold at most (see rows_hint); 0: unknown */
+	struct opmfu_sqlite_in in; /* the file as it was opened */
 };
 
 /* COMPUTE_TASK_INFO's strings in the model's forms, by sid (the first
@@ -46,14 +47,8 @@ struct str_maps {
 
 static enum opmfu_status sql_fail(struct reader *r, const char *what)
 {
-	int code = sqlite3_extended_errcode(r->db);
-	const char *hint = "";
-	if ((code & 0xff) == SQLITE_CORRUPT)
-		hint = " (the database is corrupt or truncated)";
-	else if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
-		hint = " (the database is locked by another process)";
-	return opmfu_err_set(r->err, OPMFU_ERR_SQLITE, "%s: %s: %s%s", r->path, what,
-			     sqlite3_errmsg(r->db), hint);
+	return opmfu_err_set(r->err, OPMFU_ERR_SQLITE, "%s: %s: %s%s", r->path, what, sqlite3_errmsg(r->db),
+			     opmfu_sqlite_in_hint(sqlite3_extended_errcode(r->db)));
 }
 
 static int table_exists(struct reader *r, const char *table, enum opmfu_status *st)
@@ -561,23 +556,6 @@ static void helper_wait_api(struct helper *h)
 	pthread_mutex_unlock(&h->mu);
 }
 
-static enum opmfu_status open_db(const char *path, sqlite3 **db, struct opmfu_err *err)
-{
-	/* NOMUTEX: each connection is used by one thread; the per-call
-	 * mutex of serialized mode cost a quarter of the scan time */
-	int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		enum opmfu_status st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open: %s", path,
-						     *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
-		sqlite3_close(*db);
-		*db = NULL;
-		return st;
-	}
-	/* another process may still hold a write lock for a moment */
-	sqlite3_busy_timeout(*db, 2000);
-	return OPMFU_OK;
-}
-
 /*
  * Every page is read once, in table order, so SQLite's cache only recycles
  * slots: 64 of them stay in the core's L2 cache while pread fills them and
@@ -594,11 +572,10 @@ static void small_cache(sqlite3 *db)
  * file can hold (no row takes fewer than 8 bytes of it). */
 static enum opmfu_status open_reader(struct reader *r)
 {
-	struct stat sb;
-	enum opmfu_status st = open_db(r->path, &r->db, r->err);
+	enum opmfu_status st = opmfu_sqlite_in_open(r->path, &r->db, &r->in, r->err);
 	if (st)
 		return st;
-	r->max_rows = stat(r->path, &sb) == 0 && sb.st_size > 0 ? (size_t)((uint64_t)sb.st_size / 8) : 0;
+	r->max_rows = r->in.st.st_size > 0 ? (size_t)((uint64_t)r->in.st.st_size / 8) : 0;
 	if (sqlite3_create_function(r->db, "opmfu_row", -1, SQLITE_UTF8, r, NULL, row_cb, row_final) != SQLITE_OK)
 		return sql_fail(r, "registering opmfu_row");
 	return OPMFU_OK;
@@ -607,7 +584,7 @@ static enum opmfu_status open_reader(struct reader *r)
 static void *helper_run(void *arg)
 {
 	struct helper *h = arg;
-	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, 0 };
+	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, 0, { .wal = 0 } };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st) {
@@ -780,12 +757,15 @@ no_tables:
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
 					    opmfu_links_fn on_links, void *ctx, struct opmfu_err *err)
 {
-	struct reader r = { NULL, path, t, err, NULL, 0 };
+	struct reader r = { NULL, path, t, err, NULL, 0, { .wal = 0 } };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st)
 		st = read_all(&r, threads, on_links, ctx);
 	sqlite3_close(r.db);
+	/* the helper's connection is closed too: nothing reads the file now */
+	if (!st)
+		st = opmfu_sqlite_in_check(path, &r.in, err);
 	return st;
 }
 
