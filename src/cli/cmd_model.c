@@ -320,7 +320,7 @@ static void print_tsv(const struct opmfu_model_result *r)
 		tsv_num(c->flops_per_step);
 		tsv_num(c->flops_per_device);
 		tsv_num(c->mfu);
-		tsv_num(c->applies ? c->params : -1);
+		tsv_num(c->applies && c->params > 0 ? c->params : -1);
 		printf("\t%s\n", c->text);
 	}
 }

@@ -46,7 +46,8 @@ static enum opmfu_status make_run(const struct opmfu_model_opts *o, const struct
 	int diffusion = c->family != OPMFU_MF_DECODER;
 
 	memset(r, 0, sizeof(*r));
-	r->world = o->world_size > 0 ? o->world_size : 1;
+	/* a data-parallel size alone is the world size (no other parallelism) */
+	r->world = o->world_size > 0 ? o->world_size : o->dp > 0 ? o->dp : 1;
 	r->dp = o->dp > 0 ? o->dp : r->world;
 	r->timesteps = o->timesteps > 0 ? o->timesteps : 1;
 	r->cfg_passes = o->cfg_passes > 0 ? o->cfg_passes : 1;
@@ -110,6 +111,9 @@ static enum opmfu_status find_peak(const struct opmfu_model_opts *o, struct opmf
 		else
 			snprintf(res->peak_source, sizeof(res->peak_source), "the table has no %s peak for %s: give "
 				 "--peak %s=TFLOPS", class_keys[k], chip->name, class_keys[k]);
+	} else if (o->peak_tflops[0] > 0 || o->peak_tflops[1] > 0 || o->peak_tflops[2] > 0) {
+		snprintf(res->peak_source, sizeof(res->peak_source), "none for %s: add %s=TFLOPS to %s, or choose the "
+			 "class with --dtype", class_names[k], class_keys[k], o->peak_origin ? o->peak_origin : "--peak");
 	} else {
 		snprintf(res->peak_source, sizeof(res->peak_source), "none: give --chip or --peak for MFU");
 	}

@@ -100,6 +100,23 @@ static void per_step(struct opmfu_mflops *out, double step, double divisor)
 	out->per_device = divisor > 0 ? step / divisor : 0;
 }
 
+/* palm and kempnerforge: per token 6·P + att (the attention term), a
+ * third of it forward only; per step x the step's tokens. */
+static void six_p(struct opmfu_mflops *out, const struct opmfu_model_run *r, double P, double att)
+{
+	double tok = 6 * P + att;
+	if (r->forward_only) {
+		tok /= 3;
+		att /= 3;
+	}
+	out->applies = 1;
+	out->params = P;
+	out->per_token = tok;
+	out->weights = (r->forward_only ? 2 : 6) * P * run_tokens(r);
+	out->attention = att * run_tokens(r);
+	per_step(out, tok * run_tokens(r), (double)r->world);
+}
+
 /* ---- parameters (palm's N) ---- */
 
 static double attn_params_all(const struct opmfu_model_cfg *c)
@@ -159,7 +176,7 @@ double opmfu_mflops_params(const struct opmfu_model_cfg *c)
 
 void opmfu_mflops_palm(const struct opmfu_model_cfg *c, const struct opmfu_model_run *r, struct opmfu_mflops *out)
 {
-	double N, L = (double)c->layers, H = (double)c->heads, T = (double)r->seq_len, att, tok;
+	double N, L = (double)c->layers, H = (double)c->heads, T = (double)r->seq_len, att;
 	char b[32];
 
 	if (c->family != OPMFU_MF_DECODER) {
@@ -168,7 +185,6 @@ void opmfu_mflops_palm(const struct opmfu_model_cfg *c, const struct opmfu_model
 		return;
 	}
 	memset(out, 0, sizeof(*out));
-	out->applies = 1;
 	N = opmfu_mflops_params(c) - (double)c->pos_embed;
 	/* 12·L·H·Q·T: Q·K^T and scores·V, 2·T²·Q each per head, x3 for
 	 * forward and backward; with MLA the two head sizes differ, so each
@@ -177,14 +193,7 @@ void opmfu_mflops_palm(const struct opmfu_model_cfg *c, const struct opmfu_model
 		att = 6 * L * H * T * (double)(c->qk_nope + c->qk_rope + c->v_head);
 	else
 		att = 12 * L * H * (double)c->head_dim * T;
-	tok = 6 * N + att;
-	if (r->forward_only)
-		tok /= 3;
-	out->params = N;
-	out->per_token = tok;
-	out->weights = (r->forward_only ? 2 : 6) * N * run_tokens(r);
-	out->attention = (r->forward_only ? att / 3 : att) * run_tokens(r);
-	per_step(out, tok * run_tokens(r), (double)r->world);
+	six_p(out, r, N, att);
 	say(out, "%s: N = %s, every parameter but position embeddings", r->forward_only ? "(6N + 12·L·H·Q·T) / 3" :
 	    "6N + 12·L·H·Q·T", grouped(N, b, sizeof(b)));
 	if (c->experts > 0)
@@ -200,7 +209,7 @@ void opmfu_mflops_kempnerforge(const struct opmfu_model_cfg *c, const struct opm
 			       struct opmfu_mflops *out)
 {
 	double D = (double)c->hidden, H = (double)c->heads, hd = (double)c->head_dim, kv = (double)c->kv_heads;
-	double L = (double)c->layers, M = (double)c->moe_layers, attn, active, att, tok;
+	double L = (double)c->layers, M = (double)c->moe_layers, attn, active;
 	char b[32];
 
 	if (c->family != OPMFU_MF_DECODER) {
@@ -217,7 +226,6 @@ void opmfu_mflops_kempnerforge(const struct opmfu_model_cfg *c, const struct opm
 		return;
 	}
 	memset(out, 0, sizeof(*out));
-	out->applies = 1;
 	attn = D * (H * hd) + 2 * D * (kv * hd) + (H * hd) * D;
 	/* dense layers: attention + 3·D·ffn; MoE layers: top_k routed experts
 	 * and the shared ones, always on; router ignored; output projection
@@ -226,15 +234,7 @@ void opmfu_mflops_kempnerforge(const struct opmfu_model_cfg *c, const struct opm
 	if (c->experts > 0)
 		active += M * (attn + (double)c->top_k * 3 * D * (double)c->moe_ffn +
 			       (double)c->shared * 3 * D * (double)c->shared_ffn);
-	att = 12 * L * D * (double)r->seq_len;
-	tok = 6 * active + att;
-	if (r->forward_only)
-		tok /= 3;
-	out->params = active;
-	out->per_token = tok;
-	out->weights = (r->forward_only ? 2 : 6) * active * run_tokens(r);
-	out->attention = (r->forward_only ? att / 3 : att) * run_tokens(r);
-	per_step(out, tok * run_tokens(r), (double)r->world);
+	six_p(out, r, active, 12 * L * D * (double)r->seq_len);
 	say(out, "%s: active = %s", r->forward_only ? "(6·active + 12·L·D·S) / 3" : "6·active + 12·L·D·S",
 	    grouped(active, b, sizeof(b)));
 	if (c->experts > 0)

@@ -676,10 +676,7 @@ enum opmfu_status opmfu_model_config_read(const char *path, const char *const *s
 					  struct opmfu_model_cfg *cfg, struct opmfu_err *err)
 {
 	struct reader *r;
-	struct opmfu_err perr = OPMFU_ERR_INIT;
-	char buf[8192];
-	size_t n, total = 0;
-	enum opmfu_status st, parsed;
+	enum opmfu_status st;
 	FILE *f = fopen(path, "rb");
 
 	if (!f)
@@ -688,30 +685,13 @@ enum opmfu_status opmfu_model_config_read(const char *path, const char *const *s
 		fclose(f);
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", path);
 	}
-	parsed = reader_init(r, &perr);
-	while (total < CONFIG_MAX_BYTES) {
-		size_t want = CONFIG_MAX_BYTES - total < sizeof(buf) ? CONFIG_MAX_BYTES - total : sizeof(buf);
-		if ((n = fread(buf, 1, want, f)) == 0)
-			break;
-		total += n;
-		if (!parsed)
-			parsed = opmfu_json_feed(&r->json, buf, n, &perr);
-	}
-	if (ferror(f)) {
-		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: read error", path);
-	} else if (total >= CONFIG_MAX_BYTES) {
-		st = opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: larger than 16 MiB, not a model config", path);
-	} else {
-		if (!parsed)
-			parsed = opmfu_json_finish(&r->json, &perr);
-		if (parsed)
-			st = opmfu_err_set(err, parsed, "%s: %s", path, perr.msg);
-		else
-			st = OPMFU_OK;
-	}
+	st = reader_init(r, err);
+	st = opmfu_json_feed_file(&r->json, st, f, CONFIG_MAX_BYTES, "a model config", err);
 	opmfu_json_release(&r->json);
 	fclose(f);
-	if (!st)
+	if (st)
+		opmfu_err_prefix(err, "%s", path);
+	else
 		st = finish(r, path, set, n_set, cfg, err);
 	opmfu_free(r);
 	return st;

@@ -3,10 +3,14 @@
  * the model config, then every convention of mflops/ on it: whatever the
  * bytes, a config read is one the formulas can take (counts in range, layer
  * counts consistent) and they give finite, non-negative FLOPs.
+ *
+ * Input: the config's bytes, then optionally a NUL and --set strings
+ * ("FIELD=VALUE"), each ended by a NUL (at most 8).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
 #include "mflops/mflops.h"
@@ -35,10 +39,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct opmfu_model_cfg c;
 	struct opmfu_err err = OPMFU_ERR_INIT;
-	enum opmfu_status st = opmfu_model_config_parse((const char *)data, size, "fuzz.json", NULL, 0, &c, &err);
+	const char *set[8];
+	char *copy = NULL;
+	size_t n_set = 0, len = size, i, start;
+	const uint8_t *nul = memchr(data, 0, size);
+	enum opmfu_status st;
 
+	if (nul) {
+		/* the --set strings, NUL-terminated in a copy */
+		len = (size_t)(nul - data);
+		if (!(copy = malloc(size - len + 1)))
+			return 0;
+		memcpy(copy, nul + 1, size - len - 1);
+		copy[size - len - 1] = '\0';
+		for (i = start = 0; i < size - len && n_set < 8; i++)
+			if (copy[i] == '\0') {
+				set[n_set++] = copy + start;
+				start = i + 1;
+				if (start >= size - len - 1)
+					break;
+			}
+	}
+	st = opmfu_model_config_parse((const char *)data, len, "fuzz.json", set, n_set, &c, &err);
+	free(copy);
 	if (st != OPMFU_OK) {
-		FUZZ_ASSERT(st == OPMFU_ERR_FORMAT || st == OPMFU_ERR_NOMEM);
+		FUZZ_ASSERT(st == OPMFU_ERR_FORMAT || st == OPMFU_ERR_NOMEM || (st == OPMFU_ERR_USAGE && n_set > 0));
 		FUZZ_ASSERT(err.msg[0] != '\0');
 		return 0;
 	}

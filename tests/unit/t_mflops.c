@@ -260,6 +260,13 @@ static void test_maxtext_causal(void)
 	CHECK_DBL(f.per_step, 474422087516160.0);
 	CHECK_STR(f.text, "3 × Σ matmuls: QKV (GQA: fewer K, V heads), out projection, MLP, LM head; attention "
 			  "4·S²·B·H·d in full (--no-causal); biases and norms not counted");
+	/* kempnerforge is this exactly: 6·active·T + 12·L·D·S·T with H·hd = D,
+	 * no router, no biases: 57,912,852,480 x 8192 = 474,422,087,516,160 */
+	{
+		struct opmfu_mflops k;
+		opmfu_mflops_kempnerforge(&c, &r, &k);
+		CHECK_DBL(k.per_step, f.per_step);
+	}
 	/* forward only: the sum without x 3 */
 	r.causal = 1;
 	r.forward_only = 1;
