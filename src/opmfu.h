@@ -1,6 +1,7 @@
 /*
  * opmfu.h - the opmfu library's public API: analyse Ascend profiler
- * databases and write OperatorMFU / ModuleMFU. The library never prints and
+ * databases and write OperatorMFU / ModuleMFU, and model-level MFU from a
+ * model's config.json (opmfu_model_compute). The library never prints and
  * never exits; it reports through return values, struct opmfu_err, the
  * report and the optional callbacks in struct opmfu_opts.
  */
