@@ -1,6 +1,7 @@
 /*
  * opmfu.h - the opmfu library's public API: analyse Ascend profiler
- * databases and write OperatorMFU / ModuleMFU. The library never prints and
+ * databases and write OperatorMFU / ModuleMFU, and model-level MFU from a
+ * model's config.json (opmfu_model_compute). The library never prints and
  * never exits; it reports through return values, struct opmfu_err, the
  * report and the optional callbacks in struct opmfu_opts.
  */
@@ -168,5 +169,75 @@ struct opmfu_chip_row {
 };
 /* Returns row i, or 0 past the end. */
 int opmfu_chip_row(size_t i, struct opmfu_chip_row *row);
+
+/* ---- Model-level MFU (SPEC 12): `opmfu model` ---- */
+
+/* The seed conventions, indexes of opmfu_model_result.conv. */
+enum opmfu_convention {
+	OPMFU_CONV_PALM,         /* nanoGPT's 6N + 12·L·H·Q·T */
+	OPMFU_CONV_KEMPNERFORGE, /* 6·active + 12·L·D·S */
+	OPMFU_CONV_MAXTEXT,      /* 3 x the sum of the step's matmuls, causal attention halved */
+	OPMFU_CONV_VERL_OMNI,    /* diffusion transformers: Qwen-Image, Wan */
+	OPMFU_NCONV
+};
+
+/* "palm", "kempnerforge", "maxtext", "verl-omni"; NULL past the end. */
+const char *opmfu_convention_name(int conv);
+/* The convention of that name, or -1. */
+int opmfu_convention_find(const char *name);
+
+/* What to compute. Zero means "not given" unless said otherwise. */
+struct opmfu_model_opts {
+	const char *config;          /* a Hugging Face or diffusers transformer config.json */
+	const char *const *set;      /* "FIELD=VALUE": supply or replace config fields */
+	size_t n_set;
+	long long seq_len;           /* tokens per sequence; diffusion: latent tokens per sample */
+	long long prompt_len;        /* diffusion: prompt tokens per sample; -1 = not given */
+	long long global_batch;      /* sequences (samples) per step */
+	long long tokens_per_step;   /* decoders: instead of global_batch */
+	long long world_size;        /* devices; 0 = 1 */
+	long long dp;                /* data-parallel size (verl-omni); 0 = world_size */
+	long long timesteps;         /* diffusion: denoising steps per step; 0 = 1 */
+	long long cfg_passes;        /* diffusion: forward passes per timestep; 0 = 1 */
+	int forward_only;            /* no backward pass */
+	int no_causal;               /* decoders: attention over every (query, key) pair */
+	double step_time;            /* seconds per step, for MFU */
+	double peak_tflops[OPMFU_NCLASS]; /* overrides per class, as opmfu_opts */
+	const char *peak_origin;
+	const char *chip;
+	int dtype_class;             /* OPMFU_CLASS_*: the peak MFU divides by (0 is fp32: set it) */
+	unsigned conventions;        /* bits 1 << enum opmfu_convention; 0 = every one that applies */
+};
+
+struct opmfu_model_conv {
+	const char *name;
+	int shown;                 /* asked for, or (none asked for) applies */
+	int applies;               /* 0: text says why not */
+	double flops_per_token;    /* -1: the convention has none */
+	double flops_per_step;     /* all devices; -1 without a batch or tokens per step */
+	double flops_per_device;   /* per step on one device; -1 likewise */
+	double mfu;                /* flops_per_device / (step_time x peak); -1 without them */
+	double params;             /* palm's N, kempnerforge's active parameters; else 0 */
+	char text[480];            /* what it counts and how it differs, or why it does not apply */
+};
+
+struct opmfu_model_result {
+	char arch[64];             /* model_type or _class_name */
+	int diffusion;
+	char model[512];           /* the architecture in one line */
+	double params;             /* every parameter of a decoder; 0 for diffusion */
+	long long seq_len, prompt_len, global_batch, world_size, dp, timesteps, cfg_passes;
+	double tokens_per_step;    /* 0: unknown */
+	int forward_only, causal;
+	double step_time;
+	double peak_tflops;        /* of the dtype class asked for; 0: none */
+	char peak_source[256];     /* where it came from, or what would supply it */
+	struct opmfu_model_conv conv[OPMFU_NCONV];
+};
+
+/* Reads the config, checks the run options against it (OPMFU_ERR_USAGE
+ * naming the option) and fills res. No memory to release. */
+enum opmfu_status opmfu_model_compute(const struct opmfu_model_opts *o, struct opmfu_model_result *res,
+				      struct opmfu_err *err);
 
 #endif

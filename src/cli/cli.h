@@ -31,6 +31,7 @@ void opmfu_die_usage(const char *cmd, const char *fmt, const char *arg)
 
 int opmfu_cmd_analyze(int argc, char **argv);
 int opmfu_cmd_chips(int argc, char **argv);
+int opmfu_cmd_model(int argc, char **argv);
 
 /* The report of `opmfu analyze` on standard output. */
 void opmfu_print_summary(const struct opmfu_report *rep, int timings);
