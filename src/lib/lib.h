@@ -10,7 +10,9 @@
 #include "analyze/module_mfu.h"
 #include "analyze/modules.h"
 #include "analyze/op_mfu.h"
+#include "analyze/hotspots.h"
 #include "analyze/ops.h"
+#include "analyze/steps.h"
 #include "base/err.h"
 #include "flops/flops.h"
 #include "model/peaks.h"
@@ -39,6 +41,8 @@ struct rank_work {
 	struct opmfu_module_mfu mod;
 	struct opmfu_ops ops;         /* OpmfuOps' units (SPEC 10) */
 	struct opmfu_modules modules; /* OpmfuModules */
+	struct opmfu_steps steps;     /* OpmfuSteps */
+	struct opmfu_hotspots hot;    /* OpmfuOpTypes, OpmfuKernels */
 	struct peak_choice pc;
 	/* how far the analysis got (under the pool's lock): 1 kernel MFU done,
 	 * so OperatorMFU can be written while 2 (everything) is still to come */

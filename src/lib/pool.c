@@ -78,9 +78,10 @@ static int default_jobs(void)
 /* ---- the writers ----
  * The tables of a run, in the order the writers are given them: a writer's
  * files bit k is run_tables[k]. */
-enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, TAB_OPS, TAB_MODULES, N_TABS };
+enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, TAB_OPS, TAB_MODULES, TAB_STEPS, TAB_OP_TYPES, TAB_KERNELS, N_TABS };
 static const struct opmfu_table_def *const run_tables[N_TABS] = {
 	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def, &opmfu_ops_def, &opmfu_modules_def,
+	&opmfu_steps_def, &opmfu_op_types_def, &opmfu_kernels_def,
 };
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << TAB_OPERATOR && OPMFU_XLSX_MODULE == 1 << TAB_MODULE,
 	       "a rank's workbook bits are its tables' files bits");
@@ -238,16 +239,18 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	if (st == OPMFU_OK && w->analysed) {
 		struct opmfu_ops_table ot = { &w->ops, rr->rank };
 		struct opmfu_modules_table mt = { &w->modules, rr->rank };
-		t = opmfu_module_table(&mv, &w->mod, rr->rank);
-		st = put_all(ws, rr->rank, &t, err);
-		if (st == OPMFU_OK) {
-			t = opmfu_ops_table(&ot);
-			st = put_all(ws, rr->rank, &t, err);
-		}
-		if (st == OPMFU_OK) {
-			t = opmfu_modules_table(&mt);
-			st = put_all(ws, rr->rank, &t, err);
-		}
+		struct opmfu_steps_table stt = { &w->steps, rr->rank };
+		struct opmfu_hotspots_table ht = { &w->hot, rr->rank };
+		struct opmfu_table more[6];
+		size_t k2;
+		more[0] = opmfu_module_table(&mv, &w->mod, rr->rank);
+		more[1] = opmfu_ops_table(&ot);
+		more[2] = opmfu_modules_table(&mt);
+		more[3] = opmfu_steps_table(&stt);
+		more[4] = opmfu_op_types_table(&ht);
+		more[5] = opmfu_kernels_table(&ht);
+		for (k2 = 0; k2 < 6 && st == OPMFU_OK; k2++)
+			st = put_all(ws, rr->rank, &more[k2], err);
 	}
 	if (st == OPMFU_OK) {
 		t = opmfu_rank_summary_table(rr);

@@ -13,6 +13,7 @@ A case directory holds:
                 {out}/cluster_analysis_output/cluster_analysis.db to compare,
                 NAME.sql beside NAME.tsv: compare the result of that query instead of a table,
                 stdout / stderr (optional, exact after replacing paths and timings),
+                stdout.head (optional: what stdout starts with, e.g. the rank blocks of --verbose),
                 absent (optional: output paths that must not exist),
                 xlsx/PATH.cells (optional: the dump by tests/tools/xlsx_cells.py of the
                 workbook {out}/PATH, e.g. xlsx/cluster_analysis_output/OperatorMfu/
@@ -183,6 +184,13 @@ def main():
                 got = normalize(got, subst)
                 if want != got:
                     fails += diff(stream, want, got)
+            # stdout.head: what stdout starts with (the per-rank blocks of --verbose)
+            if os.path.exists(path + ".head"):
+                with open(path + ".head", encoding="utf-8") as f:
+                    want = f.read()
+                got = normalize(got, subst)[:len(want)]
+                if want != got:
+                    fails += diff(stream + ".head", want, got)
         db = os.path.join(out, "cluster_analysis_output", "cluster_analysis.db")
         if os.path.exists(os.path.join(case, "dbpath")):
             with open(os.path.join(case, "dbpath"), encoding="utf-8") as f:
