@@ -262,4 +262,76 @@ struct opmfu_model_result {
 enum opmfu_status opmfu_model_compute(const struct opmfu_model_opts *o, struct opmfu_model_result *res,
 				      struct opmfu_err *err);
 
+/* ---- Comparing two runs (SPEC 14, 15): `opmfu diff BASE NEW` ---- */
+
+/* The kinds of OpmfuDiff rows, in the table's order (docs/output-schema.md
+ * says what each kind's columns hold). */
+enum opmfu_diff_kind {
+	OPMFU_DIFF_STEP_SHARE, /* a part of the step time (SPEC 11's waterfall) */
+	OPMFU_DIFF_MODULE,     /* a module path: the ops directly under it */
+	OPMFU_DIFF_OP_TYPE,    /* an op name */
+	OPMFU_DIFF_MODEL,      /* a model-FLOPs convention (OpmfuModel, the whole run) */
+	OPMFU_DIFF_RANK,       /* a rank analysed on one side only */
+	OPMFU_NDIFF_KIND
+};
+
+/* "step_share", "module", "op_type", "model", "rank"; "?" past the end. */
+const char *opmfu_diff_kind_name(int kind);
+
+struct opmfu_diff_opts {
+	const char *paths[2]; /* BASE, NEW: each an opmfu result (database or folder) or an input path */
+	/* How input paths are analysed, as opmfu_analyze takes it (inputs,
+	 * out_dir and exports are the diff's own); ranks, when given, also
+	 * choose the ranks of results; the callbacks serve the whole diff. */
+	struct opmfu_opts analyze;
+	const char *out_dir;  /* write OpmfuDiff under OUT/cluster_analysis_output/; NULL: nothing */
+	unsigned exports;     /* OPMFU_EXPORT_DB, _CSV, _JSON; 0 means DB */
+};
+
+/* One row of OpmfuDiff. Index 0 is BASE, 1 NEW. NAN stands for NULL: the
+ * name is not on that side, or the value is unknown there. Times are whole
+ * nanoseconds. */
+struct opmfu_diff_row {
+	enum opmfu_diff_kind kind;
+	const char *name;
+	double kernel_ns[2], flops[2], mfu[2], lost_ns[2];
+	double delta_lost_ns; /* NEW - BASE, a side without the name counting 0 */
+};
+
+struct opmfu_diff_side {
+	char *path;          /* as given */
+	char *db;            /* the result database read; NULL for an input analysed (its folder is gone) */
+	int analysed;        /* an input path, analysed for the diff */
+	size_t ranks;        /* ranks analysed (now or when the result was written) */
+	int *failed;         /* ranks whose analysis failed: not compared */
+	size_t n_failed;
+	int *only;           /* ranks analysed here and not on the other side */
+	size_t n_only;
+	size_t steps;        /* OpmfuSteps rows of the compared ranks */
+	int has_model;       /* OpmfuModel has rows for the run */
+};
+
+struct opmfu_diff {
+	struct opmfu_diff_side side[2];
+	int *compared;       /* ranks analysed on both sides, ascending */
+	size_t n_compared;
+	struct opmfu_diff_row *rows; /* by kind; within module and op_type by delta_lost_ns, largest first */
+	size_t n_rows;
+	char *out_db, *csv_dir, *json_dir; /* written, or NULL */
+	void *store;         /* the rows' names */
+	double seconds;
+};
+
+/*
+ * Compares two runs. Returns OPMFU_OK, OPMFU_ERR_PARTIAL when ranks of an
+ * input path failed to be analysed (the others were compared and written),
+ * or an error (message in err). d is filled in every case and must be
+ * released.
+ */
+enum opmfu_status opmfu_diff(const struct opmfu_diff_opts *o, struct opmfu_diff *d, struct opmfu_err *err);
+void opmfu_diff_release(struct opmfu_diff *d);
+
+/* Rank ids as a list: "0-3, 8, 10-11" (v ascending), cut with "..." to fit. */
+void opmfu_format_ranks(const int *v, size_t n, char *out, size_t size);
+
 #endif

@@ -29,7 +29,15 @@ void opmfu_die_usage(const char *cmd, const char *fmt, const char *arg)
 #endif
 	;
 
+/* "0,3,8-15" -> the ids in order into *out (malloc'd); returns their
+ * count, or -1 for a malformed list (options.c). */
+int opmfu_parse_rank_list(const char *s, int **out);
+/* "db,csv" -> OPMFU_EXPORT_* bits, in any order; a word that is not one of
+ * allowed's is a usage error of cmd ("analyze ") naming it. */
+unsigned opmfu_parse_exports(const char *cmd, const char *list, unsigned allowed);
+
 int opmfu_cmd_analyze(int argc, char **argv);
+int opmfu_cmd_diff(int argc, char **argv);
 int opmfu_cmd_chips(int argc, char **argv);
 int opmfu_cmd_model(int argc, char **argv);
 
@@ -38,6 +46,8 @@ int opmfu_cmd_model(int argc, char **argv);
  * (report.c), then what was written. */
 void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbose);
 void opmfu_print_report(const struct opmfu_report *rep);
+/* What `opmfu diff` prints (diff_view.c): fits one screen. */
+void opmfu_print_diff(const struct opmfu_diff *d);
 /* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
 void opmfu_format_ns(double ns, char *out, size_t size);
 

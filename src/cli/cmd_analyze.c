@@ -58,78 +58,6 @@ static void on_progress(void *ctx, const struct opmfu_progress *p)
 	fflush(stderr);
 }
 
-/* "0,3,8-15" -> sorted list; returns count or -1. */
-static int parse_rank_list(const char *s, int **out)
-{
-	int *v = NULL, n = 0, cap = 0;
-	const char *p = s;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < -1 || a > 1000000)
-			goto bad;
-		b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a || b > 1000000 || b - a > 1000000)
-				goto bad;
-		}
-		for (; a <= b; a++) {
-			if (n == cap) {
-				int *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*v));
-				if (!nv)
-					goto bad;
-				v = nv;
-			}
-			v[n++] = (int)a;
-		}
-		if (*end == ',')
-			end++;
-		else if (*end)
-			goto bad;
-		p = end;
-	}
-	if (n == 0)
-		goto bad;
-	*out = v;
-	return n;
-bad:
-	free(v);
-	return -1;
-}
-
-/* "db,csv" -> OPMFU_EXPORT_* bits, in any order; a word that is none of
- * them is a usage error naming it. */
-static unsigned parse_exports(const char *list)
-{
-	static const struct {
-		const char *word;
-		unsigned bit;
-	} words[] = { { "db", OPMFU_EXPORT_DB },
-		      { "xlsx", OPMFU_EXPORT_XLSX },
-		      { "csv", OPMFU_EXPORT_CSV },
-		      { "json", OPMFU_EXPORT_JSON } };
-	char word[64];
-	unsigned bits = 0;
-	const char *p = list;
-
-	for (;;) {
-		size_t n = strcspn(p, ","), k, found = sizeof(words) / sizeof(words[0]);
-		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
-			if (strlen(words[k].word) == n && !strncmp(p, words[k].word, n))
-				found = k;
-		if (found == sizeof(words) / sizeof(words[0])) {
-			snprintf(word, sizeof(word), "%.*s", (int)n, p);
-			opmfu_die_usage("analyze ", "--export: '%s' is not db, xlsx, csv or json", word);
-		}
-		bits |= words[found].bit;
-		if (!p[n])
-			return bits;
-		p += n + 1;
-	}
-}
-
 struct analyze_args {
 	struct opmfu_opts o;
 	int quiet, timings, verbose;
@@ -155,7 +83,7 @@ static void take_option(struct analyze_args *a, int c, const char *arg, int *hav
 		a->o.out_dir = arg;
 		break;
 	case 'E':
-		a->o.exports = parse_exports(arg);
+		a->o.exports = opmfu_parse_exports("analyze ", arg, ~0u);
 		break;
 	case 'P':
 		if (opmfu_parse_peak_spec(arg, a->o.peak_tflops, msg, sizeof(msg)))
@@ -175,7 +103,7 @@ static void take_option(struct analyze_args *a, int c, const char *arg, int *hav
 		break;
 	}
 	case 'R': {
-		int *ranks = NULL, n = parse_rank_list(arg, &ranks);
+		int *ranks = NULL, n = opmfu_parse_rank_list(arg, &ranks);
 		if (n < 0)
 			opmfu_die_usage("analyze ", "--rank-list: '%s' is not a list like 0,3,8-15", arg);
 		free(a->ranks); /* the last --rank-list counts */

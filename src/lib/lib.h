@@ -62,6 +62,10 @@ struct opmfu_writers {
 #define OPMFU_WRITERS_INIT { { NULL }, { 0 }, 0 }
 
 double opmfu_now_s(void);
+/* Creates path and its missing parents (lib/opmfu.c). */
+enum opmfu_status opmfu_mkdirs(const char *path, struct opmfu_err *err);
+/* dir/<where> of the writer of export bit `bit`, created, into *out. */
+enum opmfu_status opmfu_export_dir(const char *dir, unsigned bit, char **out, struct opmfu_err *err);
 void opmfu_warn(const struct opmfu_opts *o, const char *msg);
 /* Appends to a fixed buffer (truncating), so reports never need memory. */
 void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)
@@ -87,6 +91,11 @@ void opmfu_rank_work_release(struct rank_work *w);
 enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
 				  struct opmfu_report *rep, struct opmfu_writers *ws, double t0,
 				  struct opmfu_err *err);
+/* Opens into ws the writers of the export bits want, each at its place
+ * under dir (OUT/cluster_analysis_output), for the tables defs, in
+ * registry order. */
+enum opmfu_status opmfu_writers_open(struct opmfu_writers *ws, const char *dir, unsigned want,
+				    const struct opmfu_table_def *const *defs, size_t n_defs, struct opmfu_err *err);
 /* Commits every writer of ws, in order. */
 enum opmfu_status opmfu_writers_commit(struct opmfu_writers *ws, struct opmfu_err *err);
 /* Closes them (what was not committed is undone) and empties ws. */

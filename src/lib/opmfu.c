@@ -60,7 +60,7 @@ static void warn_cb(void *ctx, const char *msg)
 
 /* ---- output location ---- */
 
-static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
+enum opmfu_status opmfu_mkdirs(const char *path, struct opmfu_err *err)
 {
 	char buf[4096];
 	size_t i, n = strlen(path);
@@ -89,15 +89,14 @@ static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
 	return OPMFU_OK;
 }
 
-/* dir/<where> of the writer of export bit `bit`, created, into *out. */
-static enum opmfu_status export_dir(const char *dir, unsigned bit, char **out, struct opmfu_err *err)
+enum opmfu_status opmfu_export_dir(const char *dir, unsigned bit, char **out, struct opmfu_err *err)
 {
 	size_t i = 0;
 	while (!(bit & 1u << i))
 		i++;
 	if (!(*out = opmfu_path_join(dir, opmfu_writer_types[i]->where)))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-	return mkdirs(*out, err);
+	return opmfu_mkdirs(*out, err);
 }
 
 /* Where the results go: OUT/cluster_analysis_output/ with the database and,
@@ -110,13 +109,13 @@ static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct op
 
 	if (!(rep->out_dir = opmfu_path_join(base, "cluster_analysis_output")))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-	if ((st = mkdirs(rep->out_dir, err)))
+	if ((st = opmfu_mkdirs(rep->out_dir, err)))
 		return st;
-	if ((o->exports & OPMFU_EXPORT_XLSX) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_XLSX, &rep->xlsx_dir, err)))
+	if ((o->exports & OPMFU_EXPORT_XLSX) && (st = opmfu_export_dir(rep->out_dir, OPMFU_EXPORT_XLSX, &rep->xlsx_dir, err)))
 		return st;
-	if ((o->exports & OPMFU_EXPORT_CSV) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_CSV, &rep->csv_dir, err)))
+	if ((o->exports & OPMFU_EXPORT_CSV) && (st = opmfu_export_dir(rep->out_dir, OPMFU_EXPORT_CSV, &rep->csv_dir, err)))
 		return st;
-	if ((o->exports & OPMFU_EXPORT_JSON) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_JSON, &rep->json_dir, err)))
+	if ((o->exports & OPMFU_EXPORT_JSON) && (st = opmfu_export_dir(rep->out_dir, OPMFU_EXPORT_JSON, &rep->json_dir, err)))
 		return st;
 	if (!(rep->out_db = opmfu_path_join(rep->out_dir, "cluster_analysis.db")))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");

@@ -89,12 +89,9 @@ _Static_assert(OPMFU_EXPORT_DB == 1 << 0 && OPMFU_EXPORT_XLSX == 1 << 1 && OPMFU
 		       OPMFU_EXPORT_JSON == 1 << 3,
 	       "export bit i is writer i of the registry");
 
-/* Opens the writers of o->exports (the database when none), each at its
- * place under rep->out_dir, in registry order. */
-static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct opmfu_report *rep,
-				      struct opmfu_writers *ws, struct opmfu_err *err)
+enum opmfu_status opmfu_writers_open(struct opmfu_writers *ws, const char *dir, unsigned want,
+				    const struct opmfu_table_def *const *defs, size_t n_defs, struct opmfu_err *err)
 {
-	unsigned want = o->exports ? o->exports : OPMFU_EXPORT_DB;
 	enum opmfu_status st = OPMFU_OK;
 	size_t i;
 
@@ -103,14 +100,23 @@ static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct o
 		char *path;
 		if (!(want & (1u << i)) || ws->n == OPMFU_MAX_WRITERS)
 			continue;
-		if (!(path = opmfu_path_join(rep->out_dir, wt->where)))
+		if (!(path = opmfu_path_join(dir, wt->where)))
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory opening the %s export", wt->name);
-		st = wt->open(&ws->v[ws->n], path, run_tables, N_TABS, err);
+		st = wt->open(&ws->v[ws->n], path, defs, n_defs, err);
 		opmfu_free(path);
 		if (st == OPMFU_OK)
 			ws->bit[ws->n++] = 1u << i;
 	}
 	return st;
+}
+
+/* Opens the writers of o->exports (the database when none), each at its
+ * place under rep->out_dir, with the tables of the run. */
+static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct opmfu_report *rep,
+				      struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	return opmfu_writers_open(ws, rep->out_dir, o->exports ? o->exports : OPMFU_EXPORT_DB, run_tables, N_TABS,
+				  err);
 }
 
 enum opmfu_status opmfu_writers_commit(struct opmfu_writers *ws, struct opmfu_err *err)

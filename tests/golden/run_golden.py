@@ -5,10 +5,14 @@ A case directory holds:
   tree/         the input tree, built by tools/build_fixture.py (FILE.db.sql
                 becomes the SQLite database FILE.db)
   tree_from     instead of tree/: the case folder (relative) whose tree/ to use
+  tree_new/     a second input tree, built the same way, as {tree_new} (opmfu diff's NEW);
+                tree_new_from names another case's
   expected_from instead of expected/: the case folder (relative) whose expected/ to use
   dbpath        where the output database is (default {out}/cluster_analysis_output/...)
-  cmd           the opmfu arguments, one per line; {tree} and {out} are replaced
-                (default: analyze {tree} -o {out})
+  cmd           the opmfu arguments, one per line; {tree}, {tree_new} and {out} are
+                replaced (default: analyze {tree} -o {out}); a line '---' starts another
+                run of opmfu: each but the last must exit 0, and the last is the one
+                whose output and exit status are compared
   expected/     exit (default 0), <Table>.tsv for each table of
                 {out}/cluster_analysis_output/cluster_analysis.db to compare,
                 NAME.sql beside NAME.tsv: compare the result of that query instead of a table,
@@ -142,9 +146,11 @@ def main():
         tree = os.path.join(tmp, "tree")
         out = os.path.join(tmp, "out")
         os.makedirs(out)
-        src_tree = case_part(case, "tree")
-        if os.path.isdir(src_tree):
-            build_tree(src_tree, tree, schema)
+        tree_new = os.path.join(tmp, "tree_new")
+        for part, dst in (("tree", tree), ("tree_new", tree_new)):
+            src_tree = case_part(case, part)
+            if os.path.isdir(src_tree):
+                build_tree(src_tree, dst, schema)
         cmd_file = os.path.join(case, "cmd")
         args = ["analyze", "{tree}", "-o", "{out}"]
         if os.path.exists(cmd_file):
@@ -153,9 +159,16 @@ def main():
         if any("{shared}" in a for a in args) and not os.path.isdir(os.path.join(shared, "real")):
             print("skip: %s/real is not there" % shared)
             return 77
-        subst = {"{tree}": tree, "{out}": out, "{shared}": shared}
+        # {tree_new} before {tree}: normalize() replaces values in this order
+        subst = {"{tree_new}": tree_new, "{tree}": tree, "{out}": out, "{shared}": shared}
         args = [normalize_arg(a, subst) for a in args]
-        roots = input_roots(args, tree, out)
+        runs = [[]]
+        for a in args:
+            if a == "---":
+                runs.append([])
+            else:
+                runs[-1].append(a)
+        roots = input_roots(args, tree, out) + ([tree_new] if os.path.isdir(tree_new) else [])
         before = tree_hashes(roots)
         env = dict(os.environ)
         env.pop("OPMFU_PEAK", None)
@@ -166,8 +179,14 @@ def main():
                     if "=" in line:
                         k, v = line.rstrip("\n").split("=", 1)
                         env[k] = v
-        proc = subprocess.run([opmfu] + args, capture_output=True, text=True, env=env, timeout=300)
         fails = 0
+        for run in runs[:-1]:
+            proc = subprocess.run([opmfu] + run, capture_output=True, text=True, env=env, timeout=300)
+            if proc.returncode != 0:
+                print("%s: exit status %d\nstdout:\n%sstderr:\n%s" % (" ".join(run), proc.returncode,
+                                                                     proc.stdout, proc.stderr))
+                fails += 1
+        proc = subprocess.run([opmfu] + runs[-1], capture_output=True, text=True, env=env, timeout=300)
         want_exit = 0
         if os.path.exists(os.path.join(expected, "exit")):
             with open(os.path.join(expected, "exit")) as f:

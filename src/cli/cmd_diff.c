@@ -1,0 +1,189 @@
+/*
+ * cmd_diff.c - `opmfu diff BASE NEW`: options into struct
+ * opmfu_diff_opts, the library's comparison, the view (diff_view.c), and
+ * the status turned into messages and an exit code.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const char usage_diff[] =
+	"usage: opmfu diff [options] BASE NEW\n"
+	"\n"
+	"Compares two runs over the ranks both have: per part of the step time, module\n"
+	"path and op type, the time, FLOPs, MFU and time lost to peak before (BASE) and\n"
+	"after (NEW), largest change in lost time first. BASE and NEW are each an opmfu\n"
+	"result (a cluster_analysis.db, or a folder holding one, itself or in its\n"
+	"cluster_analysis_output/) or an input path as 'opmfu analyze' takes it,\n"
+	"analysed on the fly into a temporary folder.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR       also write the OpmfuDiff table under\n"
+	"                         DIR/cluster_analysis_output/\n"
+	"      --export LIST      with -o: a comma list of db, csv, json (default: db)\n"
+	"      --peak SPEC        for input paths: peak TFLOPS per class, as analyze takes\n"
+	"                         it (also read from OPMFU_PEAK)\n"
+	"      --chip NAME        for input paths: the built-in peaks of NAME\n"
+	"  -j, --jobs N           for input paths: analyse N ranks at once\n"
+	"      --rank-list LIST   compare only these ranks, e.g. 0,3,8-15\n"
+	"  -q, --quiet            print only warnings and errors\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"exit status: 0 ok, 1 failure, 2 usage error, 3 some ranks of an input path failed\n";
+
+static void on_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: warning: %s\n", opmfu_prog, msg);
+}
+
+static void on_progress(void *ctx, const struct opmfu_progress *p)
+{
+	(void)ctx;
+	fprintf(stderr, "\r%zu/%zu ranks, %.1f s", p->ranks_done, p->ranks_total, p->elapsed_s);
+	if (p->ranks_done == p->ranks_total)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+struct diff_args {
+	struct opmfu_diff_opts o;
+	int quiet, have_cli_peak;
+	int *ranks; /* owned */
+};
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
+	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
+	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
+	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option with a value into a; usage errors exit. */
+static void take_option(struct diff_args *a, int c, const char *arg)
+{
+	struct opmfu_opts *ao = &a->o.analyze;
+	char msg[256];
+
+	switch (c) {
+	case 'o':
+		a->o.out_dir = arg;
+		break;
+	case 'E':
+		a->o.exports = opmfu_parse_exports("diff ", arg, OPMFU_EXPORT_DB | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON);
+		break;
+	case 'P':
+		if (opmfu_parse_peak_spec(arg, ao->peak_tflops, msg, sizeof(msg)))
+			opmfu_die_usage("diff ", "--peak: %s", msg);
+		ao->peak_origin = "--peak";
+		a->have_cli_peak = 1;
+		break;
+	case 'C':
+		ao->chip = arg;
+		break;
+	case 'j': {
+		char *end;
+		long v = strtol(arg, &end, 10);
+		if (*end || end == arg || v < 1 || v > 1024)
+			opmfu_die_usage("diff ", "--jobs: '%s' is not a number from 1 to 1024", arg);
+		ao->jobs = (int)v;
+		break;
+	}
+	case 'R': {
+		int *ranks = NULL, n = opmfu_parse_rank_list(arg, &ranks);
+		if (n < 0)
+			opmfu_die_usage("diff ", "--rank-list: '%s' is not a list like 0,3,8-15", arg);
+		free(a->ranks); /* the last --rank-list counts */
+		ao->ranks = a->ranks = ranks;
+		ao->n_ranks = (size_t)n;
+		break;
+	}
+	}
+}
+
+/* Options into a; returns 1 when --help was printed. Usage errors exit. */
+static int parse_args(int argc, char **argv, struct diff_args *a)
+{
+	const char *env_peak = getenv("OPMFU_PEAK");
+	char msg[256];
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	optind = 1;
+	opterr = 0; /* we word the messages ourselves */
+	while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_diff, stdout);
+			return 1;
+		case ':':
+			opmfu_die_usage("diff ", "option '%s' needs a value", argv[optind - 1]);
+			break;
+		case '?':
+			opmfu_die_usage("diff ", "unknown option '%s'", argv[optind - 1]);
+			break;
+		default:
+			take_option(a, c, optarg);
+		}
+	}
+	if (argc - optind != 2)
+		opmfu_die_usage("diff ", "%s", argc - optind < 2 ? "diff needs BASE and NEW" : "diff takes two paths, BASE and NEW");
+	if (a->o.exports && !a->o.out_dir)
+		opmfu_die_usage("diff ", "%s", "--export needs -o DIR");
+	if (!a->have_cli_peak && env_peak && *env_peak) {
+		if (opmfu_parse_peak_spec(env_peak, a->o.analyze.peak_tflops, msg, sizeof(msg)))
+			opmfu_die_usage("diff ", "OPMFU_PEAK: %s", msg);
+		a->o.analyze.peak_origin = "OPMFU_PEAK";
+	}
+	a->o.paths[0] = argv[optind];
+	a->o.paths[1] = argv[optind + 1];
+	return 0;
+}
+
+/* What was written, after the view. */
+static void print_written(const struct opmfu_diff *d)
+{
+	if (d->out_db)
+		printf("wrote %s (OpmfuDiff, %zu rows)\n", d->out_db, d->n_rows);
+	if (d->csv_dir)
+		printf("wrote %s/OpmfuDiff.csv\n", d->csv_dir);
+	if (d->json_dir)
+		printf("wrote %s/OpmfuDiff.jsonl\n", d->json_dir);
+}
+
+int opmfu_cmd_diff(int argc, char **argv)
+{
+	struct diff_args a;
+	struct opmfu_diff d;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+	int rc;
+
+	if (parse_args(argc, argv, &a)) {
+		free(a.ranks);
+		return 0;
+	}
+	a.o.analyze.on_warning = on_warning;
+	if (!a.quiet && isatty(2))
+		a.o.analyze.on_progress = on_progress;
+	st = opmfu_diff(&a.o, &d, &err);
+	if (!a.quiet && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL)) {
+		opmfu_print_diff(&d);
+		print_written(&d);
+	}
+	if (st != OPMFU_OK)
+		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
+	/* an input none of whose ranks could be analysed is a failure (no rows) */
+	rc = st == OPMFU_OK ? 0 : st == OPMFU_ERR_USAGE ? EXIT_USAGE : st == OPMFU_ERR_PARTIAL && d.n_rows ? EXIT_PARTIAL : 1;
+	opmfu_diff_release(&d);
+	free(a.ranks);
+	return rc;
+}

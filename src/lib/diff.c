@@ -1,0 +1,414 @@
+/*
+ * diff.c - `opmfu diff BASE NEW` (opmfu.h, lib/diff.h): what each side is
+ * (an opmfu result, else an input path), inputs analysed into a temporary
+ * folder that is removed again, both results read back (read/results.c),
+ * the rows (lib/diff_rows.c), and the OpmfuDiff table written through the
+ * same writers as the analysis.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+#include "base/sbuf.h"
+#include "lib/diff.h"
+#include "lib/lib.h"
+
+/* One side while it is found, analysed and read. */
+struct side {
+	int s;             /* 0 BASE, 1 NEW */
+	const struct opmfu_diff_opts *o;
+	int input;         /* an input path, to analyse */
+	char *db;          /* the result database to read */
+	char *tmp;         /* the folder an input is analysed into, removed after reading */
+	int *ranks;        /* with --rank-list: those of the input's ranks to analyse */
+	size_t n_ranks;
+	size_t failed;     /* ranks whose analysis failed now */
+	struct opmfu_results res;
+};
+
+static const char *const label[2] = { "BASE", "NEW" };
+
+/* The analysis's warnings and progress, told as the side's. */
+static void side_warn(void *ctx, const char *msg)
+{
+	const struct side *sd = ctx;
+	struct sbuf sb;
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "%s: %s", label[sd->s], msg);
+	opmfu_warn(&sd->o->analyze, sb.oom ? msg : sb.buf);
+	sbuf_release(&sb);
+}
+
+static void side_progress(void *ctx, const struct opmfu_progress *p)
+{
+	const struct side *sd = ctx;
+	if (sd->o->analyze.on_progress)
+		sd->o->analyze.on_progress(sd->o->analyze.ctx, p);
+}
+
+static void no_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+/* ---- what a side is ---- */
+
+/* An input path: its ranks (discovery says whether it is one at all), and
+ * with --rank-list those of them to analyse. */
+static enum opmfu_status find_input(struct side *sd, const char *path, struct opmfu_err *err)
+{
+	struct opmfu_rank_list list = { NULL, 0, 0 };
+	const struct opmfu_opts *ao = &sd->o->analyze;
+	enum opmfu_status st;
+	size_t i, k;
+
+	/* the analysis discovers again and tells duplicate ranks then: once */
+	st = opmfu_discover(&path, 1, NULL, &list, no_warn, NULL, err);
+	if (st == OPMFU_ERR_NOINPUT) {
+		char why[OPMFU_ERR_MSG_MAX];
+		size_t n = strlen(path);
+		/* discovery's "PATH: no rank found (...)" without its PATH */
+		snprintf(why, sizeof(why), "%s", strncmp(err->msg, path, n) || strncmp(err->msg + n, ": ", 2)
+							 ? err->msg : err->msg + n + 2);
+		st = opmfu_err_set(err, OPMFU_ERR_NOINPUT,
+				   "%s: neither an opmfu result nor a profiler export: no cluster_analysis.db with "
+				   "opmfu's tables in it or in its cluster_analysis_output/, and %s",
+				   path, why);
+	}
+	sd->input = st == OPMFU_OK;
+	if (st == OPMFU_OK && ao->ranks) {
+		if (!(sd->ranks = opmfu_malloc((list.n + 1) * sizeof(*sd->ranks))))
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
+		for (i = 0; st == OPMFU_OK && i < list.n; i++)
+			for (k = 0; k < ao->n_ranks; k++)
+				if (ao->ranks[k] == list.v[i].rank) {
+					sd->ranks[sd->n_ranks++] = list.v[i].rank;
+					break;
+				}
+	}
+	opmfu_rank_list_release(&list);
+	return st;
+}
+
+static enum opmfu_status neither(const char *path, const char *why, struct opmfu_err *err)
+{
+	return opmfu_err_set(err, OPMFU_ERR_NOINPUT, "%s: neither an opmfu result nor a profiler export (%s)", path,
+			     why);
+}
+
+/* A folder is a result when it holds an opmfu cluster_analysis.db, itself
+ * or in its cluster_analysis_output/; a file when it is one. */
+static enum opmfu_status resolve(struct side *sd, struct opmfu_err *err)
+{
+	static const char *const where[2] = { "cluster_analysis.db", "cluster_analysis_output/cluster_analysis.db" };
+	const char *path = sd->o->paths[sd->s];
+	enum opmfu_db_kind kind;
+	enum opmfu_status st;
+	struct stat sb;
+	int k;
+
+	if (stat(path, &sb) != 0)
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(sb.st_mode)) {
+		for (k = 0; k < 2; k++) {
+			char *p = opmfu_path_join(path, where[k]);
+			if (!p)
+				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+			if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
+				if ((st = opmfu_db_kind(p, &kind, err))) {
+					opmfu_free(p);
+					return st;
+				}
+				if (kind == OPMFU_DB_RESULT) {
+					sd->db = p;
+					return OPMFU_OK;
+				}
+			}
+			opmfu_free(p);
+		}
+		return find_input(sd, path, err);
+	}
+	if ((st = opmfu_db_kind(path, &kind, err)))
+		return st;
+	switch (kind) {
+	case OPMFU_DB_RESULT:
+		if (!(sd->db = opmfu_strdup(path)))
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+		return OPMFU_OK;
+	case OPMFU_DB_PROFILER:
+		return find_input(sd, path, err);
+	case OPMFU_DB_OTHER:
+		return neither(path, "a database with neither an OpmfuRankSummary nor a TASK table", err);
+	default:
+		/* a Kineto trace (JSON) will be an input here once its reader is in */
+		return neither(path, "not an SQLite database", err);
+	}
+}
+
+/* ---- inputs analysed ---- */
+
+/* Removes the folder an input was analysed into (nothing else is in it),
+ * without allocating: it must go whatever failed. */
+static void remove_tree(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (d) {
+		while ((e = readdir(d))) {
+			char p[4096];
+			struct stat sb;
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= (int)sizeof(p))
+				continue;
+			if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && depth < 4)
+				remove_tree(p, depth + 1);
+			else
+				unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static enum opmfu_status make_tmp(struct side *sd, struct opmfu_err *err)
+{
+	const char *base = getenv("TMPDIR");
+	struct sbuf sb;
+
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "%s/opmfu-diff-XXXXXX", base && *base ? base : "/tmp");
+	if (sb.oom)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	if (!mkdtemp(sb.buf)) {
+		enum opmfu_status st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create a temporary folder: %s",
+						     sb.buf, strerror(errno));
+		sbuf_release(&sb);
+		return st;
+	}
+	sd->tmp = sbuf_detach(&sb);
+	return OPMFU_OK;
+}
+
+/* The first failed rank of rep, as "rank N: why". */
+static const struct opmfu_rank_report *first_failed(const struct opmfu_report *rep)
+{
+	size_t i;
+	for (i = 0; i < rep->n_ranks; i++)
+		if (rep->ranks[i].state == OPMFU_RANK_FAILED)
+			return &rep->ranks[i];
+	return NULL;
+}
+
+/* Analyses an input into a temporary folder, as `opmfu analyze` would. Ranks
+ * that fail are told and not compared; all of them failing is an error. */
+static enum opmfu_status analyse(struct side *sd, struct opmfu_err *err)
+{
+	struct opmfu_opts ao = sd->o->analyze;
+	const char *in = sd->o->paths[sd->s];
+	const struct opmfu_rank_report *f;
+	struct opmfu_report rep;
+	enum opmfu_status st;
+	char msg[2400];
+
+	if (ao.ranks && sd->n_ranks == 0)
+		return OPMFU_OK; /* none of the ranks asked for is here */
+	if ((st = make_tmp(sd, err)))
+		return st;
+	ao.inputs = &in;
+	ao.n_inputs = 1;
+	ao.out_dir = sd->tmp;
+	ao.exports = OPMFU_EXPORT_DB;
+	ao.ranks = sd->ranks;
+	ao.n_ranks = sd->n_ranks;
+	ao.on_warning = side_warn;
+	ao.on_progress = side_progress;
+	ao.ctx = sd;
+	st = opmfu_analyze(&ao, &rep, err);
+	f = first_failed(&rep);
+	if (st == OPMFU_ERR_PARTIAL && rep.n_failed < rep.n_ranks && f) {
+		sd->failed = rep.n_failed;
+		snprintf(msg, sizeof(msg), "not compared: %zu of %zu ranks failed to be analysed (rank %d: %s)",
+			 rep.n_failed, rep.n_ranks, f->rank, f->reason);
+		side_warn(sd, msg);
+		st = OPMFU_OK;
+	} else if (st == OPMFU_ERR_PARTIAL && f) {
+		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%s: no rank could be analysed (rank %d: %s)", in, f->rank,
+				   f->reason);
+	}
+	if (st == OPMFU_OK && !(sd->db = opmfu_strdup(rep.out_db)))
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	opmfu_report_release(&rep);
+	return st;
+}
+
+/* ---- the OpmfuDiff table written ---- */
+
+static enum opmfu_status write_diff(const struct opmfu_diff_opts *o, struct opmfu_diff *d, struct opmfu_err *err)
+{
+	static const struct opmfu_table_def *const defs[1] = { &opmfu_diff_def };
+	/* the diff has no per-rank workbook: the summary workbook's Diff sheet is its xlsx */
+	unsigned want = (o->exports ? o->exports : OPMFU_EXPORT_DB) & ~(unsigned)OPMFU_EXPORT_XLSX;
+	struct opmfu_writers ws = OPMFU_WRITERS_INIT;
+	struct opmfu_table t = opmfu_diff_table(d);
+	enum opmfu_status st;
+	char *dir = opmfu_path_join(o->out_dir, "cluster_analysis_output");
+	size_t k;
+
+	if (!dir)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	st = opmfu_mkdirs(dir, err);
+	if (st == OPMFU_OK && (want & OPMFU_EXPORT_CSV))
+		st = opmfu_export_dir(dir, OPMFU_EXPORT_CSV, &d->csv_dir, err);
+	if (st == OPMFU_OK && (want & OPMFU_EXPORT_JSON))
+		st = opmfu_export_dir(dir, OPMFU_EXPORT_JSON, &d->json_dir, err);
+	if (st == OPMFU_OK)
+		st = opmfu_writers_open(&ws, dir, want, defs, 1, err);
+	for (k = 0; k < ws.n && st == OPMFU_OK; k++) {
+		struct opmfu_write_stats ks;
+		if ((st = opmfu_writer_put(ws.v[k], -1, &t, err)) == OPMFU_OK)
+			st = opmfu_writer_keep_rank(ws.v[k], -1, &ks, err);
+	}
+	if (st == OPMFU_OK)
+		st = opmfu_writers_commit(&ws, err);
+	opmfu_writers_close(&ws);
+	if (st == OPMFU_OK && (want & OPMFU_EXPORT_DB) && !(d->out_db = opmfu_path_join(dir, "cluster_analysis.db")))
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	if (st) {
+		opmfu_free(d->csv_dir);
+		opmfu_free(d->json_dir);
+		d->csv_dir = d->json_dir = NULL;
+	}
+	opmfu_free(dir);
+	return st;
+}
+
+/* ---- the run ---- */
+
+static void warn_steps(const struct opmfu_diff_opts *o, const struct opmfu_diff *d)
+{
+	char msg[400];
+	if (d->side[0].steps == d->side[1].steps)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "BASE has %zu steps over the compared ranks, NEW %zu: times are sums over the steps, so they change "
+		 "with the number of steps too (shares and MFU do not)",
+		 d->side[0].steps, d->side[1].steps);
+	opmfu_warn(&o->analyze, msg);
+}
+
+/* Finds both sides first (a bad NEW is told before BASE is analysed), then
+ * analyses and reads each. */
+static enum opmfu_status read_sides(const struct opmfu_diff_opts *o, struct side sd[2], struct opmfu_diff *d,
+				    struct opmfu_err *err)
+{
+	struct opmfu_diff_store *store = d->store;
+	enum opmfu_status st = OPMFU_OK;
+	int s;
+
+	for (s = 0; s < 2 && st == OPMFU_OK; s++)
+		st = resolve(&sd[s], err);
+	if (st == OPMFU_OK && (o->analyze.chip || o->analyze.peak_origin) && (!sd[0].input || !sd[1].input)) {
+		char msg[300];
+		snprintf(msg, sizeof(msg),
+			 "%s: the peaks given (--chip, --peak, OPMFU_PEAK) change only input paths; a result keeps "
+			 "those it was analysed with",
+			 !sd[0].input && !sd[1].input ? "BASE and NEW are results" : !sd[0].input ? "BASE is a result"
+												  : "NEW is a result");
+		opmfu_warn(&o->analyze, msg);
+	}
+	for (s = 0; s < 2 && st == OPMFU_OK; s++) {
+		d->side[s].analysed = sd[s].input;
+		if (sd[s].input && (st = analyse(&sd[s], err)))
+			break;
+		if (sd[s].db)
+			st = opmfu_results_read(sd[s].db, &store->names, &sd[s].res, err);
+		if (sd[s].tmp) {
+			remove_tree(sd[s].tmp, 0);
+			opmfu_free(sd[s].tmp);
+			sd[s].tmp = NULL;
+		} else if (st == OPMFU_OK && sd[s].db && !(d->side[s].db = opmfu_strdup(sd[s].db))) {
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+		}
+	}
+	return st;
+}
+
+enum opmfu_status opmfu_diff(const struct opmfu_diff_opts *o, struct opmfu_diff *d, struct opmfu_err *err)
+{
+	struct side sd[2];
+	struct opmfu_results res[2];
+	enum opmfu_status st = OPMFU_OK;
+	double t0 = opmfu_now_s();
+	size_t failed = 0;
+	int s;
+
+	memset(d, 0, sizeof(*d));
+	memset(sd, 0, sizeof(sd));
+	if (!o->paths[0] || !o->paths[1])
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "diff needs BASE and NEW");
+	for (s = 0; s < 2; s++) {
+		sd[s].s = s;
+		sd[s].o = o;
+		if (!(d->side[s].path = opmfu_strdup(o->paths[s])))
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	}
+	if (st == OPMFU_OK && !opmfu_diff_store_new(d))
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	if (st == OPMFU_OK)
+		st = read_sides(o, sd, d, err);
+	if (st == OPMFU_OK) {
+		res[0] = sd[0].res;
+		res[1] = sd[1].res;
+		st = opmfu_diff_compute(res, o->analyze.ranks, o->analyze.n_ranks, d, err);
+	}
+	if (st == OPMFU_OK)
+		warn_steps(o, d);
+	if (st == OPMFU_OK && o->out_dir)
+		st = write_diff(o, d, err);
+	failed = sd[0].failed + sd[1].failed;
+	if (st == OPMFU_OK && failed)
+		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu rank%s of %s failed to be analysed", failed,
+				   failed == 1 ? "" : "s",
+				   sd[0].failed && sd[1].failed ? "BASE and NEW" : sd[0].failed ? "BASE" : "NEW");
+	for (s = 0; s < 2; s++) {
+		if (sd[s].tmp)
+			remove_tree(sd[s].tmp, 0);
+		opmfu_free(sd[s].tmp);
+		opmfu_free(sd[s].db);
+		opmfu_free(sd[s].ranks);
+		opmfu_results_release(&sd[s].res);
+	}
+	d->seconds = opmfu_now_s() - t0;
+	return st;
+}
+
+void opmfu_diff_release(struct opmfu_diff *d)
+{
+	struct opmfu_diff_store *store = d->store;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		opmfu_free(d->side[s].path);
+		opmfu_free(d->side[s].db);
+		opmfu_free(d->side[s].failed);
+		opmfu_free(d->side[s].only);
+	}
+	opmfu_free(d->compared);
+	opmfu_free(d->rows);
+	opmfu_free(d->out_db);
+	opmfu_free(d->csv_dir);
+	opmfu_free(d->json_dir);
+	if (store) {
+		opmfu_intern_release(&store->names);
+		opmfu_arena_release(&store->ar);
+		opmfu_free(store);
+	}
+	memset(d, 0, sizeof(*d));
+}

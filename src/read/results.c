@@ -1,0 +1,354 @@
+/*
+ * results.c - an opmfu result database read back (read/results.h). Each
+ * table is checked by its column names (PRAGMA table_info), then scanned
+ * once with a plain SELECT of those columns; every value's storage class is
+ * checked, so a database edited by hand gives a message naming the row and
+ * column, never a wrong number.
+ */
+#include "read/results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include <sqlite3.h>
+
+#include "base/mem.h"
+#include "base/sbuf.h"
+#include "read/sqlite_in.h"
+
+/* The scan under way. */
+struct rd {
+	sqlite3 *db;
+	const char *path;
+	struct opmfu_intern *names;
+	struct opmfu_results *r;
+	struct opmfu_err *err;
+	const char *table;
+	const char *const *cols;
+	sqlite3_stmt *s;
+	size_t row;  /* 1-based, for messages */
+	int list;    /* OPMFU_RES_* of list_row */
+};
+
+static enum opmfu_status sql_fail(sqlite3 *db, const char *path, const char *what, struct opmfu_err *err)
+{
+	return opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: %s: %s%s", path, what, sqlite3_errmsg(db),
+			     opmfu_sqlite_in_hint(sqlite3_extended_errcode(db)));
+}
+
+/* Whether the database has a table (or view) of that name, into *found. */
+static enum opmfu_status has_table(sqlite3 *db, const char *path, const char *table, int *found,
+				   struct opmfu_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*found = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &s,
+			       NULL) != SQLITE_OK)
+		return sql_fail(db, path, "reading the schema", err);
+	sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	*found = rc == SQLITE_ROW;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_fail(db, path, "reading the schema", err);
+	return OPMFU_OK;
+}
+
+/* Whether the file starts as an SQLite database does. */
+static int sqlite_header(const char *path)
+{
+	char h[16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	if (fd < 0)
+		return 0;
+	ok = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && !memcmp(h, "SQLite format 3", 16);
+	close(fd);
+	return ok;
+}
+
+enum opmfu_status opmfu_db_kind(const char *path, enum opmfu_db_kind *kind, struct opmfu_err *err)
+{
+	struct opmfu_sqlite_in in;
+	sqlite3 *db = NULL;
+	enum opmfu_status st;
+	int found = 0;
+
+	*kind = OPMFU_DB_NOT_SQLITE;
+	if (!sqlite_header(path))
+		return OPMFU_OK;
+	if ((st = opmfu_sqlite_in_open(path, &db, &in, err)))
+		return st;
+	*kind = OPMFU_DB_OTHER;
+	st = has_table(db, path, "OpmfuRankSummary", &found, err);
+	if (st == OPMFU_OK && found)
+		*kind = OPMFU_DB_RESULT;
+	else if (st == OPMFU_OK && (st = has_table(db, path, "TASK", &found, err)) == OPMFU_OK && found)
+		*kind = OPMFU_DB_PROFILER;
+	sqlite3_close(db);
+	return st;
+}
+
+/* ---- values ---- */
+
+static enum opmfu_status bad_value(struct rd *d, int k, const char *what)
+{
+	return opmfu_err_set(d->err, OPMFU_ERR_FORMAT, "%s: %s row %zu: %s %s", d->path, d->table, d->row, d->cols[k],
+			     what);
+}
+
+/* Column k as a number: INTEGER or REAL; NULL is NAN. */
+static enum opmfu_status num(struct rd *d, int k, double *out)
+{
+	switch (sqlite3_column_type(d->s, k)) {
+	case SQLITE_INTEGER:
+		*out = (double)sqlite3_column_int64(d->s, k);
+		return OPMFU_OK;
+	case SQLITE_FLOAT:
+		*out = sqlite3_column_double(d->s, k);
+		return OPMFU_OK;
+	case SQLITE_NULL:
+		*out = NAN;
+		return OPMFU_OK;
+	default:
+		return bad_value(d, k, "is not a number");
+	}
+}
+
+/* Column k as a rank id: an INTEGER that fits an int. */
+static enum opmfu_status rank_of(struct rd *d, int k, int *out)
+{
+	sqlite3_int64 v;
+	if (sqlite3_column_type(d->s, k) != SQLITE_INTEGER)
+		return bad_value(d, k, "is not an integer");
+	v = sqlite3_column_int64(d->s, k);
+	if (v < -1 || v > 1000000)
+		return bad_value(d, k, "is not a rank id (-1 to 1000000)");
+	*out = (int)v;
+	return OPMFU_OK;
+}
+
+/* Column k as a text, interned. */
+static enum opmfu_status name_of(struct rd *d, int k, uint32_t *out)
+{
+	const char *s;
+	if (sqlite3_column_type(d->s, k) != SQLITE_TEXT)
+		return bad_value(d, k, "is not a text");
+	s = (const char *)sqlite3_column_text(d->s, k);
+	if (!s)
+		return opmfu_err_set(d->err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", d->path, d->table);
+	*out = opmfu_intern_add(d->names, s, (size_t)sqlite3_column_bytes(d->s, k));
+	if (*out == OPMFU_IDTAB_NONE)
+		return opmfu_err_set(d->err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", d->path, d->table);
+	return OPMFU_OK;
+}
+
+static enum opmfu_status nomem(struct rd *d)
+{
+	return opmfu_err_set(d->err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", d->path, d->table);
+}
+
+/* ---- the tables ---- */
+
+static const char *const rank_cols[] = { "rank_id", "status", "compute_ns", "flops_record", "flops_shape",
+					 "mfu_recorded", NULL };
+static const char *const module_cols[] = { "rank_id", "module", "self_kernel_ns", "self_flops", "self_mfu",
+					   "self_lost_ns", NULL };
+static const char *const op_cols[] = { "rank_id", "op_name", "kernel_ns", "flops", "mfu", "lost_ns", NULL };
+static const char *const step_cols[] = { "rank_id", "window_ns", "flops_ns", "other_compute_ns", "comm_exposed_ns",
+					 "idle_ns", "flops", "trace_mfu", NULL };
+static const char *const model_cols[] = { "convention", "step_ns", "model_flops_per_device", "model_mfu", "rank_id",
+					  "step", NULL };
+
+static enum opmfu_status rank_row(struct rd *d)
+{
+	struct opmfu_results *r = d->r;
+	struct opmfu_res_rank *k;
+	double rec, shape;
+	const unsigned char *status;
+	enum opmfu_status st;
+
+	if (OPMFU_GROW(r->ranks, r->cap_ranks, r->n_ranks + 1))
+		return nomem(d);
+	k = &r->ranks[r->n_ranks];
+	if ((st = rank_of(d, 0, &k->rank)) || (st = num(d, 2, &k->compute_ns)) || (st = num(d, 3, &rec)) ||
+	    (st = num(d, 4, &shape)) || (st = num(d, 5, &k->mfu)))
+		return st;
+	status = sqlite3_column_text(d->s, 1);
+	k->failed = status && !strcmp((const char *)status, "failed");
+	k->flops = isnan(rec) && isnan(shape) ? NAN : (isnan(rec) ? 0 : rec) + (isnan(shape) ? 0 : shape);
+	r->n_ranks++;
+	return OPMFU_OK;
+}
+
+static enum opmfu_status list_row(struct rd *d)
+{
+	struct opmfu_results *r = d->r;
+	struct opmfu_res_row *w;
+	enum opmfu_status st;
+
+	if (OPMFU_GROW(r->rows[d->list], r->cap_rows[d->list], r->n_rows[d->list] + 1))
+		return nomem(d);
+	w = &r->rows[d->list][r->n_rows[d->list]];
+	if ((st = rank_of(d, 0, &w->rank)) || (st = name_of(d, 1, &w->name)) || (st = num(d, 2, &w->kernel_ns)) ||
+	    (st = num(d, 3, &w->flops)) || (st = num(d, 4, &w->mfu)) || (st = num(d, 5, &w->lost_ns)))
+		return st;
+	r->n_rows[d->list]++;
+	return OPMFU_OK;
+}
+
+static enum opmfu_status step_row(struct rd *d)
+{
+	struct opmfu_results *r = d->r;
+	struct opmfu_res_step *w;
+	enum opmfu_status st;
+
+	if (OPMFU_GROW(r->steps, r->cap_steps, r->n_steps + 1))
+		return nomem(d);
+	w = &r->steps[r->n_steps];
+	if ((st = rank_of(d, 0, &w->rank)) || (st = num(d, 1, &w->window_ns)) || (st = num(d, 2, &w->flops_ns)) ||
+	    (st = num(d, 3, &w->other_ns)) || (st = num(d, 4, &w->comm_ns)) || (st = num(d, 5, &w->idle_ns)) ||
+	    (st = num(d, 6, &w->flops)) || (st = num(d, 7, &w->trace_mfu)))
+		return st;
+	r->n_steps++;
+	return OPMFU_OK;
+}
+
+static enum opmfu_status model_row(struct rd *d)
+{
+	struct opmfu_results *r = d->r;
+	struct opmfu_res_model *w;
+	enum opmfu_status st;
+
+	if (OPMFU_GROW(r->model, r->cap_model, r->n_model + 1))
+		return nomem(d);
+	w = &r->model[r->n_model];
+	if ((st = name_of(d, 0, &w->conv)) || (st = num(d, 1, &w->step_ns)) || (st = num(d, 2, &w->flops)) ||
+	    (st = num(d, 3, &w->mfu)))
+		return st;
+	r->n_model++;
+	return OPMFU_OK;
+}
+
+/* Checks that the table has every column of d->cols. */
+static enum opmfu_status need_columns(struct rd *d)
+{
+	char sql[128];
+	sqlite3_stmt *s = NULL;
+	unsigned have = 0, i;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "PRAGMA table_info(\"%s\")", d->table);
+	if (sqlite3_prepare_v2(d->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return sql_fail(d->db, d->path, "reading the schema", d->err);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 1);
+		for (i = 0; d->cols[i]; i++)
+			if (name && !strcmp(name, d->cols[i]))
+				have |= 1u << i;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return sql_fail(d->db, d->path, "reading the schema", d->err);
+	for (i = 0; d->cols[i]; i++)
+		if (!(have & 1u << i))
+			return opmfu_err_set(d->err, OPMFU_ERR_SCHEMA,
+					     "%s: table %s has no column %s (written by an older opmfu? run opmfu "
+					     "analyze on its input again)",
+					     d->path, d->table, d->cols[i]);
+	return OPMFU_OK;
+}
+
+/* Scans table's columns cols (where: a condition, or NULL), each row into
+ * row(d). A missing table is an error unless optional (then *found is 0). */
+static enum opmfu_status scan(struct rd *d, const char *table, const char *const *cols, const char *where,
+			      enum opmfu_status (*row)(struct rd *), int optional, int *found)
+{
+	enum opmfu_status st;
+	struct sbuf sb;
+	size_t i;
+	int rc, have;
+
+	d->table = table;
+	d->cols = cols;
+	if ((st = has_table(d->db, d->path, table, &have, d->err)))
+		return st;
+	if (found)
+		*found = have;
+	if (!have)
+		return optional ? OPMFU_OK
+				: opmfu_err_set(d->err, OPMFU_ERR_SCHEMA,
+						"%s: an opmfu result without the table %s (written by an older opmfu? run "
+						"opmfu analyze on its input again)",
+						d->path, table);
+	if ((st = need_columns(d)))
+		return st;
+	sbuf_init(&sb);
+	sbuf_adds(&sb, "SELECT ");
+	for (i = 0; cols[i]; i++)
+		sbuf_addf(&sb, "%s\"%s\"", i ? ", " : "", cols[i]);
+	sbuf_addf(&sb, " FROM \"%s\"%s%s", table, where ? " WHERE " : "", where ? where : "");
+	if (sb.oom) {
+		sbuf_release(&sb);
+		return nomem(d);
+	}
+	rc = sqlite3_prepare_v2(d->db, sb.buf, -1, &d->s, NULL);
+	sbuf_release(&sb);
+	if (rc != SQLITE_OK)
+		return sql_fail(d->db, d->path, table, d->err);
+	for (d->row = 1; (rc = sqlite3_step(d->s)) == SQLITE_ROW && st == OPMFU_OK; d->row++)
+		st = row(d);
+	if (st == OPMFU_OK && rc != SQLITE_DONE)
+		st = sql_fail(d->db, d->path, table, d->err);
+	sqlite3_finalize(d->s);
+	d->s = NULL;
+	return st;
+}
+
+enum opmfu_status opmfu_results_read(const char *path, struct opmfu_intern *names, struct opmfu_results *r,
+				     struct opmfu_err *err)
+{
+	struct opmfu_sqlite_in in;
+	struct rd d;
+	enum opmfu_status st;
+
+	memset(r, 0, sizeof(*r));
+	memset(&d, 0, sizeof(d));
+	d.path = path;
+	d.names = names;
+	d.r = r;
+	d.err = err;
+	if ((st = opmfu_sqlite_in_open(path, &d.db, &in, err)))
+		return st;
+	st = scan(&d, "OpmfuRankSummary", rank_cols, NULL, rank_row, 0, NULL);
+	d.list = OPMFU_RES_MODULES;
+	if (st == OPMFU_OK)
+		st = scan(&d, "OpmfuModules", module_cols, NULL, list_row, 0, NULL);
+	d.list = OPMFU_RES_OP_TYPES;
+	if (st == OPMFU_OK)
+		st = scan(&d, "OpmfuOpTypes", op_cols, NULL, list_row, 0, NULL);
+	if (st == OPMFU_OK)
+		st = scan(&d, "OpmfuSteps", step_cols, NULL, step_row, 0, NULL);
+	if (st == OPMFU_OK)
+		st = scan(&d, "OpmfuModel", model_cols, "\"rank_id\" IS NULL AND \"step\" IS NULL", model_row, 1,
+			  &r->has_model);
+	sqlite3_close(d.db);
+	if (st == OPMFU_OK)
+		st = opmfu_sqlite_in_check(path, &in, err);
+	return st;
+}
+
+void opmfu_results_release(struct opmfu_results *r)
+{
+	int k;
+	opmfu_free(r->ranks);
+	for (k = 0; k < OPMFU_RES_NLIST; k++)
+		opmfu_free(r->rows[k]);
+	opmfu_free(r->steps);
+	opmfu_free(r->model);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,83 @@
+/*
+ * results.h - an opmfu result database (cluster_analysis.db) read back for
+ * `opmfu diff`: the rows it compares, from OpmfuRankSummary, OpmfuModules
+ * (a path's own ops), OpmfuOpTypes, OpmfuSteps and, when the database has
+ * it, OpmfuModel's rows for the whole run. The file is opened as every input
+ * is (read/sqlite_in.h): read-only, nothing written beside it.
+ */
+#ifndef OPMFU_RESULTS_H
+#define OPMFU_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/intern.h"
+
+/* What a file is, by its first bytes and its tables. */
+enum opmfu_db_kind {
+	OPMFU_DB_NOT_SQLITE, /* no SQLite header (or empty) */
+	OPMFU_DB_OTHER,      /* a database with neither table below */
+	OPMFU_DB_RESULT,     /* has OpmfuRankSummary: an opmfu result */
+	OPMFU_DB_PROFILER,   /* has TASK: an Ascend profiler export */
+};
+
+/* A rank of OpmfuRankSummary. Unknown values (NULL) are NAN. */
+struct opmfu_res_rank {
+	int rank;
+	int failed;        /* status 'failed': nothing else of it was written */
+	double compute_ns; /* compute kernel time of its ops */
+	double flops;      /* flops_record + flops_shape */
+	double mfu;        /* mfu_recorded */
+};
+
+/* A row of OpmfuModules (the self_ columns: the path's own ops) or of
+ * OpmfuOpTypes. name is an id in the names given to opmfu_results_read. */
+struct opmfu_res_row {
+	int rank;
+	uint32_t name;
+	double kernel_ns, flops, mfu, lost_ns;
+};
+
+/* A row of OpmfuSteps. */
+struct opmfu_res_step {
+	int rank;
+	double window_ns, flops_ns, other_ns, comm_ns, idle_ns, flops, trace_mfu;
+};
+
+/* A row of OpmfuModel for the whole run (rank_id and step NULL). */
+struct opmfu_res_model {
+	uint32_t conv; /* the convention's name, an id in names */
+	double step_ns, flops, mfu; /* step_ns, model_flops_per_device, model_mfu */
+};
+
+enum { OPMFU_RES_MODULES, OPMFU_RES_OP_TYPES, OPMFU_RES_NLIST };
+
+struct opmfu_results {
+	struct opmfu_res_rank *ranks;
+	size_t n_ranks, cap_ranks;
+	struct opmfu_res_row *rows[OPMFU_RES_NLIST];
+	size_t n_rows[OPMFU_RES_NLIST], cap_rows[OPMFU_RES_NLIST];
+	struct opmfu_res_step *steps;
+	size_t n_steps, cap_steps;
+	struct opmfu_res_model *model;
+	size_t n_model, cap_model;
+	int has_model; /* the database has an OpmfuModel table */
+};
+
+/* What the file at path is, into *kind. Errors only when it cannot be
+ * opened or its schema read (the message names the file). */
+enum opmfu_status opmfu_db_kind(const char *path, enum opmfu_db_kind *kind, struct opmfu_err *err);
+
+/*
+ * Reads the result database at path into r (zeroed first); module paths,
+ * op names and convention names are interned into names. A table or
+ * column the diff needs that is missing is OPMFU_ERR_SCHEMA, a value of the
+ * wrong type OPMFU_ERR_FORMAT, each naming the file, table, row and column.
+ * On error r holds what was read and must still be released.
+ */
+enum opmfu_status opmfu_results_read(const char *path, struct opmfu_intern *names, struct opmfu_results *r,
+				     struct opmfu_err *err);
+void opmfu_results_release(struct opmfu_results *r);
+
+#endif

@@ -1,0 +1,2 @@
+-- schema: own
+CREATE TABLE t (x INTEGER);
