@@ -72,7 +72,7 @@ static void print_sides(const struct opmfu_diff *d)
 		fit(sd->db && !sd->analysed ? sd->db : sd->path, WIDTH - 6 - strlen(what), path, sizeof(path));
 		printf("%-5s %s%s\n", side_name[s], path, what);
 	}
-	opmfu_format_ranks(d->compared, d->n_compared, ranks, 80);
+	opmfu_format_ranks(d->compared, d->n_compared, ranks, 50);
 	printf("compared: %zu rank%s (%s), %zu step%s in BASE, %zu in NEW\n", d->n_compared,
 	       d->n_compared == 1 ? "" : "s", ranks, d->side[0].steps, d->side[0].steps == 1 ? "" : "s",
 	       d->side[1].steps);
@@ -211,12 +211,12 @@ static void print_ranks(const struct opmfu_diff *d)
 	for (s = 0; s < 2; s++) {
 		const struct opmfu_diff_side *sd = &d->side[s];
 		if (sd->n_only) {
-			opmfu_format_ranks(sd->only, sd->n_only, list, 80);
+			opmfu_format_ranks(sd->only, sd->n_only, list, 64);
 			printf("%s %s only (not compared): %s\n", sd->n_only == 1 ? "rank" : "ranks", s ? "in NEW" : "in BASE",
 			       list);
 		}
 		if (sd->n_failed) {
-			opmfu_format_ranks(sd->failed, sd->n_failed, list, 80);
+			opmfu_format_ranks(sd->failed, sd->n_failed, list, 64);
 			printf("%s whose analysis failed in %s (not compared): %s\n", sd->n_failed == 1 ? "rank" : "ranks",
 			       side_name[s], list);
 		}

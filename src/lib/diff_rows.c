@@ -472,7 +472,8 @@ void opmfu_format_ranks(const int *v, size_t n, char *out, size_t size)
 			w = snprintf(item, sizeof(item), "%s%d-%d", i ? ", " : "", v[i], v[j]);
 		/* room for this item and, if more follow, for ", ..." */
 		if (len + (size_t)w + (j + 1 < n ? 5 : 0) >= size) {
-			snprintf(out + len, size - len, "%s", len + 5 < size ? (len ? ", ..." : "...") : "");
+			const char *cut = len ? ", ..." : "...";
+			snprintf(out + len, size - len, "%s", len + strlen(cut) < size ? cut : "");
 			return;
 		}
 		memcpy(out + len, item, (size_t)w + 1);

@@ -3,7 +3,8 @@
 cell (issue 23). usage: export_roundtrip.py OPMFU SOURCE_ROOT
 
 For several fixture trees (and the real exports of ../shared/real when they
-are there) opmfu runs once with --export db,csv,json; then every table of
+are there) opmfu runs once with --export db,csv,json (and `opmfu diff` once,
+on fixtures/diff_inputs' pair, for OpmfuDiff); then every table of
 cluster_analysis.db is read back from csv/<Table>.csv with Python's csv
 module and from json/<Table>.jsonl with its json module, and compared with
 the database row by row and cell by cell:
@@ -124,9 +125,10 @@ def check_json(case, name, cols, rows, path):
                 problem(case, "%s row %d %s: %r, the database has %r" % (path, i + 1, col, val, v))
 
 
-def run_case(case, tree, extra, tmp):
+def run_case(case, tree, extra, tmp, cmd=None):
+    """cmd: the opmfu arguments before -o (default: analyze TREE)."""
     out = os.path.join(tmp, case.replace("/", "_") + "_out")
-    p = subprocess.run([OPMFU, "analyze", tree, "-o", out, "-q", "--export", "db,csv,json"] + extra,
+    p = subprocess.run([OPMFU] + (cmd or ["analyze", tree]) + ["-o", out, "-q", "--export", "db,csv,json"] + extra,
                        capture_output=True, text=True, timeout=120)
     if p.returncode not in (0, 3):
         return problem(case, "exit %d: %s" % (p.returncode, p.stderr))
@@ -155,6 +157,15 @@ def main():
             tree = os.path.join(tmp, case)
             build_tree(os.path.join(ROOT, "fixtures", case, "tree"), tree, schema)
             total += run_case(case, tree, extra, tmp) or 0
+        # OpmfuDiff, the table of `opmfu diff`, through the same writers
+        pair = os.path.join(ROOT, "fixtures", "diff_inputs")
+        base, new = os.path.join(tmp, "diff_base"), os.path.join(tmp, "diff_new")
+        build_tree(os.path.join(pair, "tree"), base, schema)
+        build_tree(os.path.join(pair, "tree_new"), new, schema)
+        n = run_case("diff", None, [], tmp, ["diff", base, new]) or 0
+        if n != 15:
+            problem("diff", "%d rows, fixtures/diff_inputs derives 15" % n)
+        total += n
         for case, extra in REAL:
             if os.path.isdir(os.path.join(SHARED, case)):
                 total += run_case(case, os.path.join(SHARED, case), extra, tmp) or 0

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""`opmfu diff`'s view fits one screen whatever the runs (issue 23): at most 40
+lines of at most 120 columns. usage: diff_view_size.py OPMFU SOURCE_ROOT
+
+Two opmfu result databases are written here with Python's sqlite3 (only the
+columns diff reads), large where the view could grow: 1,000 ranks on each side
+(800 compared, a scattered 200 on each side only, 150 failed), 300 module paths of
+up to 400 characters and 300 op names that all changed, every model
+convention, and result paths of 300 characters. The view must keep its shape:
+the step part, exactly ten changes, four conventions, the one-side and failed
+ranks; and the same run with few rows must be no longer than the large one.
+"""
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+OPMFU = os.path.abspath(sys.argv[1])
+
+
+def result_db(path, side, n_ranks, n_names):
+    con = sqlite3.connect(path)
+    con.executescript("""
+CREATE TABLE OpmfuRankSummary (rank_id INTEGER, status TEXT, compute_ns INTEGER, flops_record REAL,
+                               flops_shape REAL, mfu_recorded REAL);
+CREATE TABLE OpmfuModules (rank_id INTEGER, module TEXT, self_kernel_ns INTEGER, self_flops INTEGER,
+                           self_mfu REAL, self_lost_ns INTEGER);
+CREATE TABLE OpmfuOpTypes (rank_id INTEGER, op_name TEXT, kernel_ns INTEGER, flops INTEGER, mfu REAL,
+                           lost_ns INTEGER);
+CREATE TABLE OpmfuSteps (rank_id INTEGER, step INTEGER, window_ns INTEGER, flops_ns INTEGER,
+                         other_compute_ns INTEGER, comm_exposed_ns INTEGER, idle_ns INTEGER, flops INTEGER,
+                         trace_mfu REAL);
+CREATE TABLE OpmfuModel (rank_id INTEGER, step INTEGER, convention TEXT, model_flops_per_device REAL,
+                         step_ns INTEGER, model_mfu REAL);
+""")
+    # ranks 0..n-1 shifted by side for every fifth one, so both sides have ranks the other lacks
+    ranks = [r if r % 5 else r + 100000 * side for r in range(n_ranks)]
+    for i, r in enumerate(ranks):
+        status = "failed" if i % 7 == 3 else "ok"
+        con.execute("INSERT INTO OpmfuRankSummary VALUES (?, ?, 1000, 10, 0, 0.5)", (r, status))
+        for k in range(n_names):
+            path = "/".join(["Layer%d" % k] * (1 + k % 40))[:400]
+            lost = 100 + k * (side + 1)
+            con.execute("INSERT INTO OpmfuModules VALUES (?, ?, 1000, 10, 0.5, ?)", (r, path, lost))
+            con.execute("INSERT INTO OpmfuOpTypes VALUES (?, ?, 1000, 10, 0.5, ?)", (r, "aten::op_%d" % k, lost))
+        con.execute("INSERT INTO OpmfuSteps VALUES (?, 1, 1000, 500, 100, 100, 300, 10, 0.25)", (r,))
+    for c in ("palm", "kempnerforge", "maxtext", "verl-omni"):
+        con.execute("INSERT INTO OpmfuModel VALUES (NULL, NULL, ?, 1e14, 1000000, 0.4)", (c,))
+    con.commit()
+    con.close()
+
+
+def run_view(tmp, name, n_ranks, n_names):
+    sides = []
+    for side in (0, 1):
+        d = os.path.join(tmp, name, *(["d" * 60] * 4 + [str(side)]))
+        os.makedirs(d)
+        result_db(os.path.join(d, "cluster_analysis.db"), side, n_ranks, n_names)
+        sides.append(d)
+    p = subprocess.run([OPMFU, "diff"] + sides, capture_output=True, text=True, timeout=300)
+    return p
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="opmfu-diffview-")
+    fails = []
+    try:
+        big = run_view(tmp, "big", 1000, 300)
+        small = run_view(tmp, "small", 4, 2)
+        for name, p in (("big", big), ("small", small)):
+            lines = p.stdout.splitlines()
+            if p.returncode != 0:
+                fails.append("%s: exit %d: %s" % (name, p.returncode, p.stderr))
+            if len(lines) > 40:
+                fails.append("%s: %d lines" % (name, len(lines)))
+            for ln in lines:
+                if len(ln) > 120:
+                    fails.append("%s: a line of %d columns: %s" % (name, len(ln), ln))
+        out = big.stdout
+        # the shape: ten changes, four conventions, ranks on one side and failed ones
+        changes = [ln for ln in out.splitlines() if ln.startswith("  module ") or ln.startswith("  op ")]
+        if len(changes) != 10:
+            fails.append("big: %d lines of changes, expected 10" % len(changes))
+        for want in ("where the step time went", "  palm ", "  kempnerforge ", "  maxtext ", "  verl-omni ",
+                     "ranks in BASE only", "ranks in NEW only", "failed in BASE", "failed in NEW", ", ..."):
+            if want not in out:
+                fails.append("big: no %r in the view" % want)
+        if len(small.stdout.splitlines()) > len(big.stdout.splitlines()):
+            fails.append("the small run's view is longer than the large one's")
+        sys.stdout.write(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for f in fails:
+        print(f)
+    print("diff_view_size: %s" % ("ok" if not fails else "%d problems" % len(fails)))
+    return 1 if fails else 0
+
+
+sys.exit(main())

@@ -1,0 +1,407 @@
+/*
+ * t_diff.c - `opmfu diff`'s rows (lib/diff_rows.c) from hand-built results:
+ * which ranks are compared, sums over ranks with MFU time-weighted, step
+ * shares, rows on one side, the order of rows, model and rank rows,
+ * --rank-list and its errors, rank lists as text; every allocation of the
+ * rows failing in turn. Then the whole of opmfu_diff on the sample (argv[1]:
+ * a rank directory) against its own analysis, with every allocation failing
+ * in turn: each run ends with "out of memory" and leaves no temporary folder
+ * (TMPDIR is argv[2]/tmp), and the run that succeeds compares the sample
+ * with itself: no change anywhere.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/mem.h"
+#include "check.h"
+#include "files.h"
+#include "lib/diff.h"
+
+/* Appends to the results of a side, the name interned in d's store. */
+static uint32_t name(struct opmfu_diff *d, const char *s)
+{
+	return opmfu_intern_add(&((struct opmfu_diff_store *)d->store)->names, s, strlen(s));
+}
+
+static void add_rank(struct opmfu_results *r, int rank, int failed, double compute_ns, double flops, double mfu)
+{
+	struct opmfu_res_rank k = { rank, failed, compute_ns, flops, mfu };
+	CHECK(OPMFU_GROW(r->ranks, r->cap_ranks, r->n_ranks + 1) == 0);
+	r->ranks[r->n_ranks++] = k;
+}
+
+static void add_row(struct opmfu_results *r, int list, int rank, uint32_t nm, double kernel, double flops, double mfu,
+		    double lost)
+{
+	struct opmfu_res_row w = { rank, nm, kernel, flops, mfu, lost };
+	CHECK(OPMFU_GROW(r->rows[list], r->cap_rows[list], r->n_rows[list] + 1) == 0);
+	r->rows[list][r->n_rows[list]++] = w;
+}
+
+static void add_step(struct opmfu_results *r, int rank, double window, double flops_ns, double other, double comm,
+		     double idle, double flops, double trace_mfu)
+{
+	struct opmfu_res_step s = { rank, window, flops_ns, other, comm, idle, flops, trace_mfu };
+	CHECK(OPMFU_GROW(r->steps, r->cap_steps, r->n_steps + 1) == 0);
+	r->steps[r->n_steps++] = s;
+}
+
+static int same(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* Checks row i: kind, name, then BASE and NEW kernel, FLOPs, MFU, lost and the change (NAN: NULL). */
+static void check_row(const struct opmfu_diff *d, size_t i, enum opmfu_diff_kind kind, const char *nm,
+		      const double v[9], int line)
+{
+	const struct opmfu_diff_row *r;
+	double got[9];
+	int k;
+	if (i >= d->n_rows) {
+		fprintf(stderr, "line %d: no row %zu (%zu rows)\n", line, i, d->n_rows);
+		CHECK(0);
+		return;
+	}
+	r = &d->rows[i];
+	got[0] = r->kernel_ns[0], got[1] = r->kernel_ns[1], got[2] = r->flops[0], got[3] = r->flops[1];
+	got[4] = r->mfu[0], got[5] = r->mfu[1], got[6] = r->lost_ns[0], got[7] = r->lost_ns[1];
+	got[8] = r->delta_lost_ns;
+	CHECK_INT(r->kind, kind);
+	CHECK_STR(r->name, nm);
+	for (k = 0; k < 9; k++)
+		if (!same(got[k], v[k])) {
+			fprintf(stderr, "line %d: row %zu (%s) value %d is %.17g, expected %.17g\n", line, i, nm, k,
+				got[k], v[k]);
+			CHECK(0);
+		}
+}
+#define ROW(d, i, kind, nm, ...)                                    \
+	do {                                                        \
+		const double v_[9] = { __VA_ARGS__ };               \
+		check_row(d, i, kind, nm, v_, __LINE__);            \
+	} while (0)
+
+/*
+ * BASE ranks 0, 1, 4; NEW ranks 0, 2 and 1 failed: only rank 0 is compared
+ * (BASE only: 1, 4; NEW only: 2; failed in NEW: 1).
+ *
+ * Module paths, rank 0: A: BASE 300 ns, 60 FLOPs, MFU 0.4 (capacity 150),
+ * lost 150; NEW 200 ns, 60 FLOPs, MFU 0.6, lost 100: change -50. B and C
+ * only in NEW (50 ns each, no FLOPs, lost 50): +50, by name. Z has 0 ns on
+ * both sides: no row. Rows of ranks 1 and 2 are in no sum.
+ *
+ * Steps, rank 0: BASE one step, window 100, FLOP compute 50, other 10, comm
+ * 20, idle 20, 60 FLOPs, trace MFU 0.25 (useful 25). NEW has no step: its
+ * side is NULL and counts 0 in the change. trace_mfu 100 ns, mfu 0.25, lost
+ * 75 (change -75); inefficiency 50 ns, (50 - 25)/100 = 0.25, lost 25; other
+ * 10 (0.1), comm 20 (0.2), idle 20 (0.2).
+ */
+static void build_a(struct opmfu_diff *d, struct opmfu_results res[2])
+{
+	memset(res, 0, 2 * sizeof(res[0]));
+	add_rank(&res[0], 0, 0, 400, 60, 0.4);
+	add_rank(&res[0], 1, 0, 1000, 5, 0.125);
+	add_rank(&res[0], 4, 0, 700, NAN, NAN);
+	add_rank(&res[1], 2, 0, 90, 0, NAN);
+	add_rank(&res[1], 0, 0, 300, 60, 0.6);
+	add_rank(&res[1], 1, 1, NAN, NAN, NAN);
+	add_row(&res[0], OPMFU_RES_MODULES, 0, name(d, "A"), 300, 60, 0.4, 150);
+	add_row(&res[0], OPMFU_RES_MODULES, 0, name(d, "Z"), 0, 0, NAN, 0);
+	add_row(&res[0], OPMFU_RES_MODULES, 1, name(d, "A"), 1000, 5, 0.125, 900);
+	add_row(&res[1], OPMFU_RES_MODULES, 0, name(d, "C"), 50, NAN, NAN, 50);
+	add_row(&res[1], OPMFU_RES_MODULES, 0, name(d, "A"), 200, 60, 0.6, 100);
+	add_row(&res[1], OPMFU_RES_MODULES, 0, name(d, "B"), 50, NAN, NAN, 50);
+	add_row(&res[1], OPMFU_RES_MODULES, 0, name(d, "Z"), 0, 0, NAN, 0);
+	add_row(&res[1], OPMFU_RES_MODULES, 2, name(d, "A"), 90, 0, NAN, 90);
+	add_step(&res[0], 0, 100, 50, 10, 20, 20, 60, 0.25);
+	add_step(&res[0], 1, 1000, 0, 0, 0, 1000, 0, 0);
+	add_step(&res[1], 2, 100, 0, 0, 0, 100, 0, NAN);
+	res[0].has_model = 1;
+	res[0].model = opmfu_calloc(1, sizeof(*res[0].model));
+	res[0].n_model = res[0].cap_model = 1;
+	res[0].model[0].conv = name(d, "palm");
+	res[0].model[0].mfu = 0.5;
+}
+
+static void t_compute(void)
+{
+	struct opmfu_diff d;
+	struct opmfu_results res[2];
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	const double N = NAN;
+
+	memset(&d, 0, sizeof(d));
+	CHECK(opmfu_diff_store_new(&d) != NULL);
+	build_a(&d, res);
+	CHECK_INT(opmfu_diff_compute(res, NULL, 0, &d, &err), OPMFU_OK);
+	CHECK_INT(d.n_compared, 1);
+	CHECK_INT(d.compared[0], 0);
+	CHECK_INT(d.side[0].ranks, 3);
+	CHECK_INT(d.side[1].ranks, 2);
+	CHECK_INT(d.side[0].n_only, 2);
+	CHECK_INT(d.side[0].only[0], 1);
+	CHECK_INT(d.side[0].only[1], 4);
+	CHECK_INT(d.side[1].n_only, 1);
+	CHECK_INT(d.side[1].only[0], 2);
+	CHECK_INT(d.side[0].n_failed, 0);
+	CHECK_INT(d.side[1].n_failed, 1);
+	CHECK_INT(d.side[1].failed[0], 1);
+	CHECK_INT(d.side[0].steps, 1);
+	CHECK_INT(d.side[1].steps, 0);
+	CHECK_INT(d.side[0].has_model, 1);
+	CHECK_INT(d.side[1].has_model, 0);
+	CHECK_INT(d.n_rows, 5 + 3 + 3);
+	ROW(&d, 0, OPMFU_DIFF_STEP_SHARE, "trace_mfu", 100, N, 60, N, 0.25, N, 75, N, -75);
+	ROW(&d, 1, OPMFU_DIFF_STEP_SHARE, "inefficiency", 50, N, 60, N, 0.25, N, 25, N, -25);
+	ROW(&d, 2, OPMFU_DIFF_STEP_SHARE, "other_compute", 10, N, N, N, 0.1, N, 10, N, -10);
+	ROW(&d, 3, OPMFU_DIFF_STEP_SHARE, "comm_exposed", 20, N, N, N, 0.2, N, 20, N, -20);
+	ROW(&d, 4, OPMFU_DIFF_STEP_SHARE, "idle", 20, N, N, N, 0.2, N, 20, N, -20);
+	ROW(&d, 5, OPMFU_DIFF_MODULE, "B", N, 50, N, N, N, N, N, 50, 50);
+	ROW(&d, 6, OPMFU_DIFF_MODULE, "C", N, 50, N, N, N, N, N, 50, 50);
+	ROW(&d, 7, OPMFU_DIFF_MODULE, "A", 300, 200, 60, 60, 0.4, 0.6, 150, 100, -50);
+	/* no model rows: NEW has no OpmfuModel; ranks on one side: BASE's, then NEW's */
+	ROW(&d, 8, OPMFU_DIFF_RANK, "1", 1000, N, 5, N, 0.125, N, N, N, N);
+	ROW(&d, 9, OPMFU_DIFF_RANK, "4", 700, N, N, N, N, N, N, N, N);
+	ROW(&d, 10, OPMFU_DIFF_RANK, "2", N, 90, N, 0, N, N, N, N, N);
+	CHECK_STR(opmfu_diff_kind_name(OPMFU_DIFF_OP_TYPE), "op_type");
+	CHECK_STR(opmfu_diff_kind_name(OPMFU_NDIFF_KIND), "?");
+	opmfu_results_release(&res[0]);
+	opmfu_results_release(&res[1]);
+	opmfu_diff_release(&d);
+}
+
+/*
+ * Two compared ranks, time-weighted: rank 0 60 FLOPs at MFU 0.4 (capacity
+ * 150), rank 1 40 FLOPs at MFU 0.8 (capacity 50): 100 / 200 = 0.5, not the
+ * mean 0.6. Both sides have OpmfuModel: palm on both, maxtext BASE only,
+ * kempnerforge NEW only, in that order; the change is NULL.
+ */
+static void t_weighted(void)
+{
+	struct opmfu_diff d;
+	struct opmfu_results res[2];
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	const double N = NAN;
+	int s;
+
+	memset(&d, 0, sizeof(d));
+	CHECK(opmfu_diff_store_new(&d) != NULL);
+	memset(res, 0, sizeof(res));
+	for (s = 0; s < 2; s++) {
+		add_rank(&res[s], 0, 0, 1, 1, 1);
+		add_rank(&res[s], 1, 0, 1, 1, 1);
+		add_row(&res[s], OPMFU_RES_OP_TYPES, 0, name(&d, "mm"), 300, 60, 0.4, 150);
+		add_row(&res[s], OPMFU_RES_OP_TYPES, 1, name(&d, "mm"), 100, 40, 0.8, 20 + s);
+		res[s].has_model = 1;
+		res[s].model = opmfu_calloc(2, sizeof(*res[s].model));
+		res[s].n_model = res[s].cap_model = 2;
+		res[s].model[0].conv = name(&d, "palm");
+		res[s].model[0].step_ns = 1000 + s;
+		res[s].model[0].flops = 7;
+		res[s].model[0].mfu = 0.25 * (s + 1);
+		res[s].model[1].conv = name(&d, s ? "kempnerforge" : "maxtext");
+		res[s].model[1].step_ns = N;
+		res[s].model[1].flops = N;
+		res[s].model[1].mfu = 0.125;
+	}
+	CHECK_INT(opmfu_diff_compute(res, NULL, 0, &d, &err), OPMFU_OK);
+	CHECK_INT(d.n_rows, 5 + 1 + 3);
+	/* no steps on either side: the share rows are NULL through */
+	ROW(&d, 0, OPMFU_DIFF_STEP_SHARE, "trace_mfu", N, N, N, N, N, N, N, N, N);
+	ROW(&d, 5, OPMFU_DIFF_OP_TYPE, "mm", 400, 400, 100, 100, 0.5, 0.5, 170, 171, 1);
+	ROW(&d, 6, OPMFU_DIFF_MODEL, "palm", 1000, 1001, 7, 7, 0.25, 0.5, N, N, N);
+	ROW(&d, 7, OPMFU_DIFF_MODEL, "maxtext", N, N, N, N, 0.125, N, N, N, N);
+	ROW(&d, 8, OPMFU_DIFF_MODEL, "kempnerforge", N, N, N, N, N, 0.125, N, N, N);
+	opmfu_results_release(&res[0]);
+	opmfu_results_release(&res[1]);
+	opmfu_diff_release(&d);
+}
+
+/* --rank-list, and the errors of rank lists and summaries. */
+static void t_rank_list(void)
+{
+	static const int r40[] = { 4, 0, 4 }, r3[] = { 3 }, r1[] = { 1 };
+	struct opmfu_diff d;
+	struct opmfu_results res[2];
+	struct opmfu_err err = OPMFU_ERR_INIT;
+
+	/* 4 and 0 (repeated, unsorted): BASE {0, 4}, NEW {0}; NEW's failed rank 1 is not asked for */
+	memset(&d, 0, sizeof(d));
+	CHECK(opmfu_diff_store_new(&d) != NULL);
+	build_a(&d, res);
+	CHECK_INT(opmfu_diff_compute(res, r40, 3, &d, &err), OPMFU_OK);
+	CHECK_INT(d.n_compared, 1);
+	CHECK_INT(d.side[0].n_only, 1);
+	CHECK_INT(d.side[0].only[0], 4);
+	CHECK_INT(d.side[1].n_only, 0);
+	CHECK_INT(d.side[1].n_failed, 0);
+	opmfu_diff_release(&d);
+
+	memset(&d, 0, sizeof(d));
+	CHECK(opmfu_diff_store_new(&d) != NULL);
+	CHECK_INT(opmfu_diff_compute(res, r3, 1, &d, &err), OPMFU_ERR_USAGE);
+	CHECK_STR(err.msg, "rank 3 is in neither BASE nor NEW");
+	opmfu_diff_release(&d);
+
+	/* rank 1 is analysed in BASE and failed in NEW */
+	memset(&d, 0, sizeof(d));
+	CHECK(opmfu_diff_store_new(&d) != NULL);
+	CHECK_INT(opmfu_diff_compute(res, r1, 1, &d, &err), OPMFU_ERR_NOINPUT);
+	CHECK_STR(err.msg, "no rank is analysed in both BASE and NEW (BASE: 1; NEW: none): nothing to compare");
+	opmfu_diff_release(&d);
+
+	/* a rank twice in a summary */
+	add_rank(&res[1], 2, 0, 1, 1, 1);
+	memset(&d, 0, sizeof(d));
+	CHECK(opmfu_diff_store_new(&d) != NULL);
+	CHECK_INT(opmfu_diff_compute(res, NULL, 0, &d, &err), OPMFU_ERR_FORMAT);
+	CHECK_STR(err.msg, "NEW: OpmfuRankSummary has rank 2 twice");
+	opmfu_diff_release(&d);
+	opmfu_results_release(&res[0]);
+	opmfu_results_release(&res[1]);
+}
+
+static void t_format_ranks(void)
+{
+	static const int v[] = { 0, 1, 2, 3, 8, 10, 11 }, neg[] = { -1 };
+	char buf[64];
+	opmfu_format_ranks(v, 7, buf, sizeof(buf));
+	CHECK_STR(buf, "0-3, 8, 10-11");
+	opmfu_format_ranks(neg, 1, buf, sizeof(buf));
+	CHECK_STR(buf, "-1");
+	opmfu_format_ranks(v, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "");
+	/* the whole list needs 14 bytes (13 characters and the NUL); in 12, "0-3, 8" and ", ..." after
+	 * it (11 characters); in 4, "..." alone; in 3, nothing */
+	opmfu_format_ranks(v, 7, buf, 14);
+	CHECK_STR(buf, "0-3, 8, 10-11");
+	opmfu_format_ranks(v, 7, buf, 13);
+	CHECK_STR(buf, "0-3, 8, ...");
+	opmfu_format_ranks(v, 7, buf, 12);
+	CHECK_STR(buf, "0-3, 8, ...");
+	opmfu_format_ranks(v, 7, buf, 4);
+	CHECK_STR(buf, "...");
+	opmfu_format_ranks(v, 7, buf, 3);
+	CHECK_STR(buf, "");
+}
+
+/* Every allocation of the rows failing in turn: OPMFU_ERR_NOMEM, nothing leaked. */
+static void t_compute_nomem(void)
+{
+	long k;
+	int done = 0;
+	for (k = 1; k < 200 && !done; k++) {
+		struct opmfu_diff d;
+		struct opmfu_results res[2];
+		struct opmfu_err err = OPMFU_ERR_INIT;
+		enum opmfu_status st;
+		memset(&d, 0, sizeof(d));
+		CHECK(opmfu_diff_store_new(&d) != NULL);
+		build_a(&d, res);
+		opmfu_mem_fail_after(k);
+		st = opmfu_diff_compute(res, NULL, 0, &d, &err);
+		opmfu_mem_fail_after(0);
+		if (st == OPMFU_OK) {
+			done = 1;
+			CHECK_INT(d.n_rows, 11);
+		} else {
+			CHECK_INT(st, OPMFU_ERR_NOMEM);
+			CHECK_STR(err.msg, "out of memory comparing the runs");
+		}
+		opmfu_results_release(&res[0]);
+		opmfu_results_release(&res[1]);
+		opmfu_diff_release(&d);
+	}
+	CHECK(done);
+}
+
+/* The sample against its own analysis: a result (BASE) and the input (NEW). */
+static enum opmfu_status run_diff(const char *sample, const char *result, const char *out, struct opmfu_diff *d,
+				  struct opmfu_err *err)
+{
+	struct opmfu_diff_opts o;
+	memset(&o, 0, sizeof(o));
+	o.paths[0] = result;
+	o.paths[1] = sample;
+	o.analyze.jobs = 1;
+	o.out_dir = out;
+	o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON;
+	memset(err, 0, sizeof(*err));
+	return opmfu_diff(&o, d, err);
+}
+
+/* The run that succeeds: the same rows on both sides, so every change is 0. */
+static void check_same(const struct opmfu_diff *d)
+{
+	size_t i;
+	CHECK(d->n_rows > 5);
+	for (i = 0; i < d->n_rows; i++)
+		CHECK(d->rows[i].delta_lost_ns == 0);
+	CHECK(d->out_db != NULL);
+}
+
+static void t_diff_nomem(const char *sample, const char *scratch)
+{
+	char result[1024], out[1024], tmp[1024];
+	struct opmfu_opts ao;
+	struct opmfu_report rep;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	struct opmfu_diff d;
+	long k, total, failed = 0;
+
+	snprintf(result, sizeof(result), "%s/base", scratch);
+	snprintf(out, sizeof(out), "%s/out", scratch);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", scratch);
+	mkdir(scratch, 0777);
+	mkdir(tmp, 0777);
+	setenv("TMPDIR", tmp, 1);
+	memset(&ao, 0, sizeof(ao));
+	ao.inputs = &sample;
+	ao.n_inputs = 1;
+	ao.out_dir = result;
+	ao.jobs = 1;
+	CHECK_INT(opmfu_analyze(&ao, &rep, &err), OPMFU_OK);
+	opmfu_report_release(&rep);
+	total = opmfu_mem_count();
+	CHECK_INT(run_diff(sample, result, out, &d, &err), OPMFU_OK);
+	total = opmfu_mem_count() - total;
+	check_same(&d);
+	opmfu_diff_release(&d);
+	for (k = 1; k <= total + 5; k++) {
+		enum opmfu_status st;
+		opmfu_mem_fail_after(k);
+		st = run_diff(sample, result, out, &d, &err);
+		opmfu_mem_fail_after(0);
+		/* an allocation that only speeds things up may fail without a word */
+		if (st == OPMFU_OK)
+			check_same(&d);
+		else if (++failed, getenv("T_DIFF_VERBOSE") || !strstr(err.msg, "out of memory")) {
+			fprintf(stderr, "failing allocation %ld: status %d: %s\n", k, (int)st, err.msg);
+			CHECK(strstr(err.msg, "out of memory") != NULL);
+		}
+		/* the analysed input's folder is gone, whatever failed */
+		if (dir_files(tmp, "") != 0) {
+			fprintf(stderr, "failing allocation %ld left %d entries in %s\n", k, dir_files(tmp, ""), tmp);
+			CHECK(0);
+		}
+		opmfu_diff_release(&d);
+	}
+	/* most allocations matter: a loop where none failed would test nothing */
+	CHECK(failed > total / 2);
+	printf("opmfu_diff: %ld allocations, %ld runs failed with one of them failing\n", total, failed);
+}
+
+int main(int argc, char **argv)
+{
+	t_compute();
+	t_weighted();
+	t_rank_list();
+	t_format_ranks();
+	t_compute_nomem();
+	if (argc > 2)
+		t_diff_nomem(argv[1], argv[2]);
+	return check_done();
+}
