@@ -35,6 +35,11 @@ int opmfu_parse_rank_list(const char *s, int **out);
 /* "db,csv" -> OPMFU_EXPORT_* bits, in any order; a word that is not one of
  * allowed's is a usage error of cmd ("analyze ") naming it. */
 unsigned opmfu_parse_exports(const char *cmd, const char *list, unsigned allowed);
+/* --peak (getopt value 'P'), --chip ('C'), -j ('j') or --rank-list ('R') of
+ * cmd into o; *ranks owns the rank list. Usage errors exit. */
+void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const char *arg, int **ranks);
+/* After the options: the peaks of OPMFU_PEAK, unless --peak gave them. */
+void opmfu_peak_from_env(const char *cmd, struct opmfu_opts *o);
 
 int opmfu_cmd_analyze(int argc, char **argv);
 int opmfu_cmd_diff(int argc, char **argv);

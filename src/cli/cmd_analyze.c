@@ -74,10 +74,8 @@ static const struct option longopts[] = {
 };
 
 /* One option with a value into a; usage errors exit. */
-static void take_option(struct analyze_args *a, int c, const char *arg, int *have_cli_peak)
+static void take_option(struct analyze_args *a, int c, const char *arg)
 {
-	char msg[256];
-
 	switch (c) {
 	case 'o':
 		a->o.out_dir = arg;
@@ -85,41 +83,15 @@ static void take_option(struct analyze_args *a, int c, const char *arg, int *hav
 	case 'E':
 		a->o.exports = opmfu_parse_exports("analyze ", arg, ~0u);
 		break;
-	case 'P':
-		if (opmfu_parse_peak_spec(arg, a->o.peak_tflops, msg, sizeof(msg)))
-			opmfu_die_usage("analyze ", "--peak: %s", msg);
-		a->o.peak_origin = "--peak";
-		*have_cli_peak = 1;
-		break;
-	case 'C':
-		a->o.chip = arg;
-		break;
-	case 'j': {
-		char *end;
-		long v = strtol(arg, &end, 10);
-		if (*end || end == arg || v < 1 || v > 1024)
-			opmfu_die_usage("analyze ", "--jobs: '%s' is not a number from 1 to 1024", arg);
-		a->o.jobs = (int)v;
-		break;
-	}
-	case 'R': {
-		int *ranks = NULL, n = opmfu_parse_rank_list(arg, &ranks);
-		if (n < 0)
-			opmfu_die_usage("analyze ", "--rank-list: '%s' is not a list like 0,3,8-15", arg);
-		free(a->ranks); /* the last --rank-list counts */
-		a->o.ranks = a->ranks = ranks;
-		a->o.n_ranks = (size_t)n;
-		break;
-	}
+	default:
+		opmfu_take_input_option("analyze ", &a->o, c, arg, &a->ranks);
 	}
 }
 
 /* Options into a; returns 1 when --help was printed. Usage errors exit. */
 static int parse_args(int argc, char **argv, struct analyze_args *a)
 {
-	const char *env_peak = getenv("OPMFU_PEAK");
-	char msg[256];
-	int c, have_cli_peak = 0;
+	int c;
 
 	memset(a, 0, sizeof(*a));
 	a->o.exports = OPMFU_EXPORT_DB;
@@ -146,16 +118,12 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 			opmfu_die_usage("analyze ", "unknown option '%s'", argv[optind - 1]);
 			break;
 		default:
-			take_option(a, c, optarg, &have_cli_peak);
+			take_option(a, c, optarg);
 		}
 	}
 	if (optind >= argc)
 		opmfu_die_usage("analyze ", "%s", "analyze needs at least one PATH");
-	if (!have_cli_peak && env_peak && *env_peak) {
-		if (opmfu_parse_peak_spec(env_peak, a->o.peak_tflops, msg, sizeof(msg)))
-			opmfu_die_usage("analyze ", "OPMFU_PEAK: %s", msg);
-		a->o.peak_origin = "OPMFU_PEAK";
-	}
+	opmfu_peak_from_env("analyze ", &a->o);
 	a->o.inputs = (const char *const *)(argv + optind);
 	a->o.n_inputs = (size_t)(argc - optind);
 	return 0;

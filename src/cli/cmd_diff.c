@@ -52,7 +52,7 @@ static void on_progress(void *ctx, const struct opmfu_progress *p)
 
 struct diff_args {
 	struct opmfu_diff_opts o;
-	int quiet, have_cli_peak;
+	int quiet;
 	int *ranks; /* owned */
 };
 
@@ -67,9 +67,6 @@ static const struct option longopts[] = {
 /* One option with a value into a; usage errors exit. */
 static void take_option(struct diff_args *a, int c, const char *arg)
 {
-	struct opmfu_opts *ao = &a->o.analyze;
-	char msg[256];
-
 	switch (c) {
 	case 'o':
 		a->o.out_dir = arg;
@@ -77,40 +74,14 @@ static void take_option(struct diff_args *a, int c, const char *arg)
 	case 'E':
 		a->o.exports = opmfu_parse_exports("diff ", arg, OPMFU_EXPORT_DB | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON);
 		break;
-	case 'P':
-		if (opmfu_parse_peak_spec(arg, ao->peak_tflops, msg, sizeof(msg)))
-			opmfu_die_usage("diff ", "--peak: %s", msg);
-		ao->peak_origin = "--peak";
-		a->have_cli_peak = 1;
-		break;
-	case 'C':
-		ao->chip = arg;
-		break;
-	case 'j': {
-		char *end;
-		long v = strtol(arg, &end, 10);
-		if (*end || end == arg || v < 1 || v > 1024)
-			opmfu_die_usage("diff ", "--jobs: '%s' is not a number from 1 to 1024", arg);
-		ao->jobs = (int)v;
-		break;
-	}
-	case 'R': {
-		int *ranks = NULL, n = opmfu_parse_rank_list(arg, &ranks);
-		if (n < 0)
-			opmfu_die_usage("diff ", "--rank-list: '%s' is not a list like 0,3,8-15", arg);
-		free(a->ranks); /* the last --rank-list counts */
-		ao->ranks = a->ranks = ranks;
-		ao->n_ranks = (size_t)n;
-		break;
-	}
+	default:
+		opmfu_take_input_option("diff ", &a->o.analyze, c, arg, &a->ranks);
 	}
 }
 
 /* Options into a; returns 1 when --help was printed. Usage errors exit. */
 static int parse_args(int argc, char **argv, struct diff_args *a)
 {
-	const char *env_peak = getenv("OPMFU_PEAK");
-	char msg[256];
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -138,11 +109,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		opmfu_die_usage("diff ", "%s", argc - optind < 2 ? "diff needs BASE and NEW" : "diff takes two paths, BASE and NEW");
 	if (a->o.exports && !a->o.out_dir)
 		opmfu_die_usage("diff ", "%s", "--export needs -o DIR");
-	if (!a->have_cli_peak && env_peak && *env_peak) {
-		if (opmfu_parse_peak_spec(env_peak, a->o.analyze.peak_tflops, msg, sizeof(msg)))
-			opmfu_die_usage("diff ", "OPMFU_PEAK: %s", msg);
-		a->o.analyze.peak_origin = "OPMFU_PEAK";
-	}
+	opmfu_peak_from_env("diff ", &a->o.analyze);
 	a->o.paths[0] = argv[optind];
 	a->o.paths[1] = argv[optind + 1];
 	return 0;

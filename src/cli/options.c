@@ -1,6 +1,7 @@
 /*
- * options.c - option values more than one command takes: rank lists
- * (--rank-list) and export lists (--export).
+ * options.c - options more than one command takes: rank lists
+ * (--rank-list), export lists (--export), and the options of analysing
+ * inputs (--peak, --chip, -j, OPMFU_PEAK) that analyze and diff share.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,4 +86,49 @@ unsigned opmfu_parse_exports(const char *cmd, const char *list, unsigned allowed
 			return bits;
 		p += n + 1;
 	}
+}
+
+void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const char *arg, int **ranks)
+{
+	char msg[256];
+
+	switch (c) {
+	case 'P':
+		if (opmfu_parse_peak_spec(arg, o->peak_tflops, msg, sizeof(msg)))
+			opmfu_die_usage(cmd, "--peak: %s", msg);
+		o->peak_origin = "--peak";
+		break;
+	case 'C':
+		o->chip = arg;
+		break;
+	case 'j': {
+		char *end;
+		long v = strtol(arg, &end, 10);
+		if (*end || end == arg || v < 1 || v > 1024)
+			opmfu_die_usage(cmd, "--jobs: '%s' is not a number from 1 to 1024", arg);
+		o->jobs = (int)v;
+		break;
+	}
+	case 'R': {
+		int *v = NULL, n = opmfu_parse_rank_list(arg, &v);
+		if (n < 0)
+			opmfu_die_usage(cmd, "--rank-list: '%s' is not a list like 0,3,8-15", arg);
+		free(*ranks); /* the last --rank-list counts */
+		o->ranks = *ranks = v;
+		o->n_ranks = (size_t)n;
+		break;
+	}
+	}
+}
+
+void opmfu_peak_from_env(const char *cmd, struct opmfu_opts *o)
+{
+	const char *env = getenv("OPMFU_PEAK");
+	char msg[256];
+
+	if (o->peak_origin || !env || !*env)
+		return; /* --peak wins */
+	if (opmfu_parse_peak_spec(env, o->peak_tflops, msg, sizeof(msg)))
+		opmfu_die_usage(cmd, "OPMFU_PEAK: %s", msg);
+	o->peak_origin = "OPMFU_PEAK";
 }

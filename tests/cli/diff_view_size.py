@@ -3,7 +3,7 @@
 lines of at most 120 columns. usage: diff_view_size.py OPMFU SOURCE_ROOT
 
 Two opmfu result databases are written here with Python's sqlite3 (only the
-columns diff reads), large where the view could grow: 1,000 ranks on each side
+columns diff reads: fixtures/diff_model/result_tables.sql), large where the view could grow: 1,000 ranks on each side
 (800 compared, a scattered 200 on each side only, 150 failed), 300 module paths of
 up to 400 characters and 300 op names that all changed, every model
 convention, and result paths of 300 characters. The view must keep its shape:
@@ -18,23 +18,13 @@ import sys
 import tempfile
 
 OPMFU = os.path.abspath(sys.argv[1])
+ROOT = os.path.abspath(sys.argv[2])
 
 
 def result_db(path, side, n_ranks, n_names):
     con = sqlite3.connect(path)
-    con.executescript("""
-CREATE TABLE OpmfuRankSummary (rank_id INTEGER, status TEXT, compute_ns INTEGER, flops_record REAL,
-                               flops_shape REAL, mfu_recorded REAL);
-CREATE TABLE OpmfuModules (rank_id INTEGER, module TEXT, self_kernel_ns INTEGER, self_flops INTEGER,
-                           self_mfu REAL, self_lost_ns INTEGER);
-CREATE TABLE OpmfuOpTypes (rank_id INTEGER, op_name TEXT, kernel_ns INTEGER, flops INTEGER, mfu REAL,
-                           lost_ns INTEGER);
-CREATE TABLE OpmfuSteps (rank_id INTEGER, step INTEGER, window_ns INTEGER, flops_ns INTEGER,
-                         other_compute_ns INTEGER, comm_exposed_ns INTEGER, idle_ns INTEGER, flops INTEGER,
-                         trace_mfu REAL);
-CREATE TABLE OpmfuModel (rank_id INTEGER, step INTEGER, convention TEXT, model_flops_per_device REAL,
-                         step_ns INTEGER, model_mfu REAL);
-""")
+    with open(os.path.join(ROOT, "fixtures", "diff_model", "result_tables.sql"), encoding="utf-8") as f:
+        con.executescript(f.read())
     # ranks 0..n-1 shifted by side for every fifth one, so both sides have ranks the other lacks
     ranks = [r if r % 5 else r + 100000 * side for r in range(n_ranks)]
     for i, r in enumerate(ranks):
