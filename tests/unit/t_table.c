@@ -377,6 +377,9 @@ static const char xlsx_want[] =
 	"fill bgColor FFB4A7D6)\n"
 	"conditional F2:F7 colorScale num 0 FFF8696B, num 0.5 FFFFEB84, num 1 FF63BE7B\n"
 	"ignore D2:E7 numberStoredAsText\n"
+	/* every workbook prints landscape, one page wide, its header on each page (SPEC 14) */
+	"page landscape fit 1x0\n"
+	"print titles $1:$1\n"
 	"style 1: font \"Times New Roman\" 11 bold; fill solid FFAFEEEE; border thin; valign center; "
 	"numfmt \"General\"\n"
 	"style 2: font \"Times New Roman\" 11; fill none; border thin; valign center; numfmt \"General\"\n"

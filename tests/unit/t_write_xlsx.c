@@ -174,6 +174,9 @@ static struct opmfu_module_row mrow(const char *parent, const char *module, cons
 }
 
 /*
+ * Widths: SPEC 4's by header name; Rank ID (A), which SPEC 4 leaves at the
+ * default, its 7 characters plus 3 for the filter button (SPEC 14). Printed
+ * landscape, one page wide, the header row on every page (SPEC 14).
  * Parent runs: Model/Layer rows 2-5, Model/Head 6-7, "" 8-9, Model/Layer
  * again at 10 (not adjacent to the first run: not merged with it). Module
  * MLP ends the first run (row 5) and starts the second (row 6): equal, but in
@@ -184,6 +187,7 @@ static const char module_want[] =
 	"dimension A1:I10\n"
 	"freeze A2\n"
 	"autofilter A1:I10\n"
+	"col A width 10 (xml 10.7109375)\n"
 	"col B width 40 (xml 40.7109375)\n"
 	"col C width 40 (xml 40.7109375)\n"
 	"col D width 40 (xml 40.7109375)\n"
@@ -199,6 +203,8 @@ static const char module_want[] =
 	"merge B6:B7\n"
 	"merge B8:B9\n"
 	"merge C8:C9\n"
+	"page landscape fit 1x0\n"
+	"print titles $1:$1\n"
 	"style 1: font \"Times New Roman\" 11 bold; fill solid FFAFEEEE; border thin; valign center; numfmt \"General\"\n"
 	"style 2: font \"Times New Roman\" 11; fill none; border thin; valign center; numfmt \"General\"\n"
 	"A1=Rank ID (s) s1\nB1=Parent Module (s) s1\nC1=Module (s) s1\nD1=Op Name (s) s1\nE1=Kernel List (s) s1\n"
@@ -486,6 +492,18 @@ static void test_kernel(void)
 	CHECK(dump_has(got, "autofilter A1:M4"));
 	CHECK(dump_has(got, "col C width 50 (xml 50.7109375)"));
 	CHECK(dump_has(got, "col G width 10 (xml 10.7109375)"));
+	/* SPEC 14: the columns SPEC 4 does not size fit their headers (length +
+	 * 3 for the filter button) and numbers: Rank ID 10, actual_tflops 16,
+	 * chip_peak_tflops 19, flops 18 (16 digits); the texts 24 and 30 */
+	CHECK(dump_has(got, "col A width 10 (xml 10.7109375)"));
+	CHECK(dump_has(got, "col H width 16 (xml 16.7109375)"));
+	CHECK(dump_has(got, "col I width 19 (xml 19.7109375)"));
+	CHECK(dump_has(got, "col J width 18 (xml 18.7109375)"));
+	CHECK(dump_has(got, "col K width 24 (xml 24.7109375)"));
+	CHECK(dump_has(got, "col L width 30 (xml 30.7109375)"));
+	CHECK(dump_has(got, "col M width 30 (xml 30.7109375)"));
+	CHECK(dump_has(got, "page landscape fit 1x0"));
+	CHECK(dump_has(got, "print titles $1:$1"));
 	CHECK(dump_has(got, "conditional G2:G4 colorScale num 0 FFF8696B, num 0.5 FFFFEB84, num 1 FF63BE7B"));
 	/* MFU above 100 % is marked suspect, not as green as a perfect kernel */
 	CHECK(dump_has(got, "conditional G2:G4 cellIs dxfId=0 operator=greaterThan stopIfTrue=1 formula 1 style (bold, "
