@@ -25,8 +25,8 @@
 #include "lib/lib.h"
 #include "model/table.h"
 #include "write/writer.h"
+#include "xlsx_dump.h"
 
-static const char *python, *dumper;
 static char dir[4096];
 
 static const struct opmfu_column test_cols[] = {
@@ -327,34 +327,6 @@ static void test_run_tables(void)
 
 /* ---- the xlsx writer ---- */
 
-static char *dump(const char *path)
-{
-	char cmd[8192], *out = NULL;
-	size_t n = 0, cap = 0, got;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", python, dumper, path);
-	if (!(p = popen(cmd, "r")))
-		return NULL;
-	do {
-		if (n + 4096 + 1 > cap) {
-			char *nb = realloc(out, cap = cap * 2 + 8192);
-			if (!nb)
-				break;
-			out = nb;
-		}
-		got = fread(out + n, 1, 4096, p);
-		n += got;
-	} while (got > 0);
-	if (out)
-		out[n] = '\0';
-	if (pclose(p) != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 /* Group g1 rows 2-4 (item a merged in 2-3, b alone in 4), g2 rows 5-6 (item
  * a again: a new run, the group changed), NULL group row 7. */
 static const char xlsx_want[] =
@@ -417,7 +389,7 @@ static void test_xlsx(void)
 	struct opmfu_table t;
 	struct opmfu_write_stats ks;
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	char path[4200], *got;
+	char path[4200];
 
 	CHECK(wt && !strcmp(wt->where, "OperatorMfu"));
 	if (!wt)
@@ -450,13 +422,7 @@ static void test_xlsx(void)
 	opmfu_writer_close(w);
 	CHECK_INT(tmp_files(dir), 0);
 	snprintf(path, sizeof(path), "%s/opmfu_test_4.xlsx", dir);
-	got = dump(path);
-	CHECK(got != NULL);
-	if (got && strcmp(got, xlsx_want) != 0) {
-		fprintf(stderr, "dump of %s differs; got:\n%s", path, got);
-		CHECK(0);
-	}
-	free(got);
+	xlsx_check_dump(path, xlsx_want);
 	unlink(path);
 
 	/* rank 5 has no rows: its earlier workbook goes; rank 6 is dropped: its stays */
@@ -493,8 +459,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: t_table PYTHON XLSX_CELLS_PY SCRATCH_DIR\n");
 		return 2;
 	}
-	python = argv[1];
-	dumper = argv[2];
+	xlsx_python = argv[1];
+	xlsx_dumper = argv[2];
 	if (mkdir(argv[3], 0777) != 0 && errno != EEXIST) {
 		perror(argv[3]);
 		return 2;
