@@ -737,8 +737,6 @@ static void test_nomem(void)
 
 int main(int argc, char **argv)
 {
-	char tmpl[4096];
-
 	if (argc < 4) {
 		fprintf(stderr, "usage: t_summary_xlsx PYTHON XLSX_CELLS_PY SCRATCH_DIR [keep]\n");
 		return 2;
@@ -746,16 +744,8 @@ int main(int argc, char **argv)
 	xlsx_python = argv[1];
 	xlsx_dumper = argv[2];
 	keep = argc > 4 && !strcmp(argv[4], "keep");
-	if (mkdir(argv[3], 0777) != 0 && errno != EEXIST) {
-		perror(argv[3]);
+	if (scratch_run_dir(argv[3], dir, sizeof(dir)) != 0)
 		return 2;
-	}
-	snprintf(tmpl, sizeof(tmpl), "%s/runXXXXXX", argv[3]);
-	if (!mkdtemp(tmpl)) {
-		perror(tmpl);
-		return 2;
-	}
-	snprintf(dir, sizeof(dir), "%s", tmpl);
 
 	test_small();
 	test_writer();

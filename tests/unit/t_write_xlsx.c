@@ -603,24 +603,14 @@ static void test_out_rank(void)
 
 int main(int argc, char **argv)
 {
-	char tmpl[4096];
-
 	if (argc < 4) {
 		fprintf(stderr, "usage: t_write_xlsx PYTHON XLSX_CELLS_PY SCRATCH_DIR\n");
 		return 2;
 	}
 	xlsx_python = argv[1];
 	xlsx_dumper = argv[2];
-	if (mkdir(argv[3], 0777) != 0 && errno != EEXIST) {
-		perror(argv[3]);
+	if (scratch_run_dir(argv[3], dir, sizeof(dir)) != 0)
 		return 2;
-	}
-	snprintf(tmpl, sizeof(tmpl), "%s/runXXXXXX", argv[3]);
-	if (!mkdtemp(tmpl)) {
-		perror(tmpl);
-		return 2;
-	}
-	snprintf(dir, sizeof(dir), "%s", tmpl);
 
 	test_module();
 	test_module_edges();
