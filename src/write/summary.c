@@ -43,6 +43,7 @@ void opmfu_summary_init(struct opmfu_summary *s)
 	opmfu_cell_store_init(&s->steps, NULL);
 	group_init(&s->modules);
 	group_init(&s->op_types);
+	s->stream_cells = OPMFU_SUMMARY_STREAM_CELLS;
 }
 
 void opmfu_summary_release(struct opmfu_summary *s)

@@ -39,11 +39,17 @@ struct opmfu_sum_group {
 	size_t n, cap;
 };
 
+/* Above this many cells the workbook's rows are streamed (libxlsxwriter's
+ * constant_memory): the charts then hold no copy of their values, which
+ * Excel and LibreOffice read from the cells anyway. */
+#define OPMFU_SUMMARY_STREAM_CELLS 2000000
+
 struct opmfu_summary {
 	/* every kept rank's rows, then the current rank's; def NULL: none yet */
 	struct opmfu_cell_store ranks, steps;
 	size_t ranks_kept, steps_kept;
 	struct opmfu_sum_group modules, op_types;
+	size_t stream_cells; /* OPMFU_SUMMARY_STREAM_CELLS; tests lower it */
 };
 
 void opmfu_summary_init(struct opmfu_summary *s);

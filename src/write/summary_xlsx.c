@@ -554,6 +554,11 @@ static int add_formats(struct book *bk)
 	format_set_align(bk->head, LXW_ALIGN_VERTICAL_CENTER);
 	format_set_bold(bk->title);
 	format_set_font_size(bk->title, 14);
+	/* numbered in this order (head 1, title 2, then by enum fmt), whichever
+	 * is used first and whether rows are streamed or not: libxlsxwriter
+	 * numbers a format, by its properties, when it first needs the number */
+	lxw_format_get_xf_index(bk->head);
+	lxw_format_get_xf_index(bk->title);
 	for (f = 0; f < N_FMT; f++) {
 		if (!(bk->fmt[f] = opmfu_xbook_format(&bk->b)))
 			return -1;
@@ -561,6 +566,7 @@ static int add_formats(struct book *bk)
 		format_set_border_color(bk->fmt[f], 0xBFBFBF);
 		if (num_formats[f])
 			format_set_num_format(bk->fmt[f], num_formats[f]);
+		lxw_format_get_xf_index(bk->fmt[f]);
 	}
 	return 0;
 }
@@ -611,10 +617,6 @@ static enum opmfu_status put_book(struct book *bk, struct sheet *sh, size_t n, s
 	return OPMFU_OK;
 }
 
-/* Above this many cells the rows are streamed (libxlsxwriter's
- * constant_memory): the charts then hold no copy of their values, which
- * Excel and LibreOffice read from the cells anyway. */
-#define IN_MEMORY_CELLS 2000000
 
 /* The workbook of s for path, complete, under a temporary name (*tmp). */
 static enum opmfu_status stage(const struct opmfu_summary *s, const char *path, char **tmp,
@@ -641,7 +643,7 @@ static enum opmfu_status stage(const struct opmfu_summary *s, const char *path, 
 	}
 	memset(&bk, 0, sizeof(bk));
 	bk.v = &v;
-	if ((e = opmfu_xbook_open(&bk.b, path, cells > IN_MEMORY_CELLS, err)))
+	if ((e = opmfu_xbook_open(&bk.b, path, cells > s->stream_cells, err)))
 		goto out;
 	if ((e = put_book(&bk, sh, n, err))) {
 		opmfu_xbook_free(&bk.b);
