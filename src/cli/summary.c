@@ -157,6 +157,8 @@ void opmfu_print_summary(const struct opmfu_report *rep, int timings)
 		}
 		for (d = 0; d < OPMFU_NDROP; d++)
 			dropped += r->drops[d];
+		if (r->note[0])
+			printf("  input: %s\n", r->note);
 		printf("  kernels: %zu kernel-op links", r->kernels);
 		if (r->comm_links)
 			printf(" (+%zu communication)", r->comm_links);
