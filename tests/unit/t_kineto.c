@@ -465,6 +465,88 @@ static void test_trace_b(int gz)
 	opmfu_trace_release(&t);
 }
 
+/* One cpu_op per case with one kernel each (External id i), in time order:
+ * what Input Dims, Input type and Concrete Inputs become. */
+static const char trace_args[] =
+	"{\"traceEvents\": [\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o1\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"External id\":1,"
+	"\"Input Dims\":[[1,2],[],[[3],[4,5]],[]],\"Input type\":[\"a;b\",null,1,[2],\"c10::Half\"],"
+	"\"Concrete Inputs\":[\"x\\u001fy\",\"[1, 2]\",3,null,true,[\"z\"],{\"k\":1}]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o2\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,\"args\":{\"External id\":2,"
+	"\"Input Dims\":[[-1]]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o3\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1,\"args\":{\"External id\":3,"
+	"\"Input Dims\":[[1.5]]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o4\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1,\"args\":{\"External id\":4,"
+	"\"Input Dims\":[{\"a\":1}]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o5\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1,\"args\":{\"External id\":5,"
+	"\"Input Dims\":[[[1],2]]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o6\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":1,\"args\":{\"External id\":6,"
+	"\"Input Dims\":[1]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o7\",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1,\"args\":{\"External id\":7,"
+	"\"Input Dims\":7}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o8\",\"pid\":1,\"tid\":1,\"ts\":8,\"dur\":1,\"args\":{\"External id\":8,"
+	"\"Input Dims\":[[[[4]]],[2,0]],\"Input type\":[]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"o9\",\"pid\":1,\"tid\":1,\"ts\":9,\"dur\":1,\"args\":{\"External id\":9,"
+	"\"Input Dims\":[[1234567890123456789]]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"ts\":11,\"dur\":1,\"args\":{\"External id\":1}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"ts\":12,\"dur\":1,\"args\":{\"External id\":2}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"ts\":13,\"dur\":1,\"args\":{\"External id\":3}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k4\",\"ts\":14,\"dur\":1,\"args\":{\"External id\":4}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k5\",\"ts\":15,\"dur\":1,\"args\":{\"External id\":5}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k6\",\"ts\":16,\"dur\":1,\"args\":{\"External id\":6}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k7\",\"ts\":17,\"dur\":1,\"args\":{\"External id\":7}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k8\",\"ts\":18,\"dur\":1,\"args\":{\"External id\":8}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k9\",\"ts\":19,\"dur\":1,\"args\":{\"External id\":9}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"ts\":20,\"dur\":1,\"args\":{\"device\":3}},\n"
+	"{\"args\":{\"External id\":1},\"dur\":1,\"ts\":21,\"name\":\"late_keys\",\"cat\":\"kernel\",\"ph\":\"X\"}\n"
+	"]}\n";
+
+static void test_args(void)
+{
+	struct opmfu_trace t;
+	struct opmfu_err e;
+	const char *path = put_file("args.json", trace_args, sizeof(trace_args) - 1, 0);
+	size_t i;
+
+	CHECK_INT(read_trace(path, &t, &e), OPMFU_OK);
+	CHECK_INT(t.n_compute, 10);
+	if (t.n_compute != 10)
+		goto out;
+	/* a kernel without a name has the empty one, not the last event's; one
+	 * whose keys come in another order (args first) is read the same */
+	CHECK_INT(t.kernels.n, 1);
+	if (t.kernels.n == 1)
+		CHECK_STR(str(&t, t.kernels.v[0].name), "");
+	CHECK_STR(str(&t, t.links[9].k_name), "late_keys");
+	CHECK_STR(str(&t, t.links[9].op_name), "o1");
+	/* o1: four arguments, the third a list of tensors (one empty entry);
+	 * type entries that are no string keep their place (';' inside one
+	 * becomes ' '); a concrete input's 0x1f becomes ' ', lists and objects
+	 * are empty entries */
+	CHECK_STR(str(&t, t.links[0].in_shapes), "1,2;;;");
+	CHECK_STR(str(&t, opmfu_trace_dtype(&t, t.links[0].dtype)->text), "a b;;1;;c10::Half");
+	CHECK_STR(str(&t, t.kx[0].attrs), "x y\x1f[1, 2]\x1f" "3\x1f\x1ftrue\x1f\x1f");
+	/* o2-o7: a negative or fractional dim, an object, a list mixing
+	 * tensors and dims, a bare number, no list: shapes unknown */
+	for (i = 1; i <= 6; i++)
+		CHECK_INT(t.links[i].in_shapes, t.shape_unknown);
+	/* o8: deeper lists are one empty entry; a 0 dim is a dim; "Input type": []
+	 * is an empty list (its text ""), not a missing one */
+	CHECK_STR(str(&t, t.links[7].in_shapes), ";2,0");
+	CHECK(t.links[7].dtype != 0);
+	CHECK_STR(str(&t, opmfu_trace_dtype(&t, t.links[7].dtype)->text), "");
+	/* o9: 19 digits may not fit in int64: unknown */
+	CHECK_INT(t.links[8].in_shapes, t.shape_unknown);
+	/* no pid or tid: still linked by External id */
+	CHECK_STR(t.note, "11 GPU kernels: 10 linked by External id, 0 by correlation, 1 to no op; 0 communication "
+			  "kernels (0 linked); 0 nn.Module calls; 0 steps");
+	/* no deviceProperties (device 3 ran a kernel): no GPU, and the device says why */
+	CHECK_STR(t.device.chip, "");
+	CHECK(t.device.path == NULL && strstr(t.device.no_peak, "names no GPU") != NULL);
+out:
+	opmfu_trace_release(&t);
+}
+
 /* Reads text as a trace; returns the status and the message without the path. */
 static enum opmfu_status read_text(const char *text, char *msg, size_t size)
 {
@@ -632,6 +714,7 @@ int main(void)
 	test_trace_a(1);
 	test_trace_b(0);
 	test_trace_b(1);
+	test_args();
 	test_faults();
 	test_gzip();
 	test_nomem();

@@ -118,6 +118,7 @@ static void event_reset(struct kin_event *ev)
 	ev->types = types;
 	ev->concrete = concrete;
 	ev->coll = coll;
+	sbuf_reset(&ev->name); /* an event without a name has the empty one */
 }
 
 /* As soon as ph, cat and (for annotations) the name tell: keep or skip.
