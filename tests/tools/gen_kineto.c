@@ -168,8 +168,11 @@ static void kernel(struct gen *g, const char *name, const char *coll, int64_t at
 	} else if (!linked) {
 		g->none++;
 	} else {
-		g->by_ext += !g->old;
-		g->by_corr += g->old;
+		/* an External id equal to the correlation id is the old style's
+		 * mark: such a kernel links through its launch, also in a new
+		 * trace where the two meet by chance */
+		g->by_ext += !g->old && kext != corr;
+		g->by_corr += g->old || kext == corr;
 	}
 }
 
@@ -285,7 +288,9 @@ int main(int argc, char **argv)
 	}
 	g.first = 1;
 	g.ext = 1;
-	g.corr = 100000;
+	/* correlation ids count from 1000 as op ids count from 1: in old-style
+	 * traces a kernel's External id (its correlation id) is also some op's */
+	g.corr = 1000;
 	header(&g, rank);
 	while (g.done < g.n_kernels) {
 		int64_t t = now_ns, s0 = t, g0;

@@ -10,7 +10,9 @@ with yajl) and applies the rules as written, by a different method:
   * kernel: ph "X", cat "kernel" (or "Kernel"); it is communication when its
     name, after an optional "void ", starts with nccl or rccl (any case), or
     its args have "Collective name";
-  * link 1: args "External id" of the kernel equals a cpu_op's;
+  * link 1: args "External id" of the kernel equals a cpu_op's, unless it equals
+    the kernel's own correlation id (the mark of traces before torch 2.1, whose
+    External id is no op's);
   * link 2: else its "correlation" equals that of a runtime call (ph "X", cat
     ending in _runtime or _driver, or "Runtime"); the op is the innermost
     cpu_op with the same pid and tid whose span [ts, ts + dur] holds the
@@ -84,12 +86,11 @@ def count(doc):
         best = None
         while i >= 0:
             o = lst[i]
-            if o["ts"] + o["dur"] >= r["ts"]:
-                # innermost: the latest start; among equal starts the shortest
-                if best is None or (o["ts"] == best["ts"] and o["dur"] < best["dur"]):
-                    best = o
-                elif o["ts"] < best["ts"]:
-                    break
+            if best is not None and o["ts"] < best["ts"]:
+                break
+            # innermost: the latest start; among equal starts the shortest
+            if o["ts"] + o["dur"] >= r["ts"] and (best is None or o["dur"] < best["dur"]):
+                best = o
             i -= 1
         return best
 
@@ -99,7 +100,9 @@ def count(doc):
         a = k.get("args", {})
         if isinstance(a.get("device"), int):
             devices[a["device"]] = devices.get(a["device"], 0) + 1
-        op, how = by_ext_id.get(a.get("External id")), "ext"
+        op, how = None, "ext"
+        if a.get("External id") != a.get("correlation"):
+            op = by_ext_id.get(a.get("External id"))
         if op is None:
             how = "corr"
             r = launch.get(a.get("correlation"))

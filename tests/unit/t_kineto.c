@@ -417,6 +417,8 @@ static const char trace_b[] =
 	"\"args\":{\"External id\":906,\"correlation\":906,\"device\":0}},\n"
 	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":10,\"tid\":12,\"ts\":1000,\"dur\":200,"
 	"\"args\":{\"External id\":3}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::collide\",\"pid\":10,\"tid\":13,\"ts\":5000,\"dur\":10,"
+	"\"args\":{\"External id\":900}},\n"
 	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"bad\",\"pid\":10,\"tid\":11,\"ts\":\"5\",\"dur\":1},\n"
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kneg\",\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":-1,\"args\":{}},\n"
 	"{\"ph\":\"B\",\"cat\":\"cpu_op\",\"name\":\"begin\",\"pid\":10,\"tid\":11,\"ts\":5}\n"
@@ -436,7 +438,9 @@ static void test_trace_b(int gz)
 	 * k903: launch on (10,12) at 1100: aten::mm, written after the kernels.
 	 * k902 (launch at 2000, only inside the ProfilerStep#2 cpu_op, which is
 	 * a step and no op), k904 (pid 11: no ops there) and k905 (no launch)
-	 * link to nothing. No base time: ts are Unix microseconds already.
+	 * link to nothing. aten::collide's External id 900 is k900's too, but
+	 * k900's External id is its correlation id: old style, no op's id.
+	 * No base time: ts are Unix microseconds already.
 	 */
 	CHECK_INT(t.n_compute, 4);
 	CHECK_INT(t.n_comm_op, 0);

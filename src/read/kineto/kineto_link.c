@@ -3,8 +3,8 @@
  * kernel is linked to the cpu_op whose "External id" it carries (torch >=
  * 2.1); failing that, through its "correlation" id to the runtime call that
  * launched it and then to the innermost cpu_op on the same (pid, tid) whose
- * span holds that call (older traces, and kernels whose launch carried no
- * id). Kernels that link to nothing become KERNEL ranges; communication
+ * span holds that call (older traces, whose kernels carry their correlation
+ * id as External id, and kernels without an External id). Kernels that link to nothing become KERNEL ranges; communication
  * kernels all become COMM ranges. Every step is a hash lookup or a sort.
  */
 #include <string.h>
@@ -51,7 +51,11 @@ static uint32_t find_key(const struct opmfu_idtab *tab, struct key_probe *kp, in
 	return key == INT64_MIN ? OPMFU_IDTAB_NONE : opmfu_idtab_find(tab, opmfu_mix64((uint64_t)key), key_eq, kp);
 }
 
-/* Kernels by External id. Returns -1 when out of memory. */
+/* Kernels by External id. A kernel whose External id equals its
+ * correlation id carries no op's id (torch < 2.1 wrote the correlation id
+ * there, and op ids count from 1 as correlation ids do, so the two collide
+ * in long traces): it links only through its launch. Returns -1 when out
+ * of memory. */
 static int link_by_ext(struct kin_parse *p)
 {
 	struct opmfu_idtab tab;
@@ -63,7 +67,8 @@ static int link_by_ext(struct kin_parse *p)
 	if (index_keys(&tab, &kp, p->n_ops))
 		goto out;
 	for (i = 0; i < p->n_kernels; i++) {
-		uint32_t op = find_key(&tab, &kp, p->kernels[i].ext);
+		uint32_t op = p->kernels[i].ext == p->kernels[i].corr ? OPMFU_IDTAB_NONE
+									: find_key(&tab, &kp, p->kernels[i].ext);
 		if (op != OPMFU_IDTAB_NONE) {
 			p->kernels[i].op = op;
 			p->kernels[i].by = KIN_BY_EXT;
@@ -185,6 +190,29 @@ out:
 
 /* ---- the trace ---- */
 
+/* *out = 0 .. n-1 sorted stably by less (malloc'd). -1 when out of memory. */
+static int sorted_order(size_t n, opmfu_less_fn less, const void *ctx, uint32_t **out)
+{
+	size_t i;
+	if (!(*out = opmfu_malloc((n + 1) * sizeof(**out))))
+		return -1;
+	for (i = 0; i < n; i++)
+		(*out)[i] = (uint32_t)i;
+	return opmfu_sort_idx(*out, n, less, ctx);
+}
+
+/* The status of rc (0, -1 out of memory, -2 a time past int64 with the base). */
+static enum opmfu_status result(const struct kin_parse *p, int rc, const char *doing, struct opmfu_err *err)
+{
+	if (rc == -2)
+		return opmfu_err_set(err, OPMFU_ERR_FORMAT,
+				     "%s: timestamps out of range once baseTimeNanoseconds (%lld) is added", p->path,
+				     (long long)p->base_ns);
+	if (rc)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory %s", p->path, doing);
+	return OPMFU_OK;
+}
+
 /* v + the trace's base time; -1 when it overflows */
 static int at_base(const struct kin_parse *p, int64_t v, int64_t *out)
 {
@@ -295,31 +323,19 @@ static void fill_kx(struct kin_parse *p, const uint32_t *order)
 enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, struct opmfu_err *err)
 {
 	uint32_t *order = NULL;
-	size_t i;
 	int rc = -1;
 
 	memset(c, 0, sizeof(*c));
+	p->t->shape_scope = OPMFU_SHAPES_OP;
 	if (p->n_kernels >= KIN_NONE || p->n_ops >= KIN_NONE || p->n_launches >= KIN_NONE)
 		return opmfu_err_set(err, OPMFU_ERR_LIMIT, "%s: more than 2^32 events of one kind", p->path);
-	if (link_by_ext(p) || link_by_corr(p) || !(order = opmfu_malloc((p->n_kernels + 1) * sizeof(*order))))
-		goto out;
-	for (i = 0; i < p->n_kernels; i++)
-		order[i] = (uint32_t)i;
-	if (opmfu_sort_idx(order, p->n_kernels, kernel_before, p->kernels))
-		goto out;
-	rc = emit(p, order, c);
-	if (!rc && p->t->kx)
-		fill_kx(p, order);
-out:
+	if (!link_by_ext(p) && !link_by_corr(p) && !sorted_order(p->n_kernels, kernel_before, p->kernels, &order)) {
+		rc = emit(p, order, c);
+		if (!rc && p->t->kx)
+			fill_kx(p, order);
+	}
 	opmfu_free(order);
-	p->t->shape_scope = OPMFU_SHAPES_OP;
-	if (rc == -2)
-		return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: timestamps out of range once baseTimeNanoseconds (%lld) is added",
-				     p->path, (long long)p->base_ns);
-	if (rc)
-		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory linking %zu kernels to %zu cpu_ops", p->path,
-				     p->n_kernels, p->n_ops);
-	return OPMFU_OK;
+	return result(p, rc, "linking kernels to cpu_ops", err);
 }
 
 /* ---- modules and steps ---- */
@@ -353,11 +369,7 @@ enum opmfu_status opmfu_kin_ranges(struct kin_parse *p, struct opmfu_err *err)
 	}
 	/* one range per step number: its span on the GPU timeline when the
 	 * trace has one (where its kernels ran), else the first CPU span */
-	if (!(order = opmfu_malloc((p->n_steps + 1) * sizeof(*order))))
-		goto out;
-	for (i = 0; i < p->n_steps; i++)
-		order[i] = (uint32_t)i;
-	if (opmfu_sort_idx(order, p->n_steps, step_before, p->steps))
+	if (sorted_order(p->n_steps, step_before, p->steps, &order))
 		goto out;
 	for (i = 0; i < p->n_steps; i++) {
 		const struct kin_step *s = &p->steps[order[i]];
@@ -374,10 +386,5 @@ enum opmfu_status opmfu_kin_ranges(struct kin_parse *p, struct opmfu_err *err)
 	rc = opmfu_ranges_sort(&t->mods) || opmfu_ranges_sort(&t->steps) ? -1 : 0;
 out:
 	opmfu_free(order);
-	if (rc == -2)
-		return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: timestamps out of range once baseTimeNanoseconds (%lld) is added",
-				     p->path, (long long)p->base_ns);
-	if (rc)
-		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading modules and steps", p->path);
-	return OPMFU_OK;
+	return result(p, rc, "reading modules and steps", err);
 }
