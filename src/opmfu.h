@@ -1,6 +1,7 @@
 /*
  * opmfu.h - the opmfu library's public API: analyse Ascend profiler
- * databases and write OperatorMFU / ModuleMFU. The library never prints and
+ * databases and write OperatorMFU / ModuleMFU, and model-level MFU from a
+ * model's config.json (opmfu_model_compute). The library never prints and
  * never exits; it reports through return values, struct opmfu_err, the
  * report and the optional callbacks in struct opmfu_opts.
  */
@@ -13,10 +14,24 @@
 
 #define OPMFU_VERSION "0.1.0"
 
-/* Peak classes, indexes of opmfu_opts.peak_tflops and report peaks. */
-enum { OPMFU_CLASS_FP16 = 0, OPMFU_CLASS_INT8 = 1, OPMFU_CLASS_FP8 = 2, OPMFU_NCLASS = 3 };
+/* Peak classes (SPEC 8), indexes of opmfu_opts.peak_tflops and of the
+ * report's peaks: fp32, tf32 (Ascend hf32), fp16 (and bf16), fp8 (e4m3,
+ * e5m2, HiFloat8), int8, fp4. */
+enum {
+	OPMFU_CLASS_FP32 = 0, OPMFU_CLASS_TF32 = 1, OPMFU_CLASS_FP16 = 2, OPMFU_CLASS_FP8 = 3,
+	OPMFU_CLASS_INT8 = 4, OPMFU_CLASS_FP4 = 5, OPMFU_NCLASS = 6
+};
+/* The names --peak takes, for messages. */
+#define OPMFU_PEAK_CLASSES "fp32, tf32 (= hf32), fp16 (= bf16), fp8 (= hif8), int8, fp4"
 
-enum opmfu_export_flags { OPMFU_EXPORT_DB = 1 << 0, OPMFU_EXPORT_XLSX = 1 << 1 };
+/* What --export asks for. Bit i is writer i of the library's registry
+ * (write/writer.c): the order is fixed. */
+enum opmfu_export_flags {
+	OPMFU_EXPORT_DB = 1 << 0,   /* cluster_analysis.db */
+	OPMFU_EXPORT_XLSX = 1 << 1, /* OperatorMfu/<name>_<rank>.xlsx per rank and table */
+	OPMFU_EXPORT_CSV = 1 << 2,  /* csv/<Table>.csv per table, every rank's rows */
+	OPMFU_EXPORT_JSON = 1 << 3, /* json/<Table>.jsonl per table, every rank's rows */
+};
 
 /* Workbooks written for one rank (opmfu_rank_report.xlsx). */
 enum opmfu_xlsx_flags { OPMFU_XLSX_KERNEL = 1 << 0, OPMFU_XLSX_MODULE = 1 << 1 };
@@ -54,13 +69,22 @@ enum opmfu_rank_state {
 
 #define OPMFU_NDROP 8
 
-/* A module (parent_module/module, before _k suffixes) by the kernel time of
- * the ops directly under it. */
+/* A module path (OpmfuModules, its own ops), an op name (OpmfuOpTypes) or a
+ * kernel name (OpmfuKernels) by the time it loses to peak. */
 struct opmfu_module_top {
-	char name[256];     /* parent/module */
-	double kernel_ns;   /* total kernel time */
-	double mfu;         /* sum(mfu x ns) / sum(ns) over its kernels with an MFU > 0, or -1 */
+	char name[256];     /* the path "A/B/C", or the name */
+	double kernel_ns;   /* kernel time */
+	double lost_ns;     /* of which lost to peak */
+	double mfu;         /* time-weighted MFU, or -1 */
+	double coverage;    /* share of that kernel time with FLOPs */
+	long long count;    /* calls, ops or kernels */
 };
+#define OPMFU_NTOP 10
+
+/* The parts of a step (SPEC 11), as shares of its window: trace MFU, then
+ * what the rest went to. */
+enum opmfu_share { OPMFU_SHARE_MFU, OPMFU_SHARE_INEFFICIENCY, OPMFU_SHARE_OTHER, OPMFU_SHARE_COMM,
+		   OPMFU_SHARE_IDLE, OPMFU_NSHARE };
 
 /* Stages of one rank, indexes of opmfu_rank_report.seconds. */
 enum opmfu_stage {
@@ -76,7 +100,7 @@ struct opmfu_rank_report {
 	char *db_path;
 	enum opmfu_rank_state state;
 	/* Text fields are arrays so that reporting never needs memory. */
-	char reason[1024];          /* why no MFU / why it failed; empty when OK */
+	char reason[2048];          /* why no MFU / why it failed; empty when OK */
 	size_t kernels;             /* compute kernel rows linked to framework ops */
 	size_t comm_links;          /* communication rows (module tree only) */
 	size_t recs_read, recs_used;
@@ -88,11 +112,44 @@ struct opmfu_rank_report {
 	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
 	char note[320];             /* what the reader tells about the input (Kineto: kernels linked by each
 				       rule, modules, steps, GPU); empty: nothing */
-	struct opmfu_module_top top[5];
+	struct opmfu_module_top top[OPMFU_NTOP];      /* module paths, own ops */
 	size_t n_top;
-	double peak_tflops[OPMFU_NCLASS]; /* 0 = none */
-	char peak_source[1024];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz)"; empty: none */
-	double mfu_recorded;        /* sum FLOPs / sum(kernel time x peak) of used records, or -1 */
+	struct opmfu_module_top top_ops[OPMFU_NTOP];  /* op names */
+	size_t n_top_ops;
+	struct opmfu_module_top top_kernels[OPMFU_NTOP]; /* kernel names */
+	size_t n_top_kernels;
+	/* steps (SPEC 11): how many, the median window, the trace MFU over all of
+	 * them, and the waterfall of the median step (the one whose window is the
+	 * median; -1 shares when unknown) */
+	size_t steps;
+	double step_ns_median;      /* -1: none */
+	double trace_mfu;           /* -1: none */
+	long long median_step;      /* its number; -1 without step marks */
+	double median_window_ns;
+	double shares[OPMFU_NSHARE];
+	double comm_overlapped;     /* share of the median step's window */
+	double peak_tflops[OPMFU_NCLASS]; /* per OPMFU_CLASS_*; 0 = none */
+	char peak_source[1400];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz); fp32, tf32
+				       at the fp16 rate (...)"; empty: none */
+	char chip_seen[320];        /* the chip the trace names, and what else it says of it: "Ascend910B
+				       (NPU_INFO Ascend910B, AICORE_FREQ 1800 MHz)"; empty: nothing */
+	char warning[2100];         /* one warning about this rank's results (no peak, --chip contradicts
+				       the trace, ...); the CLI prints it; empty: none */
+	/* honest rank-level MFU (SPEC 10), over OpmfuOps' units; -1: none */
+	double mfu_recorded;        /* FLOPs / (FLOP-bearing kernel time x peak) */
+	double mfu_busy;            /* FLOPs / (all compute kernel time x peak) */
+	double flops_coverage;      /* share of compute kernel time that has FLOPs */
+	double busy_ns, flops_ns;   /* all compute kernel time; that with FLOPs */
+	double flops_record, flops_shape; /* FLOPs the units took from each source */
+	size_t units, units_flops;  /* OpmfuOps rows; those with FLOPs */
+	size_t units_no_peak;       /* with FLOPs but no peak for their dtype class */
+	size_t units_above_one;     /* with an MFU above 1: wrong FLOPs or peak */
+	size_t rec_compared, rec_agree; /* records whose kernels have shape FLOPs too; within 1 % */
+	size_t recs_nested;         /* records whose op instances all belong to inner records */
+	size_t shape_failed;        /* calls of a type with a formula whose shapes did not fit */
+	size_t op_rows_above_one;   /* OperatorMFU rows above 100 % (the reference's helper-kernel rule) */
+	size_t module_paths;        /* OpmfuModules rows */
+	int no_peak;                /* no class has a peak: MFU is NULL everywhere */
 	char bad_dtype[48];         /* the first unsupported dtype seen; empty: none */
 	unsigned xlsx;              /* OPMFU_XLSX_* bits: workbooks written for this rank */
 	double seconds[OPMFU_NSTAGE]; /* wall time per stage (enum opmfu_stage) */
@@ -105,6 +162,9 @@ struct opmfu_report {
 	char *out_dir;   /* cluster_analysis_output directory */
 	char *xlsx_dir;  /* OperatorMfu directory when xlsx was asked for, or NULL */
 	size_t xlsx_files; /* workbooks written */
+	char *csv_dir;   /* csv directory when csv was asked for and written, or NULL */
+	char *json_dir;  /* json directory when json was asked for and written, or NULL */
+	size_t n_tables; /* tables of the run: the files in csv_dir and in json_dir */
 	double seconds;
 };
 
@@ -122,7 +182,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *opts, struct opmfu_repo
 
 void opmfu_report_release(struct opmfu_report *rep);
 
-/* Parses "fp16=353.9,int8=707.8" (classes fp16|bf16, int8, fp8; TFLOPS) into
+/* Parses "fp16=353.9,int8=707.8" (classes OPMFU_PEAK_CLASSES; TFLOPS) into
  * tflops[OPMFU_NCLASS]. Returns 0, or -1 with a message in msg. */
 int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t msgsz);
 
@@ -133,5 +193,75 @@ struct opmfu_chip_row {
 };
 /* Returns row i, or 0 past the end. */
 int opmfu_chip_row(size_t i, struct opmfu_chip_row *row);
+
+/* ---- Model-level MFU (SPEC 12): `opmfu model` ---- */
+
+/* The seed conventions, indexes of opmfu_model_result.conv. */
+enum opmfu_convention {
+	OPMFU_CONV_PALM,         /* nanoGPT's 6N + 12·L·H·Q·T */
+	OPMFU_CONV_KEMPNERFORGE, /* 6·active + 12·L·D·S */
+	OPMFU_CONV_MAXTEXT,      /* 3 x the sum of the step's matmuls, causal attention halved */
+	OPMFU_CONV_VERL_OMNI,    /* diffusion transformers: Qwen-Image, Wan */
+	OPMFU_NCONV
+};
+
+/* "palm", "kempnerforge", "maxtext", "verl-omni"; NULL past the end. */
+const char *opmfu_convention_name(int conv);
+/* The convention of that name, or -1. */
+int opmfu_convention_find(const char *name);
+
+/* What to compute. Zero means "not given" unless said otherwise. */
+struct opmfu_model_opts {
+	const char *config;          /* a Hugging Face or diffusers transformer config.json */
+	const char *const *set;      /* "FIELD=VALUE": supply or replace config fields */
+	size_t n_set;
+	long long seq_len;           /* tokens per sequence; diffusion: latent tokens per sample */
+	long long prompt_len;        /* diffusion: prompt tokens per sample; -1 = not given */
+	long long global_batch;      /* sequences (samples) per step */
+	long long tokens_per_step;   /* decoders: instead of global_batch */
+	long long world_size;        /* devices; 0 = 1 */
+	long long dp;                /* data-parallel size (verl-omni); 0 = world_size */
+	long long timesteps;         /* diffusion: denoising steps per step; 0 = 1 */
+	long long cfg_passes;        /* diffusion: forward passes per timestep; 0 = 1 */
+	int forward_only;            /* no backward pass */
+	int no_causal;               /* decoders: attention over every (query, key) pair */
+	double step_time;            /* seconds per step, for MFU */
+	double peak_tflops[OPMFU_NCLASS]; /* overrides per class, as opmfu_opts */
+	const char *peak_origin;
+	const char *chip;
+	int dtype_class;             /* OPMFU_CLASS_*: the peak MFU divides by (0 is fp32: set it) */
+	unsigned conventions;        /* bits 1 << enum opmfu_convention; 0 = every one that applies */
+};
+
+struct opmfu_model_conv {
+	const char *name;
+	int shown;                 /* asked for, or (none asked for) applies */
+	int applies;               /* 0: text says why not */
+	double flops_per_token;    /* -1: the convention has none */
+	double flops_per_step;     /* all devices; -1 without a batch or tokens per step */
+	double flops_per_device;   /* per step on one device; -1 likewise */
+	double mfu;                /* flops_per_device / (step_time x peak); -1 without them */
+	double params;             /* palm's N, kempnerforge's active parameters; else 0 */
+	char text[480];            /* what it counts and how it differs, or why it does not apply */
+};
+
+struct opmfu_model_result {
+	char arch[64];             /* model_type or _class_name */
+	int diffusion;
+	char model[512];           /* the architecture in one line */
+	double params;             /* every parameter of a decoder; 0 for diffusion */
+	long long seq_len, prompt_len, global_batch, world_size, dp, timesteps, cfg_passes;
+	double tokens_per_step;    /* 0: unknown */
+	int forward_only, causal;
+	double step_time;
+	double peak_tflops;        /* of the dtype class asked for; 0: none */
+	char peak_source[256];     /* where it came from, or what would supply it */
+	struct opmfu_model_conv conv[OPMFU_NCONV];
+};
+
+/* Reads the config, checks the run options against it (OPMFU_ERR_USAGE
+ * naming the option) and fills res. No memory to release. */
+enum opmfu_status opmfu_model_compute(const struct opmfu_model_opts *o, struct opmfu_model_result *res,
+				      struct opmfu_err *err);
 
 #endif

@@ -19,11 +19,12 @@ LAYERS = {
     'base': [],
     'model': ['base'],
     'chips': ['base'],
-    'read': ['base', 'model', 'chips'],
+    'mflops': ['base'],                     # model FLOPs formulas (SPEC 12)
+    'read': ['base', 'model', 'chips', 'mflops'],
     'flops': ['base', 'model'],
     'analyze': ['base', 'model', 'chips', 'flops'],
     'write': ['base', 'model'],             # tables and writers only: no analysis, no report
-    'lib': ['base', 'model', 'chips', 'read', 'flops', 'analyze', 'write', 'api'],
+    'lib': ['base', 'model', 'chips', 'mflops', 'read', 'flops', 'analyze', 'write', 'api'],
     'cli': ['api'],
 }
 

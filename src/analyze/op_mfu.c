@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/sort.h"
 #include "base/mem.h"
+#include "base/sort.h"
+#include "model/parse.h"
 
 void opmfu_op_mfu_init(struct opmfu_op_mfu *res)
 {
@@ -218,14 +219,18 @@ enum opmfu_status opmfu_op_mfu_run(const struct opmfu_trace *t, const struct opm
 		return st;
 	res->fl = fl;
 	for (i = 0; i < fl->n_facts; i++)
-		if (charge_fact(t, fl, peaks, res, i))
+		if (fl->facts[i].src == (t->shape_only ? OPMFU_FLOPS_SHAPE : OPMFU_FLOPS_RECORD) &&
+		    charge_fact(t, fl, peaks, res, i))
 			goto nomem;
 	if (build_key_chains(res, t))
 		goto nomem;
 	for (i = 0; i < res->n_r; i++) {
 		uint32_t e = opmfu_op_mfu_first(res, t, &t->links[res->r[i]]);
-		for (; e != OPMFU_NO_ENTRY; e = res->m[e].next)
+		for (; e != OPMFU_NO_ENTRY; e = res->m[e].next) {
 			res->stats.rows++;
+			/* rounded as the table writes it: what a user sees above 100 % */
+			res->stats.rows_above_one += opmfu_round(res->m[e].mfu, 4) > 1;
+		}
 	}
 	goto out;
 nomem:

@@ -36,6 +36,7 @@ struct opmfu_op_mfu_stats {
 	size_t drops[OPMFU_DROP__COUNT]; /* facts that gave none: duration .. no peak */
 	size_t kernels_with_mfu;         /* distinct kernel keys with an entry */
 	size_t rows;                     /* OperatorMFU rows (the writers size their output by it) */
+	size_t rows_above_one;           /* of those, rows whose MFU (4 decimals) is above 1 */
 	char bad_dtype[48];              /* an example unsupported dtype */
 	/* FLOPs of the used facts (each once) and the sum of their kernels'
 	 * time x peak: their ratio is the MFU of the recorded ops. */
@@ -71,7 +72,9 @@ enum opmfu_status opmfu_op_mfu_prepare(const struct opmfu_trace *t, struct opmfu
 				       struct opmfu_err *err);
 
 /*
- * Computes M (facts in fl's order, each one's kernels in its cover order)
+ * Computes M (the facts OperatorMFU charges, in fl's order: records, or
+ * shape facts for a format without records (t->shape_only); each one's
+ * kernels in its cover order)
  * and the OperatorMFU row order for trace t from the FLOPs stage's result
  * fl, which must outlive res. peaks gives the FLOPS per dtype class.
  * Returns OPMFU_OK or OPMFU_ERR_NOMEM.

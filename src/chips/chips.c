@@ -8,25 +8,34 @@
 #include <string.h>
 
 static const struct opmfu_chip chips[] = {
-	/* Ascend: 24 AI cores x 1800 MHz x 8192 (fp16) or 16384 (int8) FLOPs per cycle */
-	{ "Ascend910B", "910B|Ascend 910B", 0, 0, 353.8944, 0, 707.7888, "24 AI cores at 1800 MHz, cube formula" },
-	{ "A100", "A100 SXM|A100 PCIe", 19.5, 156, 312, 0, 624, "NVIDIA A100 datasheet, dense" },
-	{ "H100 SXM", "H100 SXM5", 67, 494.7, 989.4, 1978.9, 1978.9, "NVIDIA H100 datasheet, dense" },
-	{ "H200 SXM", NULL, 67, 494.7, 989.4, 1978.9, 1978.9, "NVIDIA H200 datasheet, dense" },
-	{ "H800", "H800 SXM", 67, 494.7, 989.4, 1978.9, 1978.9, "same silicon and clocks as H100 SXM" },
-	{ "H100 PCIe", NULL, 51, 378, 756, 1513, 1513, "NVIDIA H100 datasheet, dense" },
-	{ "H100 NVL", NULL, 60, 417.5, 835.5, 1670.5, 1670.5, "NVIDIA H100 NVL datasheet, dense" },
-	{ "H200 NVL", NULL, 60, 417.5, 835.5, 1670.5, 1670.5, "NVIDIA H200 NVL datasheet, dense" },
-	{ "H20", NULL, 44, 74, 148, 296, 296, "NVIDIA H20 datasheet, dense" },
-	{ "L40S", NULL, 91.6, 183, 362.05, 733, 733, "NVIDIA L40S datasheet, dense" },
-	{ "L4", NULL, 30.3, 60, 121, 242.5, 242.5, "NVIDIA L4 datasheet, dense" },
-	{ "B200", NULL, 75, 1125, 2250, 4500, 4500, "NVIDIA B200 datasheet, dense" },
-	{ "GB200", NULL, 80, 1250, 2500, 5000, 5000, "NVIDIA GB200 datasheet, dense, per GPU" },
-	{ "MI300X", NULL, 163.4, 653.7, 1307.4, 2614.9, 2614.9, "AMD MI300X datasheet, dense" },
-	{ "MI325X", NULL, 163.4, 653.7, 1307.4, 2614.9, 2614.9, "AMD MI325X datasheet, dense" },
-	{ "TPU v5p", "v5p", 0, 0, 459, 0, 0, "Google Cloud TPU v5p, bf16" },
-	{ "TPU v6e", "v6e|Trillium", 0, 0, 918, 0, 0, "Google Cloud TPU v6e, bf16" },
-	{ NULL, NULL, 0, 0, 0, 0, 0, NULL },
+	/* Ascend: 24 AI cores x 1800 MHz x 8192 (fp16) or 16384 (int8) FLOPs per cycle; the cube unit
+	 * runs fp32 and hf32 inputs at the fp16 rate (OPMFU_CHIP_CUBE) */
+	{ "Ascend910B", "910B|Ascend 910B", 0, 0, 353.8944, 0, 707.7888, "24 AI cores at 1800 MHz, cube formula",
+	  OPMFU_CHIP_CUBE },
+	{ "A100", "A100 SXM|A100 PCIe|NVIDIA A100-SXM4-80GB|NVIDIA A100-SXM4-40GB|NVIDIA A100-PCIE-40GB|"
+		  "NVIDIA A100 80GB PCIe|NVIDIA A100-PCIE-80GB",
+	  19.5, 156, 312, 0, 624, "NVIDIA A100 datasheet, dense", 0 },
+	{ "H100 SXM", "H100 SXM5|NVIDIA H100 80GB HBM3|NVIDIA H100 SXM5 80GB", 67, 494.7, 989.4, 1978.9, 1978.9,
+	  "NVIDIA H100 datasheet, dense", 0 },
+	{ "H200 SXM", "NVIDIA H200|NVIDIA H200 141GB HBM3e", 67, 494.7, 989.4, 1978.9, 1978.9,
+	  "NVIDIA H200 datasheet, dense", 0 },
+	{ "H800", "H800 SXM|NVIDIA H800|NVIDIA H800 80GB HBM3", 67, 494.7, 989.4, 1978.9, 1978.9,
+	  "same silicon and clocks as H100 SXM", 0 },
+	{ "H100 PCIe", "NVIDIA H100 PCIe", 51, 378, 756, 1513, 1513, "NVIDIA H100 datasheet, dense", 0 },
+	{ "H100 NVL", "NVIDIA H100 NVL", 60, 417.5, 835.5, 1670.5, 1670.5, "NVIDIA H100 NVL datasheet, dense", 0 },
+	{ "H200 NVL", "NVIDIA H200 NVL", 60, 417.5, 835.5, 1670.5, 1670.5, "NVIDIA H200 NVL datasheet, dense", 0 },
+	{ "H20", "NVIDIA H20", 44, 74, 148, 296, 296, "NVIDIA H20 datasheet, dense", 0 },
+	{ "L40S", "NVIDIA L40S", 91.6, 183, 362.05, 733, 733, "NVIDIA L40S datasheet, dense", 0 },
+	{ "L4", "NVIDIA L4", 30.3, 60, 121, 242.5, 242.5, "NVIDIA L4 datasheet, dense", 0 },
+	{ "B200", "NVIDIA B200", 75, 1125, 2250, 4500, 4500, "NVIDIA B200 datasheet, dense", 0 },
+	{ "GB200", "NVIDIA GB200", 80, 1250, 2500, 5000, 5000, "NVIDIA GB200 datasheet, dense, per GPU", 0 },
+	{ "V100 SXM2", "Tesla V100-SXM2-32GB|Tesla V100-SXM2-16GB|V100", 15.7, 0, 125, 0, 0,
+	  "NVIDIA V100 datasheet, SXM2 (fp16 tensor core)", 0 },
+	{ "MI300X", "AMD Instinct MI300X", 163.4, 653.7, 1307.4, 2614.9, 2614.9, "AMD MI300X datasheet, dense", 0 },
+	{ "MI325X", "AMD Instinct MI325X", 163.4, 653.7, 1307.4, 2614.9, 2614.9, "AMD MI325X datasheet, dense", 0 },
+	{ "TPU v5p", "v5p", 0, 0, 459, 0, 0, "Google Cloud TPU v5p, bf16", 0 },
+	{ "TPU v6e", "v6e|Trillium", 0, 0, 918, 0, 0, "Google Cloud TPU v6e, bf16", 0 },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, 0 },
 };
 
 const struct opmfu_chip *opmfu_chips(void)
@@ -58,20 +67,122 @@ static int same(const char *a, size_t na, const char *want)
 	return y[0] && strcmp(x, y) == 0;
 }
 
-const struct opmfu_chip *opmfu_chip_find(const char *name)
+static const struct opmfu_chip *find_n(const char *name, size_t n)
 {
 	const struct opmfu_chip *c;
 	for (c = chips; c->name; c++) {
 		const char *a = c->aliases;
-		if (same(c->name, strlen(c->name), name))
+		if (same(name, n, c->name))
 			return c;
 		while (a && *a) {
 			const char *bar = strchr(a, '|');
-			size_t n = bar ? (size_t)(bar - a) : strlen(a);
-			if (same(a, n, name))
-				return c;
+			size_t an = bar ? (size_t)(bar - a) : strlen(a);
+			char alias[64];
+			if (an < sizeof(alias)) {
+				memcpy(alias, a, an);
+				alias[an] = '\0';
+				if (same(name, n, alias))
+					return c;
+			}
 			a = bar ? bar + 1 : NULL;
 		}
 	}
 	return NULL;
+}
+
+const struct opmfu_chip *opmfu_chip_find(const char *name)
+{
+	return find_n(name, strlen(name));
+}
+
+/* s[0..n) ends with the word w (case-insensitive), after a space */
+static int ends_with_word(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w), i;
+	if (n <= k || s[n - k - 1] != ' ')
+		return 0;
+	for (i = 0; i < k; i++)
+		if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)w[i]))
+			return 0;
+	return 1;
+}
+
+const struct opmfu_chip *opmfu_chip_find_device(const char *name)
+{
+	size_t n = strlen(name);
+	const char *mig;
+	const struct opmfu_chip *c;
+
+	while (n && name[n - 1] == ' ')
+		n--;
+	if ((c = find_n(name, n)))
+		return c;
+	/* a MIG slice ("... MIG 1g.10gb") runs on its GPU's tensor cores */
+	if ((mig = strstr(name, " MIG ")) && (size_t)(mig - name) < n && (c = find_n(name, (size_t)(mig - name))))
+		return c;
+	/* a virtual function of the same GPU (cloud instances) */
+	if (ends_with_word(name, n, "VF"))
+		return find_n(name, n - 3);
+	return NULL;
+}
+
+/* Levenshtein distance of two short strings (at most 63 bytes each) */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[64];
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/* the smallest distance from x to c's name or an alias (all normalised) */
+static size_t chip_distance(const struct opmfu_chip *c, const char *x)
+{
+	char y[64];
+	const char *a = c->aliases;
+	size_t best;
+	normalize(c->name, strlen(c->name), y, sizeof(y));
+	best = distance(x, y);
+	while (a && *a) {
+		const char *bar = strchr(a, '|');
+		size_t an = bar ? (size_t)(bar - a) : strlen(a), d;
+		if (an < sizeof(y)) {
+			normalize(a, an, y, sizeof(y));
+			if ((d = distance(x, y)) < best)
+				best = d;
+		}
+		a = bar ? bar + 1 : NULL;
+	}
+	return best;
+}
+
+size_t opmfu_chip_suggest(const char *name, const struct opmfu_chip **out, size_t max)
+{
+	char x[64];
+	size_t n = 0, limit, xl, best;
+	const struct opmfu_chip *c;
+
+	if (strlen(name) >= sizeof(x))
+		return 0;
+	xl = normalize(name, strlen(name), x, sizeof(x));
+	limit = xl / 3 > 2 ? xl / 3 : 2;
+	/* closest first, ties in table order: one pass per distance (the table is small) */
+	for (best = 0; best <= limit && n < max; best++)
+		for (c = chips; c->name && n < max; c++)
+			if (chip_distance(c, x) == best)
+				out[n++] = c;
+	return n;
 }

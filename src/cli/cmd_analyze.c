@@ -20,14 +20,17 @@ static const char usage_analyze[] =
 	"options:\n"
 	"  -o, --output DIR       write under DIR/cluster_analysis_output/ (default: PATH;\n"
 	"                         for a .db file, its rank directory)\n"
-	"      --export LIST      db, xlsx or db,xlsx (default: db)\n"
+	"      --export LIST      what to write, a comma list of db (the database),\n"
+	"                         xlsx (workbooks), csv, json (JSON Lines) (default: db)\n"
 	"      --peak SPEC        peak TFLOPS per class, e.g. fp16=353.9,int8=707.8\n"
-	"                         (classes: fp16 (= bf16, FLOAT), int8, fp8); overrides\n"
-	"                         info.json; also read from OPMFU_PEAK\n"
-	"      --chip NAME        use the built-in peak of NAME (see 'opmfu chips')\n"
+	"                         (classes: fp32, tf32 (= hf32), fp16 (= bf16), fp8\n"
+	"                         (= hif8), int8, fp4); overrides the trace's chip;\n"
+	"                         also read from OPMFU_PEAK\n"
+	"      --chip NAME        use the built-in peaks of NAME (see 'opmfu chips')\n"
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
 	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
 	"  -q, --quiet            print only warnings and errors\n"
+	"  -v, --verbose          also print each rank's details before the report\n"
 	"      --timings          also print where each rank's time went\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -96,9 +99,40 @@ bad:
 	return -1;
 }
 
+/* "db,csv" -> OPMFU_EXPORT_* bits, in any order; a word that is none of
+ * them is a usage error naming it. */
+static unsigned parse_exports(const char *list)
+{
+	static const struct {
+		const char *word;
+		unsigned bit;
+	} words[] = { { "db", OPMFU_EXPORT_DB },
+		      { "xlsx", OPMFU_EXPORT_XLSX },
+		      { "csv", OPMFU_EXPORT_CSV },
+		      { "json", OPMFU_EXPORT_JSON } };
+	char word[64];
+	unsigned bits = 0;
+	const char *p = list;
+
+	for (;;) {
+		size_t n = strcspn(p, ","), k, found = sizeof(words) / sizeof(words[0]);
+		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+			if (strlen(words[k].word) == n && !strncmp(p, words[k].word, n))
+				found = k;
+		if (found == sizeof(words) / sizeof(words[0])) {
+			snprintf(word, sizeof(word), "%.*s", (int)n, p);
+			opmfu_die_usage("analyze ", "--export: '%s' is not db, xlsx, csv or json", word);
+		}
+		bits |= words[found].bit;
+		if (!p[n])
+			return bits;
+		p += n + 1;
+	}
+}
+
 struct analyze_args {
 	struct opmfu_opts o;
-	int quiet, timings;
+	int quiet, timings, verbose;
 	int *ranks; /* owned */
 };
 
@@ -107,7 +141,7 @@ static const struct option longopts[] = {
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-	{ "timings", no_argument, NULL, 'T' },
+	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -121,14 +155,7 @@ static void take_option(struct analyze_args *a, int c, const char *arg, int *hav
 		a->o.out_dir = arg;
 		break;
 	case 'E':
-		if (!strcmp(arg, "db"))
-			a->o.exports = OPMFU_EXPORT_DB;
-		else if (!strcmp(arg, "xlsx"))
-			a->o.exports = OPMFU_EXPORT_XLSX;
-		else if (!strcmp(arg, "db,xlsx") || !strcmp(arg, "xlsx,db"))
-			a->o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX;
-		else
-			opmfu_die_usage("analyze ", "--export: '%s' is not db, xlsx or db,xlsx", arg);
+		a->o.exports = parse_exports(arg);
 		break;
 	case 'P':
 		if (opmfu_parse_peak_spec(arg, a->o.peak_tflops, msg, sizeof(msg)))
@@ -170,10 +197,13 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 	a->o.exports = OPMFU_EXPORT_DB;
 	optind = 1;
 	opterr = 0; /* we word the messages ourselves */
-	while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:j:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			a->quiet = 1;
+			break;
+		case 'v':
+			a->verbose = 1;
 			break;
 		case 'T':
 			a->timings = 1;
@@ -247,7 +277,7 @@ int opmfu_cmd_analyze(int argc, char **argv)
 
 	st = opmfu_analyze(&a.o, &rep, &err);
 	if (!a.quiet && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
-		opmfu_print_summary(&rep, a.timings);
+		opmfu_print_summary(&rep, a.timings, a.verbose);
 	rc = exit_code(st, &rep, &err);
 	opmfu_report_release(&rep);
 	free(a.ranks);

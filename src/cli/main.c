@@ -18,6 +18,7 @@ const char *const opmfu_prog = "opmfu";
 
 static const struct opmfu_command commands[] = {
 	{ "analyze", "PATH...", opmfu_cmd_analyze, "write OperatorMFU and ModuleMFU for every rank under PATH" },
+	{ "model", "CONFIG", opmfu_cmd_model, "model FLOPs and MFU of a config.json under each seed convention" },
 	{ "chips", "", opmfu_cmd_chips, "list the built-in peak FLOPS table" },
 	{ NULL, NULL, NULL, NULL },
 };
@@ -25,7 +26,8 @@ static const struct opmfu_command commands[] = {
 static const char usage_head[] =
 	"usage: opmfu <command> [options]\n"
 	"\n"
-	"Compute MFU (Model FLOPs Utilization) from Ascend PyTorch profiler databases.\n"
+	"Compute MFU (Model FLOPs Utilization) from Ascend PyTorch profiler databases,\n"
+	"or from a model's config.json.\n"
 	"\n"
 	"commands:\n";
 
@@ -35,7 +37,7 @@ static const char usage_tail[] =
 	"  -h, --help        show this help\n"
 	"  -V, --version     show the version\n"
 	"\n"
-	"Run 'opmfu analyze --help' for the analyze options.\n";
+	"Run 'opmfu analyze --help' or 'opmfu model --help' for their options.\n";
 
 void opmfu_die_usage(const char *cmd, const char *fmt, const char *arg)
 {

@@ -9,78 +9,20 @@
 
 static void print_peaks(const struct opmfu_rank_report *r)
 {
-	static const char *const names[] = { "fp16", "int8", "fp8" };
+	static const char *const names[OPMFU_NCLASS] = { "fp32", "tf32", "fp16", "fp8", "int8", "fp4" };
 	int c, any = 0;
-	printf("  peak:");
+	printf("  peak TFLOPS:");
 	for (c = 0; c < OPMFU_NCLASS; c++)
 		if (r->peak_tflops[c] > 0) {
-			printf("%s %s %.2f TFLOPS", any ? "," : "", names[c], r->peak_tflops[c]);
+			printf("%s %s %.2f", any ? "," : "", names[c], r->peak_tflops[c]);
 			any = 1;
 		}
 	if (any)
 		printf("\n    %s\n", r->peak_source);
 	else
 		printf(" none\n");
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/*
- * The cluster view: how many ranks were analysed, and the ranks whose MFU of
- * recorded ops is furthest below the median (stragglers slow the whole job).
- */
-static void print_cluster(const struct opmfu_report *rep)
-{
-	size_t i, n = 0, no_mfu = 0, shown = 0;
-	double *v = malloc(rep->n_ranks * sizeof(*v)), median;
-	size_t *order = malloc(rep->n_ranks * sizeof(*order));
-
-	for (i = 0; i < rep->n_ranks; i++) {
-		if (rep->ranks[i].state == OPMFU_RANK_NO_MFU)
-			no_mfu++;
-		if (v && rep->ranks[i].state == OPMFU_RANK_OK && rep->ranks[i].mfu_recorded >= 0)
-			v[n++] = rep->ranks[i].mfu_recorded;
-	}
-	printf("cluster: %zu ranks, %zu analysed, %zu failed, %zu without MFU\n", rep->n_ranks,
-	       rep->n_ranks - rep->n_failed, rep->n_failed, no_mfu);
-	if (!v || !order || n < 2) {
-		free(v);
-		free(order);
-		return;
-	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	printf("  MFU of recorded ops: median %.2f%% over %zu ranks (min %.2f%%, max %.2f%%)\n", median * 100, n,
-	       v[0] * 100, v[n - 1] * 100);
-	/* ranks below the median, furthest first; ties in rank order */
-	n = 0;
-	for (i = 0; i < rep->n_ranks; i++)
-		if (rep->ranks[i].state == OPMFU_RANK_OK && rep->ranks[i].mfu_recorded >= 0 &&
-		    rep->ranks[i].mfu_recorded < median)
-			order[n++] = i;
-	for (i = 1; i < n; i++) {
-		size_t k = order[i], j = i;
-		while (j > 0 && rep->ranks[order[j - 1]].mfu_recorded > rep->ranks[k].mfu_recorded) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = k;
-	}
-	if (n) {
-		printf("  stragglers (furthest below the median):");
-		for (i = 0; i < n && shown < 5; i++, shown++) {
-			const struct opmfu_rank_report *r = &rep->ranks[order[i]];
-			printf("%s rank %d %.2f%% (%.2f points below)", i ? "," : "", r->rank, r->mfu_recorded * 100,
-			       (median - r->mfu_recorded) * 100);
-		}
-		printf("\n");
-	}
-	free(v);
-	free(order);
+	if (r->chip_seen[0])
+		printf("  chip named in the trace: %s\n", r->chip_seen);
 }
 
 /* Which workbooks a rank got, and why one is missing. */
@@ -99,38 +41,77 @@ static void print_xlsx(const struct opmfu_rank_report *r)
 	printf("\n");
 }
 
-/* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
-static void format_ns(double ns, char *out, size_t size)
+/* "41.11%", or "-" for none (< 0) */
+static const char *pct(double v, char *buf, size_t size)
 {
-	if (ns < 1e3)
-		snprintf(out, size, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(out, size, "%.2f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(out, size, "%.2f ms", ns / 1e6);
+	if (v < 0)
+		snprintf(buf, size, "-");
 	else
-		snprintf(out, size, "%.2f s", ns / 1e9);
+		snprintf(buf, size, "%.2f%%", v * 100);
+	return buf;
 }
 
-/* Module ranges, and the modules with the most kernel time in the ops
- * directly under them. */
+/* Module ranges, and the module paths whose own ops lose the most time to peak. */
 static void print_modules(const struct opmfu_rank_report *r)
 {
 	size_t k;
-	printf("  modules: %zu Module range%s, %zu ModuleMFU row%s\n", r->modules, r->modules == 1 ? "" : "s",
-	       r->module_rows, r->module_rows == 1 ? "" : "s");
+	printf("  modules: %zu Module range%s, %zu ModuleMFU row%s, %zu OpmfuModules path%s\n", r->modules,
+	       r->modules == 1 ? "" : "s", r->module_rows, r->module_rows == 1 ? "" : "s", r->module_paths,
+	       r->module_paths == 1 ? "" : "s");
 	if (r->module_ops_too_deep)
 		printf("  %zu op%s under modules nested more than 20 deep left out of ModuleMFU\n",
 		       r->module_ops_too_deep, r->module_ops_too_deep == 1 ? "" : "s");
 	if (r->n_top)
-		printf("  top modules by kernel time (ops directly under them):\n");
+		printf("  top modules by lost time (kernel time of their own ops beyond what peak would need):\n"
+		       "    %10s %10s %8s %9s  %s\n", "lost", "kernel", "MFU", "coverage", "module");
 	for (k = 0; k < r->n_top; k++) {
-		char t[32], m[32] = "-";
-		format_ns(r->top[k].kernel_ns, t, sizeof(t));
-		if (r->top[k].mfu >= 0)
-			snprintf(m, sizeof(m), "%.2f%%", r->top[k].mfu * 100);
-		printf("    %10s  MFU %-7s  %s\n", t, m, r->top[k].name);
+		char lost[32], t[32], m[16], c[16];
+		opmfu_format_ns(r->top[k].lost_ns, lost, sizeof(lost));
+		opmfu_format_ns(r->top[k].kernel_ns, t, sizeof(t));
+		printf("    %10s %10s %8s %9s  %s\n", lost, t, pct(r->top[k].mfu, m, sizeof(m)),
+		       pct(r->top[k].coverage, c, sizeof(c)), r->top[k].name);
 	}
+}
+
+/* FLOPs sources, the honest MFU (SPEC 10) and OperatorMFU's rows above 100 %. */
+static void print_mfu(const struct opmfu_rank_report *r)
+{
+	char a[16], b[16], c[16];
+	size_t dropped = 0;
+	int d, first = 1;
+
+	for (d = 0; d < OPMFU_NDROP; d++)
+		dropped += r->drops[d];
+	printf("  FLOPs records: %zu read, %zu used, %zu dropped", r->recs_read, r->recs_used, dropped);
+	for (d = 0; d < OPMFU_NDROP; d++)
+		if (r->drops[d]) {
+			printf("%s%zu %s", first ? " (" : ", ", r->drops[d], opmfu_drop_reason(d));
+			first = 0;
+		}
+	printf("%s\n", first ? "" : ")");
+	printf("  ops: %zu, %zu with FLOPs (%.4g from records, %.4g from shapes)\n", r->units, r->units_flops,
+	       r->flops_record, r->flops_shape);
+	if (r->recs_nested)
+		printf("  %zu record%s around ops that an inner record holds: each op counted once, under the innermost\n",
+		       r->recs_nested, r->recs_nested == 1 ? "" : "s");
+	if (r->shape_failed)
+		printf("  shapes that did not fit their FLOPs formula: %zu kernels (no FLOPs for them)\n", r->shape_failed);
+	if (r->rec_compared)
+		printf("  records vs shapes: %zu of %zu records within 1%% of their kernels' shape FLOPs\n", r->rec_agree,
+		       r->rec_compared);
+	printf("  MFU: %s of the kernel time with FLOPs, %s of all compute time; FLOPs cover %s of compute time\n",
+	       pct(r->mfu_recorded, a, sizeof(a)), pct(r->mfu_busy, b, sizeof(b)), pct(r->flops_coverage, c, sizeof(c)));
+	if (r->units_above_one)
+		printf("  %zu op%s above 100%% MFU: their FLOPs or the peak are wrong (OpmfuOps.mfu > 1)\n",
+		       r->units_above_one, r->units_above_one == 1 ? "" : "s");
+	if (r->units_no_peak && !r->no_peak) /* without any peak, the no MFU line says it */
+		printf("  %zu op%s with FLOPs whose dtype class has no peak (MFU empty)\n", r->units_no_peak,
+		       r->units_no_peak == 1 ? "" : "s");
+	printf("  OperatorMFU: %zu rows, %zu kernels\n", r->op_rows, r->kernels_with_mfu);
+	if (r->op_rows_above_one)
+		printf("  %zu OperatorMFU row%s above 100%%: as msprof-analyze does, each kernel is charged its record's "
+		       "whole FLOPs, helper kernels too; OpmfuOps has the FLOPs over all of an op's kernel time\n",
+		       r->op_rows_above_one, r->op_rows_above_one == 1 ? "" : "s");
 }
 
 /* The stages of one rank; module MFU runs while OperatorMFU is written. */
@@ -141,13 +122,25 @@ static void print_timings(const struct opmfu_rank_report *r)
 	       r->seconds[OPMFU_STAGE_WRITE]);
 }
 
-void opmfu_print_summary(const struct opmfu_report *rep, int timings)
+/* "wrote N FMT files to DIR", and the ranks and time unless *done. */
+static void print_export(const struct opmfu_report *rep, size_t files, const char *fmt, const char *dir, int *done)
+{
+	printf("wrote %zu %s file%s to %s", files, fmt, files == 1 ? "" : "s", dir);
+	if (!*done && rep->n_failed)
+		printf(" (%zu rank%s, %zu failed) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->n_failed,
+		       rep->seconds);
+	else if (!*done)
+		printf(" (%zu rank%s) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->seconds);
+	printf("\n");
+	*done = 1;
+}
+
+void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbose)
 {
 	size_t i;
-	int d;
-	for (i = 0; i < rep->n_ranks; i++) {
+	int done;
+	for (i = 0; (verbose || timings) && i < rep->n_ranks; i++) {
 		const struct opmfu_rank_report *r = &rep->ranks[i];
-		size_t dropped = 0;
 		printf("rank %d: %s\n", r->rank, r->db_path);
 		if (r->state == OPMFU_RANK_FAILED) {
 			printf("  FAILED: %s\n", r->reason);
@@ -155,28 +148,13 @@ void opmfu_print_summary(const struct opmfu_report *rep, int timings)
 				print_timings(r);
 			continue;
 		}
-		for (d = 0; d < OPMFU_NDROP; d++)
-			dropped += r->drops[d];
 		if (r->note[0])
 			printf("  input: %s\n", r->note);
 		printf("  kernels: %zu kernel-op links", r->kernels);
 		if (r->comm_links)
 			printf(" (+%zu communication)", r->comm_links);
-		printf("\n  FLOPs records: %zu read, %zu used, %zu dropped", r->recs_read, r->recs_used, dropped);
-		if (dropped) {
-			int first = 1;
-			printf(" (");
-			for (d = 0; d < OPMFU_NDROP; d++)
-				if (r->drops[d]) {
-					printf("%s%zu %s", first ? "" : ", ", r->drops[d], opmfu_drop_reason(d));
-					first = 0;
-				}
-			printf(")");
-		}
-		printf("\n  kernels with MFU: %zu (%zu OperatorMFU rows", r->kernels_with_mfu, r->op_rows);
-		if (r->mfu_recorded >= 0)
-			printf(", MFU of recorded ops %.2f%%", r->mfu_recorded * 100);
-		printf(")\n");
+		printf("\n");
+		print_mfu(r);
 		print_modules(r);
 		if (r->bad_rows)
 			printf("  skipped: %zu rows with a NULL or non-numeric timestamp\n", r->bad_rows);
@@ -190,22 +168,21 @@ void opmfu_print_summary(const struct opmfu_report *rep, int timings)
 		if (timings)
 			print_timings(r);
 	}
-	if (rep->n_ranks > 1)
-		print_cluster(rep);
+	if (verbose || timings)
+		printf("\n"); /* the report after the rank blocks */
+	opmfu_print_report(rep);
 	if (rep->out_db)
 		printf("wrote %s (%zu rank%s", rep->out_db, rep->n_ranks, rep->n_ranks == 1 ? "" : "s");
 	if (rep->out_db && rep->n_failed)
 		printf(", %zu failed", rep->n_failed);
 	if (rep->out_db)
 		printf(") in %.2f s\n", rep->seconds);
-	if (rep->xlsx_dir) {
-		printf("wrote %zu xlsx file%s to %s", rep->xlsx_files, rep->xlsx_files == 1 ? "" : "s", rep->xlsx_dir);
-		if (!rep->out_db && rep->n_failed)
-			printf(" (%zu rank%s, %zu failed) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s",
-			       rep->n_failed, rep->seconds);
-		else if (!rep->out_db)
-			printf(" (%zu rank%s) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->seconds);
-		printf("\n");
-	}
+	/* without the database, the first export's line says how many ranks and how long */
+	done = rep->out_db != NULL;
+	if (rep->xlsx_dir)
+		print_export(rep, rep->xlsx_files, "xlsx", rep->xlsx_dir, &done);
+	if (rep->csv_dir)
+		print_export(rep, rep->n_tables, "csv", rep->csv_dir, &done);
+	if (rep->json_dir)
+		print_export(rep, rep->n_tables, "json", rep->json_dir, &done);
 }
-

@@ -15,6 +15,7 @@ _Static_assert(sizeof(struct opmfu_flops_fact) == 32, "a fact per FLOPs record: 
  * FLOPs only for kernels no record covers. */
 static const struct opmfu_flops_source *const sources[OPMFU_FLOPS__NSRC] = {
 	[OPMFU_FLOPS_RECORD] = &opmfu_flops_records,
+	[OPMFU_FLOPS_SHAPE] = &opmfu_flops_shape,
 };
 
 const char *opmfu_flops_src_name(enum opmfu_flops_src src)

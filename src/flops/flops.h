@@ -17,7 +17,7 @@
 /* Where a fact's FLOPs come from; also the sources' order in the stage. */
 enum opmfu_flops_src {
 	OPMFU_FLOPS_RECORD = 0, /* a FLOPs range of the trace (torch_npu mfu_flops) */
-	OPMFU_FLOPS_SHAPE = 1,  /* derived from shapes (not yet: no source registered) */
+	OPMFU_FLOPS_SHAPE = 1,  /* derived from shapes (flops_shape.c): ref = enum opmfu_flops_family */
 	OPMFU_FLOPS__NSRC
 };
 
@@ -46,6 +46,7 @@ struct opmfu_flops {
 	uint32_t *cover;                 /* link indexes, one slice per fact */
 	size_t n_cover, cap_cover;
 	size_t drops[OPMFU_DROP__COUNT]; /* FLOPs ranges that gave no fact (no kernel inside) */
+	size_t shape_failed;             /* calls of a type with a formula whose shapes did not fit it */
 	/* from opmfu_flops_prepare until the run: each source's link-only work */
 	void *state[OPMFU_FLOPS__NSRC];
 	int prepared;
@@ -89,7 +90,7 @@ struct opmfu_flops_source {
 	void (*free_state)(void *state); /* NULL when there is no state */
 };
 
-extern const struct opmfu_flops_source opmfu_flops_records;
+extern const struct opmfu_flops_source opmfu_flops_records, opmfu_flops_shape;
 
 /* Room for n more covered links at fl->cover + fl->n_cover, for the next
  * fact; NULL when out of memory (or past 2^32 - 2 of them). */

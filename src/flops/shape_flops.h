@@ -4,6 +4,7 @@
  * attributes) and framework ops (aten names, Input Dims, Concrete Inputs)
  * alike. A multiply-add is 2 FLOPs; only the matrix or attention body
  * counts. Pure functions over texts: no allocation, safe on any bytes.
+ * docs/flops.md has the table of types, formulas and layouts.
  */
 #ifndef OPMFU_SHAPE_FLOPS_H
 #define OPMFU_SHAPE_FLOPS_H
@@ -49,9 +50,16 @@ enum opmfu_shape_status {
 	OPMFU_SHAPE_UNKNOWN,      /* shapes absent or not a shape list */
 	OPMFU_SHAPE_MISMATCH,     /* shapes that do not fit the formula (ranks, K that disagree, ...) */
 	OPMFU_SHAPE_OVERFLOW,     /* the FLOPs do not fit in int64 */
+	OPMFU_SHAPE_NO_ATTR,      /* an attribute the formula needs is absent or unreadable (a convolution's
+				     stride, a TND attention's sequence lengths, an is_causal that is no bool) */
+	OPMFU_SHAPE__COUNT
 };
 
-/* The FLOPs of c. */
+/* "ok", "no formula", "unknown shapes", "shape mismatch", "overflow", "no attribute" */
+const char *opmfu_shape_status_name(enum opmfu_shape_status st);
+
+/* The FLOPs of c: *flops >= 0 when OPMFU_SHAPE_OK, else 0. c's texts may
+ * hold any bytes. Uses about 40 KiB of stack. */
 enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int64_t *flops);
 
 #endif

@@ -8,7 +8,11 @@
 #include <stddef.h>
 
 #include "analyze/module_mfu.h"
+#include "analyze/modules.h"
 #include "analyze/op_mfu.h"
+#include "analyze/hotspots.h"
+#include "analyze/ops.h"
+#include "analyze/steps.h"
 #include "base/err.h"
 #include "flops/flops.h"
 #include "model/peaks.h"
@@ -18,12 +22,15 @@
 #include "read/reader.h"
 #include "write/writer.h"
 
+/* Where a rank's peaks came from (lib/peaks.c), in the order they are tried. */
+enum { PL_OVERRIDE, PL_CHIP, PL_DEVICE, PL_FALLBACK, PL__COUNT };
+
 struct peak_choice {
 	struct opmfu_peaks pk;        /* the reference's classes, for OperatorMFU */
-	struct opmfu_rank_peaks prec; /* SPEC 8's classes, for every other MFU */
-	const char *src[OPMFU_NCLASS]; /* index into labels */
-	char labels[3][600];
-	char no_peak_why[1200];
+	struct opmfu_rank_peaks prec; /* SPEC 8's classes, for every other MFU; sources point into labels */
+	char labels[PL__COUNT][700];
+	char no_peak_why[1400];       /* when no class has a peak: why, and what to give */
+	char chip_warn[400];          /* --chip contradicts what the trace says it ran on; empty: it does not */
 };
 
 /* Everything one rank needs between reading and writing. */
@@ -32,6 +39,10 @@ struct rank_work {
 	struct opmfu_flops flops; /* the FLOPs stage's facts, which op's entries point into */
 	struct opmfu_op_mfu op;
 	struct opmfu_module_mfu mod;
+	struct opmfu_ops ops;         /* OpmfuOps' units (SPEC 10) */
+	struct opmfu_modules modules; /* OpmfuModules */
+	struct opmfu_steps steps;     /* OpmfuSteps */
+	struct opmfu_hotspots hot;    /* OpmfuOpTypes, OpmfuKernels */
 	struct peak_choice pc;
 	/* how far the analysis got (under the pool's lock): 1 kernel MFU done,
 	 * so OperatorMFU can be written while 2 (everything) is still to come */

@@ -19,10 +19,20 @@
 #include "lib/lib.h"
 #include "model/parse.h"
 
-_Static_assert((int)OPMFU_CLASS_FP16 == (int)OPMFU_DT_FP16 && (int)OPMFU_CLASS_INT8 == (int)OPMFU_DT_INT8 &&
-		       (int)OPMFU_CLASS_FP8 == (int)OPMFU_DT_FP8 && (int)OPMFU_NCLASS == (int)OPMFU_DT__COUNT,
-	       "public peak classes must match the dtype classes");
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
+
+/* "unknown chip 'L20'; did you mean H20, L4 or L40S? (see 'opmfu chips')" */
+static enum opmfu_status unknown_chip(const char *name, struct opmfu_err *err)
+{
+	const struct opmfu_chip *near[3];
+	size_t n = opmfu_chip_suggest(name, near, 3), i;
+	char hint[160] = "";
+	for (i = 0; i < n; i++)
+		opmfu_bufcat(hint, sizeof(hint), "%s%s", i == 0 ? "; did you mean " : i + 1 == n ? " or " : ", ",
+			     near[i]->name);
+	return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s'%s%s (see 'opmfu chips')", name, hint,
+			     n ? "?" : "");
+}
 
 const char *opmfu_drop_reason(int i)
 {
@@ -79,8 +89,19 @@ static enum opmfu_status mkdirs(const char *path, struct opmfu_err *err)
 	return OPMFU_OK;
 }
 
+/* dir/<where> of the writer of export bit `bit`, created, into *out. */
+static enum opmfu_status export_dir(const char *dir, unsigned bit, char **out, struct opmfu_err *err)
+{
+	size_t i = 0;
+	while (!(bit & 1u << i))
+		i++;
+	if (!(*out = opmfu_path_join(dir, opmfu_writer_types[i]->where)))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	return mkdirs(*out, err);
+}
+
 /* Where the results go: OUT/cluster_analysis_output/ with the database and,
- * for xlsx, OperatorMfu/ (SPEC 4). */
+ * for xlsx, OperatorMfu/ (SPEC 4); csv/ and json/ for those exports. */
 static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
 				     struct opmfu_report *rep, struct opmfu_err *err)
 {
@@ -91,12 +112,12 @@ static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct op
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	if ((st = mkdirs(rep->out_dir, err)))
 		return st;
-	if (o->exports & OPMFU_EXPORT_XLSX) {
-		if (!(rep->xlsx_dir = opmfu_path_join(rep->out_dir, "OperatorMfu")))
-			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-		if ((st = mkdirs(rep->xlsx_dir, err)))
-			return st;
-	}
+	if ((o->exports & OPMFU_EXPORT_XLSX) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_XLSX, &rep->xlsx_dir, err)))
+		return st;
+	if ((o->exports & OPMFU_EXPORT_CSV) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_CSV, &rep->csv_dir, err)))
+		return st;
+	if ((o->exports & OPMFU_EXPORT_JSON) && (st = export_dir(rep->out_dir, OPMFU_EXPORT_JSON, &rep->json_dir, err)))
+		return st;
 	if (!(rep->out_db = opmfu_path_join(rep->out_dir, "cluster_analysis.db")))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	if (o->exports && !(o->exports & OPMFU_EXPORT_DB)) {
@@ -107,18 +128,31 @@ static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct op
 	return OPMFU_OK;
 }
 
+/* The exports' folders, when nothing of this run is in them. */
+static void forget_exports(struct opmfu_report *rep)
+{
+	opmfu_free(rep->xlsx_dir);
+	opmfu_free(rep->csv_dir);
+	opmfu_free(rep->json_dir);
+	rep->xlsx_dir = rep->csv_dir = rep->json_dir = NULL;
+}
+
 /* One report entry per rank, in rank order. */
 static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct opmfu_report *rep,
 				      struct opmfu_err *err)
 {
 	size_t i;
+	int k;
 
 	if (!(rep->ranks = opmfu_calloc(list->n, sizeof(*rep->ranks))))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	rep->n_ranks = list->n;
 	for (i = 0; i < list->n; i++) {
 		rep->ranks[i].rank = list->v[i].rank;
-		rep->ranks[i].mfu_recorded = -1;
+		rep->ranks[i].mfu_recorded = rep->ranks[i].mfu_busy = rep->ranks[i].flops_coverage = -1;
+		rep->ranks[i].trace_mfu = rep->ranks[i].step_ns_median = -1;
+		for (k = 0; k < OPMFU_NSHARE; k++)
+			rep->ranks[i].shares[k] = -1;
 		if (!(rep->ranks[i].db_path = opmfu_strdup(list->v[i].path)))
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	}
@@ -138,7 +172,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	if (o->n_inputs > 1 && !o->out_dir)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "several inputs: say where to write with -o DIR");
 	if (o->chip && !opmfu_chip_find(o->chip))
-		return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s' (see 'opmfu chips')", o->chip);
+		return unknown_chip(o->chip, err);
 	if ((st = opmfu_discover(o->inputs, o->n_inputs, NULL, &list, warn_cb, (void *)o, err)))
 		goto out;
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
@@ -154,11 +188,12 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		/* nothing was analysed: keep the previous results rather than empty tables */
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu rank%s failed; %s left unchanged",
 				   rep->n_failed, rep->n_ranks, rep->n_ranks == 1 ? "" : "s",
-				   rep->out_db ? rep->out_db : "the previous workbooks");
+				   rep->out_db ? rep->out_db
+				   : o->exports == OPMFU_EXPORT_XLSX ? "the previous workbooks"
+								       : "the previous results");
 		opmfu_free(rep->out_db);
 		rep->out_db = NULL;
-		opmfu_free(rep->xlsx_dir);
-		rep->xlsx_dir = NULL;
+		forget_exports(rep);
 		goto out;
 	}
 	if ((st = opmfu_writers_commit(&ws, err)))
@@ -170,6 +205,7 @@ out:
 	if (st != OPMFU_OK && st != OPMFU_ERR_PARTIAL) {
 		opmfu_free(rep->out_db);
 		rep->out_db = NULL;
+		forget_exports(rep);
 	}
 	opmfu_rank_list_release(&list);
 	rep->seconds = opmfu_now_s() - t0;
@@ -184,6 +220,6 @@ void opmfu_report_release(struct opmfu_report *rep)
 	opmfu_free(rep->ranks);
 	opmfu_free(rep->out_db);
 	opmfu_free(rep->out_dir);
-	opmfu_free(rep->xlsx_dir);
+	forget_exports(rep);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -14,63 +14,134 @@
 #include "lib/lib.h"
 #include "model/parse.h"
 
-_Static_assert(OPMFU_DEVICE_NCLASS == OPMFU_DT__COUNT, "a device's peaks are indexed by dtype class");
+_Static_assert(OPMFU_DEVICE_NCLASS == OPMFU_PREC__COUNT, "a device's peaks are indexed by SPEC 8 class");
+_Static_assert((int)OPMFU_CLASS_FP32 == (int)OPMFU_PREC_FP32 && (int)OPMFU_CLASS_TF32 == (int)OPMFU_PREC_TF32 &&
+		       (int)OPMFU_CLASS_FP16 == (int)OPMFU_PREC_FP16 && (int)OPMFU_CLASS_FP8 == (int)OPMFU_PREC_FP8 &&
+		       (int)OPMFU_CLASS_INT8 == (int)OPMFU_PREC_INT8 && (int)OPMFU_CLASS_FP4 == (int)OPMFU_PREC_FP4 &&
+		       (int)OPMFU_NCLASS == (int)OPMFU_PREC__COUNT,
+	       "the API's peak classes are SPEC 8's");
 
-/* SPEC 8's classes from the reference's: fp16, int8 and fp8 as they are.
- * NEEDSWORK: fp32, tf32 and fp4 (issue 19: per-class table and device
- * peaks, stated fallback rules). */
-static void set_prec_peaks(struct peak_choice *pc)
+/* A chip's table value for class c, TFLOPS (0: none; the table has no fp4). */
+static double chip_tflops(const struct opmfu_chip *chip, int c)
 {
-	static const int from[][2] = { { OPMFU_PREC_FP16, OPMFU_DT_FP16 },
-				       { OPMFU_PREC_INT8, OPMFU_DT_INT8 },
-				       { OPMFU_PREC_FP8, OPMFU_DT_FP8 } };
-	size_t i;
-
-	memset(&pc->prec, 0, sizeof(pc->prec));
-	for (i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
-		pc->prec.flops[from[i][0]] = pc->pk.flops[from[i][1]];
-		pc->prec.source[from[i][0]] = pc->src[from[i][1]];
+	switch (c) {
+	case OPMFU_PREC_FP32: return chip->fp32;
+	case OPMFU_PREC_TF32: return chip->tf32;
+	case OPMFU_PREC_FP16: return chip->fp16;
+	case OPMFU_PREC_FP8: return chip->fp8;
+	case OPMFU_PREC_INT8: return chip->int8;
 	}
+	return 0;
+}
+
+static void take(struct peak_choice *pc, int c, double flops, int label)
+{
+	if (!pc->prec.source[c] && flops > 0) {
+		pc->prec.flops[c] = flops;
+		pc->prec.source[c] = pc->labels[label];
+	}
+}
+
+static void take_chip(struct peak_choice *pc, const struct opmfu_chip *chip, int label)
+{
+	int c;
+	for (c = 0; c < OPMFU_PREC__COUNT; c++)
+		take(pc, c, chip_tflops(chip, c) * 1e12, label);
+}
+
+/* "; the trace names its chip 'Ascend910B' (NPU_INFO ...): ..." - what to give instead */
+static void suggest_chip(const struct opmfu_device *dev, char *out, size_t size)
+{
+	const struct opmfu_chip *near[3];
+	size_t n, i;
+	if (!dev->chip[0])
+		return;
+	opmfu_bufcat(out, size, "; the trace names its chip '%s'%s%s%s", dev->chip, dev->seen[0] ? " (" : "",
+		     dev->seen, dev->seen[0] ? ")" : "");
+	if ((near[0] = opmfu_chip_find_device(dev->chip))) {
+		opmfu_bufcat(out, size, ": the built-in %s is %s; if that is this chip, give --chip %s", near[0]->name,
+			     near[0]->source, near[0]->name);
+		return;
+	}
+	n = opmfu_chip_suggest(dev->chip, near, 3);
+	for (i = 0; i < n; i++)
+		opmfu_bufcat(out, size, "%s%s", i ? ", " : ": built-in chips with a similar name: ", near[i]->name);
+}
+
+/* The device's own peaks: what its files imply (Ascend info.json), else its
+ * name in the built-in table. An NPU's family name says nothing of its
+ * cores, so it is only suggested (suggest_chip), never taken. */
+static void take_device(const struct opmfu_device *dev, struct peak_choice *pc)
+{
+	const struct opmfu_chip *dc;
+	int c, any = 0;
+
+	snprintf(pc->labels[PL_DEVICE], sizeof(pc->labels[PL_DEVICE]), "%s", dev->source);
+	for (c = 0; c < OPMFU_PREC__COUNT; c++) {
+		any |= dev->peak_flops[c] > 0;
+		take(pc, c, dev->peak_flops[c], PL_DEVICE);
+	}
+	if (!any && !dev->cube && dev->chip[0] && (dc = opmfu_chip_find_device(dev->chip))) {
+		snprintf(pc->labels[PL_DEVICE], sizeof(pc->labels[PL_DEVICE]), "built-in table: %s (%s), the trace's device '%s'",
+			 dc->name, dc->source, dev->chip);
+		take_chip(pc, dc, PL_DEVICE);
+		any = 1;
+	}
+	if (any)
+		return;
+	if (dev->no_peak[0])
+		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "%s", dev->no_peak);
+	else if (dev->chip[0] && !dev->cube)
+		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "the trace's device '%s' is not in the built-in table",
+			 dev->chip);
+	else
+		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "the trace does not say which chip it ran on");
+	suggest_chip(dev, pc->no_peak_why, sizeof(pc->no_peak_why));
+}
+
+/* --chip against what the trace says it ran on */
+static void check_chip(const struct opmfu_chip *chip, const struct opmfu_device *dev, struct peak_choice *pc)
+{
+	const struct opmfu_chip *dc = dev->chip[0] ? opmfu_chip_find_device(dev->chip) : NULL;
+	int named = dc && strcmp(dc->name, dev->chip); /* the table's name says more */
+	if ((dc && dc != chip) || (dev->cube && !(chip->flags & OPMFU_CHIP_CUBE)))
+		snprintf(pc->chip_warn, sizeof(pc->chip_warn), "--chip %s, but the trace says it ran on %s%s%s%s",
+			 chip->name, dev->chip[0] ? dev->chip : "an Ascend NPU", named ? " (" : "",
+			 named ? dc->name : "", named ? ")" : "");
 }
 
 void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *dev, struct peak_choice *pc)
 {
-	int c, any = 0;
+	const struct opmfu_chip *chip = o->chip ? opmfu_chip_find(o->chip) : NULL;
+	int c, cube = dev->cube;
 
 	memset(pc, 0, sizeof(*pc));
-	snprintf(pc->labels[0], sizeof(pc->labels[0]), "override (%s)", o->peak_origin ? o->peak_origin : "--peak");
-	for (c = 0; c < OPMFU_NCLASS; c++)
-		if (o->peak_tflops[c] > 0) {
-			pc->pk.flops[c] = o->peak_tflops[c] * 1e12;
-			pc->src[c] = pc->labels[0];
-		}
-	if (o->chip) {
-		const struct opmfu_chip *chip = opmfu_chip_find(o->chip);
-		if (chip) {
-			double v[OPMFU_NCLASS] = { chip->fp16, chip->int8, chip->fp8 };
-			snprintf(pc->labels[1], sizeof(pc->labels[1]), "built-in table: %s (%s)", chip->name,
-				 chip->source);
-			for (c = 0; c < OPMFU_NCLASS; c++)
-				if (!pc->src[c] && v[c] > 0) {
-					pc->pk.flops[c] = v[c] * 1e12;
-					pc->src[c] = pc->labels[1];
-				}
-		}
+	snprintf(pc->labels[PL_OVERRIDE], sizeof(pc->labels[PL_OVERRIDE]), "override (%s)",
+		 o->peak_origin ? o->peak_origin : "--peak");
+	for (c = 0; c < OPMFU_PREC__COUNT; c++)
+		take(pc, c, o->peak_tflops[c] * 1e12, PL_OVERRIDE);
+	if (chip) {
+		snprintf(pc->labels[PL_CHIP], sizeof(pc->labels[PL_CHIP]), "built-in table: %s (%s)", chip->name,
+			 chip->source);
+		take_chip(pc, chip, PL_CHIP);
+		check_chip(chip, dev, pc);
+		cube = (chip->flags & OPMFU_CHIP_CUBE) != 0;
 	}
-	for (c = 0; c < OPMFU_NCLASS; c++)
-		any |= dev->peak_flops[c] > 0;
-	if (!any) {
-		/* why, for when nothing else gives a peak either */
-		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "%s", dev->no_peak);
-	} else {
-		snprintf(pc->labels[2], sizeof(pc->labels[2]), "%s", dev->source);
-		for (c = 0; c < OPMFU_NCLASS; c++)
-			if (!pc->src[c] && dev->peak_flops[c] > 0) {
-				pc->pk.flops[c] = dev->peak_flops[c];
-				pc->src[c] = pc->labels[2];
-			}
+	take_device(dev, pc);
+	/* the stated rule for classes an Ascend chip has no number for */
+	if (cube && pc->prec.source[OPMFU_PREC_FP16]) {
+		snprintf(pc->labels[PL_FALLBACK], sizeof(pc->labels[PL_FALLBACK]),
+			 "the fp16 rate (the Ascend cube unit runs fp32 and hf32 inputs at it, the reference's rule)");
+		take(pc, OPMFU_PREC_FP32, pc->prec.flops[OPMFU_PREC_FP16], PL_FALLBACK);
+		take(pc, OPMFU_PREC_TF32, pc->prec.flops[OPMFU_PREC_FP16], PL_FALLBACK);
 	}
-	set_prec_peaks(pc);
+	for (c = 0; c < OPMFU_PREC__COUNT; c++)
+		if (pc->prec.flops[c] > 0)
+			pc->no_peak_why[0] = '\0';
+	/* the reference's classes (OperatorMFU): FLOAT counts as fp16 there */
+	pc->pk.flops[OPMFU_DT_FP16] = pc->prec.flops[OPMFU_PREC_FP16];
+	pc->pk.flops[OPMFU_DT_INT8] = pc->prec.flops[OPMFU_PREC_INT8];
+	pc->pk.flops[OPMFU_DT_FP8] = pc->prec.flops[OPMFU_PREC_FP8];
 }
 
 void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)
@@ -84,27 +155,44 @@ void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "fp16, int8 from info.json ...; fp8 from override (--peak)" */
+static const char *const class_names[OPMFU_PREC__COUNT] = { "fp32", "tf32", "fp16", "fp8", "int8", "fp4" };
+
+/* "fp16, int8 from info.json ...; fp32, tf32 at the fp16 rate (...)" */
 void opmfu_peak_source_text(const struct peak_choice *pc, char *out, size_t size)
 {
 	int l, c, any;
-	static const char *const names[] = { "fp16", "int8", "fp8" };
 
 	out[0] = '\0';
-	for (l = 0; l < 3; l++) {
+	for (l = 0; l < PL__COUNT; l++) {
 		const char *label = pc->labels[l];
 		any = 0;
-		for (c = 0; c < OPMFU_NCLASS; c++) {
-			if (pc->src[c] != label)
+		for (c = 0; c < OPMFU_PREC__COUNT; c++) {
+			if (pc->prec.source[c] != label)
 				continue;
 			if (!any && out[0])
 				opmfu_bufcat(out, size, "; ");
-			opmfu_bufcat(out, size, "%s%s", any ? ", " : "", names[c]);
+			opmfu_bufcat(out, size, "%s%s", any ? ", " : "", class_names[c]);
 			any = 1;
 		}
 		if (any)
-			opmfu_bufcat(out, size, " from %s", label);
+			opmfu_bufcat(out, size, l == PL_FALLBACK ? " at %s" : " from %s", label);
 	}
+}
+
+/* SPEC 8's class of a --peak name, or -1 */
+static int peak_class(const char *name)
+{
+	static const struct {
+		const char *name;
+		int c;
+	} names[] = { { "fp32", OPMFU_PREC_FP32 }, { "tf32", OPMFU_PREC_TF32 }, { "hf32", OPMFU_PREC_TF32 },
+		      { "fp16", OPMFU_PREC_FP16 }, { "bf16", OPMFU_PREC_FP16 }, { "fp8", OPMFU_PREC_FP8 },
+		      { "hif8", OPMFU_PREC_FP8 },  { "int8", OPMFU_PREC_INT8 }, { "fp4", OPMFU_PREC_FP4 } };
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i].name))
+			return names[i].c;
+	return -1;
 }
 
 int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t msgsz)
@@ -119,7 +207,7 @@ int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t ms
 		size_t n;
 		double v;
 		if (!eq) {
-			snprintf(msg, msgsz, "'%s': expected CLASS=TFLOPS (classes fp16, bf16, int8, fp8)", p);
+			snprintf(msg, msgsz, "'%s': expected CLASS=TFLOPS (classes %s)", p, OPMFU_PEAK_CLASSES);
 			return -1;
 		}
 		n = (size_t)(eq - p);
@@ -127,14 +215,8 @@ int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t ms
 			n = sizeof(name) - 1;
 		memcpy(name, p, n);
 		name[n] = '\0';
-		if (!strcmp(name, "fp16") || !strcmp(name, "bf16"))
-			c = OPMFU_CLASS_FP16;
-		else if (!strcmp(name, "int8"))
-			c = OPMFU_CLASS_INT8;
-		else if (!strcmp(name, "fp8"))
-			c = OPMFU_CLASS_FP8;
-		else {
-			snprintf(msg, msgsz, "unknown peak class '%s' (use fp16, bf16, int8 or fp8)", name);
+		if ((c = peak_class(name)) < 0) {
+			snprintf(msg, msgsz, "unknown peak class '%s' (use %s)", name, OPMFU_PEAK_CLASSES);
 			return -1;
 		}
 		errno = 0;

@@ -78,13 +78,15 @@ static int default_jobs(void)
 /* ---- the writers ----
  * The tables of a run, in the order the writers are given them: a writer's
  * files bit k is run_tables[k]. */
-enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, N_TABS };
+enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, TAB_OPS, TAB_MODULES, TAB_STEPS, TAB_OP_TYPES, TAB_KERNELS, N_TABS };
 static const struct opmfu_table_def *const run_tables[N_TABS] = {
-	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def,
+	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def, &opmfu_ops_def, &opmfu_modules_def,
+	&opmfu_steps_def, &opmfu_op_types_def, &opmfu_kernels_def,
 };
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << TAB_OPERATOR && OPMFU_XLSX_MODULE == 1 << TAB_MODULE,
 	       "a rank's workbook bits are its tables' files bits");
-_Static_assert(OPMFU_EXPORT_DB == 1 << 0 && OPMFU_EXPORT_XLSX == 1 << 1,
+_Static_assert(OPMFU_EXPORT_DB == 1 << 0 && OPMFU_EXPORT_XLSX == 1 << 1 && OPMFU_EXPORT_CSV == 1 << 2 &&
+		       OPMFU_EXPORT_JSON == 1 << 3,
 	       "export bit i is writer i of the registry");
 
 /* Opens the writers of o->exports (the database when none), each at its
@@ -138,6 +140,37 @@ static enum opmfu_status put_all(struct opmfu_writers *ws, int rank, const struc
 	return st;
 }
 
+/* A rank's own warning (no peak, --chip against the trace): the first of
+ * each kind in full, the others counted (a cluster would print one each). */
+struct rank_warnings {
+	size_t no_peak, other;
+};
+
+static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report *rr, struct rank_warnings *rw)
+{
+	char msg[2200];
+	size_t *n = rr->no_peak ? &rw->no_peak : &rw->other;
+	if (!rr->warning[0] || (*n)++)
+		return;
+	snprintf(msg, sizeof(msg), "rank %d: %s", rr->rank, rr->warning);
+	opmfu_warn(o, msg);
+}
+
+static void rank_warn_rest(const struct opmfu_opts *o, const struct rank_warnings *rw)
+{
+	char msg[200];
+	if (rw->no_peak > 1) {
+		snprintf(msg, sizeof(msg), "%zu more ranks have no peak FLOPS (OpmfuRankSummary.reason says why for each)",
+			 rw->no_peak - 1);
+		opmfu_warn(o, msg);
+	}
+	if (rw->other > 1) {
+		snprintf(msg, sizeof(msg), "%zu more ranks have a warning like it (OpmfuRankSummary.reason)",
+			 rw->other - 1);
+		opmfu_warn(o, msg);
+	}
+}
+
 /* Says what an export could not hold as the database export holds it. */
 static void export_warn(const struct opmfu_opts *o, int rank, const char *name, const struct opmfu_write_stats *xs)
 {
@@ -157,6 +190,11 @@ static void export_warn(const struct opmfu_opts *o, int rank, const char *name, 
 	if (xs->blanks) {
 		snprintf(msg, sizeof(msg), "rank %d: %zu NaN or infinite numbers are empty cells in the %s export",
 			 rank, xs->blanks, name);
+		opmfu_warn(o, msg);
+	}
+	if (xs->nulled) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu infinite numbers are null in the %s export", rank, xs->nulled,
+			 name);
 		opmfu_warn(o, msg);
 	}
 }
@@ -199,8 +237,20 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	for (k = 0; k < ws->n && st == OPMFU_OK && !w->analysed && w->have_ops; k++)
 		st = opmfu_writer_drop_rank(ws->v[k], rr->rank, err);
 	if (st == OPMFU_OK && w->analysed) {
-		t = opmfu_module_table(&mv, &w->mod, rr->rank);
-		st = put_all(ws, rr->rank, &t, err);
+		struct opmfu_ops_table ot = { &w->ops, rr->rank };
+		struct opmfu_modules_table mt = { &w->modules, rr->rank };
+		struct opmfu_steps_table stt = { &w->steps, rr->rank };
+		struct opmfu_hotspots_table ht = { &w->hot, rr->rank };
+		struct opmfu_table more[6];
+		size_t k2;
+		more[0] = opmfu_module_table(&mv, &w->mod, rr->rank);
+		more[1] = opmfu_ops_table(&ot);
+		more[2] = opmfu_modules_table(&mt);
+		more[3] = opmfu_steps_table(&stt);
+		more[4] = opmfu_op_types_table(&ht);
+		more[5] = opmfu_kernels_table(&ht);
+		for (k2 = 0; k2 < 6 && st == OPMFU_OK; k2++)
+			st = put_all(ws, rr->rank, &more[k2], err);
 	}
 	if (st == OPMFU_OK) {
 		t = opmfu_rank_summary_table(rr);
@@ -229,12 +279,14 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 				   struct opmfu_err *err)
 {
 	struct pool p;
+	struct rank_warnings rw = { 0, 0 };
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
 	enum opmfu_status st = OPMFU_OK;
 	double t;
 
 	memset(&p, 0, sizeof(p));
+	rep->n_tables = N_TABS;
 	p.o = o;
 	p.list = list;
 	p.rep = rep;
@@ -288,6 +340,8 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		if (st == OPMFU_OK)
 			st = write_rest(o, w, rr, ws, rep, err);
 		rr->seconds[OPMFU_STAGE_WRITE] += opmfu_now_s() - t;
+		if (st == OPMFU_OK)
+			rank_warn(o, rr, &rw);
 		kernels_done += rr->kernels;
 		opmfu_rank_work_release(w);
 		pthread_mutex_lock(&p.mu);
@@ -303,6 +357,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 			o->on_progress(o->ctx, &pr);
 		}
 	}
+	rank_warn_rest(o, &rw);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	/* after an abort, ranks analysed ahead of the writer are still held */

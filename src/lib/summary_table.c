@@ -2,6 +2,8 @@
  * summary_table.c - the OpmfuRankSummary table (schema/out/rank_summary.sql):
  * one row per rank, from its report.
  */
+#include <math.h>
+
 #include "lib/lib.h"
 
 static const struct opmfu_column cols[] = {
@@ -20,6 +22,25 @@ static const struct opmfu_column cols[] = {
 	{ "kernels_with_mfu", OPMFU_COL_INT, "Kernels With MFU", 0, 0 },
 	{ "operator_mfu_rows", OPMFU_COL_INT, "OperatorMFU Rows", 0, 0 },
 	{ "module_mfu_rows", OPMFU_COL_INT, "ModuleMFU Rows", 0, 0 },
+	{ "chip_seen", OPMFU_COL_TEXT, "Chip Seen", 0, 0 },
+	{ "mfu_recorded", OPMFU_COL_REAL, "MFU (time with FLOPs)", 0, OPMFU_COLF_PERCENT },
+	{ "mfu_busy", OPMFU_COL_REAL, "MFU (compute time)", 0, OPMFU_COLF_PERCENT },
+	{ "flops_coverage", OPMFU_COL_REAL, "FLOPs Coverage", 0, OPMFU_COLF_PERCENT },
+	{ "peak_fp32_tflops", OPMFU_COL_REAL, "Peak FP32 TFLOPS", 0, 0 },
+	{ "peak_tf32_tflops", OPMFU_COL_REAL, "Peak TF32 TFLOPS", 0, 0 },
+	{ "peak_fp4_tflops", OPMFU_COL_REAL, "Peak FP4 TFLOPS", 0, 0 },
+	{ "compute_ns", OPMFU_COL_INT, "Compute Time(ns)", 0, 0 },
+	{ "flops_ns", OPMFU_COL_INT, "Compute Time with FLOPs(ns)", 0, 0 },
+	{ "flops_record", OPMFU_COL_REAL, "FLOPs from Records", 0, 0 },
+	{ "flops_shape", OPMFU_COL_REAL, "FLOPs from Shapes", 0, 0 },
+	{ "ops", OPMFU_COL_INT, "Ops", 0, 0 },
+	{ "ops_with_flops", OPMFU_COL_INT, "Ops with FLOPs", 0, 0 },
+	{ "ops_above_one", OPMFU_COL_INT, "Ops above 100% MFU", 0, 0 },
+	{ "records_vs_shapes", OPMFU_COL_INT, "Records with Shape FLOPs", 0, 0 },
+	{ "records_agree", OPMFU_COL_INT, "Records within 1% of Shapes", 0, 0 },
+	{ "trace_mfu", OPMFU_COL_REAL, "Trace MFU", 0, OPMFU_COLF_PERCENT },
+	{ "step_ns_median", OPMFU_COL_INT, "Median Step(ns)", 0, 0 },
+	{ "steps", OPMFU_COL_INT, "Steps", 0, 0 },
 };
 
 /* no workbook: the reference writes none */
@@ -31,6 +52,12 @@ const struct opmfu_table_def opmfu_rank_summary_def = {
 static struct opmfu_cell text_or_null(const char *s)
 {
 	return s[0] ? opmfu_cell_str(s) : opmfu_cell_null();
+}
+
+/* a ratio not known (< 0) is NULL */
+static struct opmfu_cell ratio(double v)
+{
+	return v >= 0 ? opmfu_cell_real(v) : opmfu_cell_null();
 }
 
 /* no peak (0) is NULL */
@@ -64,6 +91,25 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[12] = opmfu_cell_int((int64_t)rr->kernels_with_mfu);
 	c[13] = opmfu_cell_int((int64_t)rr->op_rows);
 	c[14] = opmfu_cell_int((int64_t)rr->module_rows);
+	c[15] = text_or_null(rr->chip_seen);
+	c[16] = ratio(rr->mfu_recorded);
+	c[17] = ratio(rr->mfu_busy);
+	c[18] = ratio(rr->flops_coverage);
+	c[19] = peak(rr->peak_tflops[OPMFU_CLASS_FP32]);
+	c[20] = peak(rr->peak_tflops[OPMFU_CLASS_TF32]);
+	c[21] = peak(rr->peak_tflops[OPMFU_CLASS_FP4]);
+	c[22] = opmfu_cell_int(llround(rr->busy_ns));
+	c[23] = opmfu_cell_int(llround(rr->flops_ns));
+	c[24] = opmfu_cell_real(rr->flops_record);
+	c[25] = opmfu_cell_real(rr->flops_shape);
+	c[26] = opmfu_cell_int((int64_t)rr->units);
+	c[27] = opmfu_cell_int((int64_t)rr->units_flops);
+	c[28] = opmfu_cell_int((int64_t)rr->units_above_one);
+	c[29] = opmfu_cell_int((int64_t)rr->rec_compared);
+	c[30] = opmfu_cell_int((int64_t)rr->rec_agree);
+	c[31] = ratio(rr->trace_mfu);
+	c[32] = rr->step_ns_median >= 0 ? opmfu_cell_int(llround(rr->step_ns_median)) : opmfu_cell_null();
+	c[33] = opmfu_cell_int((int64_t)rr->steps);
 }
 
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr)

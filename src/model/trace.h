@@ -103,6 +103,8 @@ struct opmfu_trace {
 	size_t n_links, cap_links;
 	struct opmfu_kext *kx;    /* [n_compute] or NULL (struct opmfu_kext) */
 	enum opmfu_shape_scope shape_scope;
+	int shape_only;           /* the format never carries FLOPs records (Kineto): OperatorMFU charges
+				     the shape FLOPs instead */
 	size_t n_compute, n_comm_op, n_comm_sched; /* links per source, in that order */
 	size_t n_ops;             /* op instance ids in use (0 .. n_ops - 1) */
 	uint32_t shape_unknown;   /* the sid links carry for shapes not known (init: matches none) */

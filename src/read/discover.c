@@ -71,6 +71,14 @@ static int newer(const char *a, const char *b)
 	return memcmp(a, b, la) > 0 ? 1 : (memcmp(a, b, la) < 0 ? -1 : 0);
 }
 
+/* Whether a and b are one file: the same path, or reached through two. */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return !strcmp(a, b) ||
+	       (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
 /* Adds a rank, or resolves a duplicate id by stamp. Takes ownership of in. */
 static enum opmfu_status add_rank(struct walk *w, struct opmfu_rank_input in)
 {
@@ -81,7 +89,7 @@ static enum opmfu_status add_rank(struct walk *w, struct opmfu_rank_input in)
 		struct opmfu_rank_input *o = &list->v[i];
 		if (o->rank != in.rank)
 			continue;
-		if (!strcmp(o->path, in.path)) {
+		if (same_file(o->path, in.path)) {
 			opmfu_rank_input_release(&in);
 			return OPMFU_OK;
 		}
@@ -267,29 +275,206 @@ static void looked_for(const struct opmfu_reader *const *readers, char *buf, siz
 	}
 }
 
+/* ---- several paths ----
+ * Each path's ranks are found on their own (SPEC 1.1 within it), then merged
+ * into the list: a rank id found under two paths is still one rank, by the
+ * same rule. The same file reached through both is read once; otherwise the
+ * newer timestamp wins, and on a tie the path given first. Each pair of
+ * paths gets one warning per outcome, naming the rank ids, not one per rank.
+ */
+
+enum dup_kind {
+	DUP_SAME,  /* the same files: read once */
+	DUP_NEWER, /* kept the newer timestamp */
+	DUP_FIRST, /* same or no timestamp: kept the path given first */
+};
+
+/* A rank id found under an earlier path and under the current one. */
+struct dup {
+	int rank;
+	int kind;       /* enum dup_kind */
+	size_t kept, dropped; /* path indexes */
+};
+
+struct merging {
+	const char *const *paths;
+	size_t *from; /* by list entry: the path it was found under */
+	struct dup *dups;
+	size_t n_dups, cap_dups;
+	opmfu_warn_fn warn;
+	void *ctx;
+};
+
+/* Keeps one of old (found under path j = *from) and new (under path i) of
+ * the same rank id in *keep; notes the duplicate. */
+static int resolve(struct merging *m, struct opmfu_rank_input *old, size_t *from, struct opmfu_rank_input *nw,
+		   size_t i, struct opmfu_rank_input *keep)
+{
+	struct dup d = { old->rank, DUP_FIRST, *from, i };
+	int cmp = newer(nw->stamp, old->stamp);
+
+	if (same_file(old->path, nw->path))
+		d.kind = DUP_SAME;
+	else if (cmp != 0)
+		d.kind = DUP_NEWER;
+	if (d.kind == DUP_NEWER && cmp > 0) {
+		d.kept = i;
+		d.dropped = *from;
+		*from = i;
+		*keep = *nw;
+		opmfu_rank_input_release(old);
+	} else {
+		*keep = *old;
+		opmfu_rank_input_release(nw);
+	}
+	if (OPMFU_GROW(m->dups, m->cap_dups, m->n_dups + 1))
+		return -1;
+	m->dups[m->n_dups++] = d;
+	return 0;
+}
+
+/* Merges one (path i's ranks, sorted) into list (sorted), emptying one. */
+static enum opmfu_status merge(struct merging *m, struct opmfu_rank_list *list, struct opmfu_rank_list *one, size_t i,
+			       struct opmfu_err *err)
+{
+	size_t cap = list->n + one->n, a = 0, b = 0, n = 0;
+	struct opmfu_rank_input *v = opmfu_calloc(cap ? cap : 1, sizeof(*v));
+	size_t *from = opmfu_calloc(cap ? cap : 1, sizeof(*from));
+	int oom = 0;
+
+	if (!v || !from) {
+		opmfu_free(v);
+		opmfu_free(from);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
+	}
+	while (a < list->n || b < one->n) {
+		if (b == one->n || (a < list->n && list->v[a].rank < one->v[b].rank)) {
+			from[n] = m->from[a];
+			v[n++] = list->v[a++];
+		} else if (a == list->n || one->v[b].rank < list->v[a].rank) {
+			from[n] = i;
+			v[n++] = one->v[b++];
+		} else {
+			from[n] = m->from[a];
+			oom |= resolve(m, &list->v[a++], &from[n], &one->v[b++], i, &v[n]);
+			n++;
+		}
+	}
+	opmfu_free(list->v);
+	opmfu_free(m->from);
+	list->v = v;
+	list->n = n;
+	list->cap = cap;
+	m->from = from;
+	one->n = 0;
+	if (oom)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
+	return OPMFU_OK;
+}
+
+static int dup_before(const void *a, const void *b)
+{
+	const struct dup *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind;
+	if (x->kept != y->kept)
+		return x->kept < y->kept;
+	if (x->dropped != y->dropped)
+		return x->dropped < y->dropped;
+	return x->rank < y->rank;
+}
+
+/* "rank 3" or "ranks 0-3, 7, 9" of d[0..n), at most about 40 items. */
+static void rank_ids(const struct dup *d, size_t n, char *buf, size_t size)
+{
+	size_t k = 0, items = 0, len;
+	len = (size_t)snprintf(buf, size, "rank%s ", n == 1 ? "" : "s");
+	while (k < n && len < size) {
+		size_t e = k;
+		/* a run of consecutive ids (not through -1, the single card) */
+		while (e + 1 < n && d[e].rank >= 0 && d[e + 1].rank == d[e].rank + 1)
+			e++;
+		if (++items > 40) {
+			snprintf(buf + len, size - len, "and %zu more", n - k);
+			return;
+		}
+		if (e == k)
+			len += (size_t)snprintf(buf + len, size - len, "%s%d", k ? ", " : "", d[k].rank);
+		else
+			len += (size_t)snprintf(buf + len, size - len, "%s%d-%d", k ? ", " : "", d[k].rank, d[e].rank);
+		k = e + 1;
+	}
+}
+
+/* One warning per group of duplicates with the same outcome and paths. */
+static void warn_dups(struct merging *m)
+{
+	static const char *const why[] = { "", "newer timestamp", "same or no timestamp: the first given" };
+	char ids[1024], msg[4096];
+	size_t k = 0, e;
+
+	if (!m->warn || !m->n_dups || opmfu_sort_array(m->dups, m->n_dups, sizeof(*m->dups), dup_before))
+		return;
+	for (; k < m->n_dups; k = e) {
+		const struct dup *d = &m->dups[k];
+		const char *kept = m->paths[d->kept], *dropped = m->paths[d->dropped];
+		for (e = k; e < m->n_dups && m->dups[e].kind == d->kind && m->dups[e].kept == d->kept &&
+			    m->dups[e].dropped == d->dropped;
+		     e++)
+			;
+		rank_ids(d, e - k, ids, sizeof(ids));
+		if (d->kind == DUP_SAME && !strcmp(kept, dropped))
+			snprintf(msg, sizeof(msg), "%s is given twice: its %s are read once", kept, ids);
+		else if (d->kind == DUP_SAME)
+			snprintf(msg, sizeof(msg), "%s: %s already found under %s (the same files); read once", dropped,
+				 ids, kept);
+		else
+			snprintf(msg, sizeof(msg), "%s found under both %s and %s: using %s under %s (%s), ignoring %s",
+				 ids, m->paths[d->kept < d->dropped ? d->kept : d->dropped],
+				 m->paths[d->kept < d->dropped ? d->dropped : d->kept], e - k == 1 ? "the one" : "those",
+				 kept, why[d->kind], dropped);
+		m->warn(m->ctx, msg);
+	}
+}
+
 enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 				 const struct opmfu_reader *const *readers, struct opmfu_rank_list *list,
 				 opmfu_warn_fn warn, void *ctx, struct opmfu_err *err)
 {
-	enum opmfu_status st;
+	struct opmfu_rank_list one = { NULL, 0, 0 };
+	struct merging m;
+	enum opmfu_status st = OPMFU_OK;
 	size_t i;
 
 	if (!readers)
 		readers = opmfu_readers();
-	for (i = 0; i < n_paths; i++) {
-		size_t before = list->n;
+	memset(&m, 0, sizeof(m));
+	m.paths = paths;
+	m.warn = warn;
+	m.ctx = ctx;
+	/* ranks already in the list count as the first path's */
+	if (!(m.from = opmfu_calloc(list->n ? list->n : 1, sizeof(*m.from))))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
+	for (i = 0; i < n_paths && st == OPMFU_OK; i++) {
 		char what[512];
-		if ((st = opmfu_find_ranks(paths[i], readers, list, warn, ctx, err)))
-			return st;
-		if (list->n == before) {
+		if ((st = opmfu_find_ranks(paths[i], readers, &one, warn, ctx, err)))
+			break;
+		if (one.n == 0) {
 			looked_for(readers, what, sizeof(what));
-			return opmfu_err_set(err, OPMFU_ERR_NOINPUT, "%s: no rank found (looked for %s up to %d levels below)",
-					     paths[i], what, OPMFU_RANK_DEPTH);
+			st = opmfu_err_set(err, OPMFU_ERR_NOINPUT, "%s: no rank found (looked for %s up to %d levels below)",
+					   paths[i], what, OPMFU_RANK_DEPTH);
+		} else if (opmfu_rank_list_sort(&one)) {
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory sorting %zu ranks", one.n);
+		} else {
+			st = merge(&m, list, &one, i, err);
 		}
 	}
-	if (opmfu_rank_list_sort(list))
-		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory sorting %zu ranks", list->n);
-	return OPMFU_OK;
+	if (st == OPMFU_OK)
+		warn_dups(&m);
+	opmfu_rank_list_release(&one);
+	opmfu_free(m.from);
+	opmfu_free(m.dups);
+	return st;
 }
 
 static int less_rank(const void *a, const void *b)

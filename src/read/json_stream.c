@@ -293,6 +293,32 @@ void opmfu_json_release(struct opmfu_json *j)
 	free_blocks(j);
 }
 
+enum opmfu_status opmfu_json_feed_file(struct opmfu_json *j, enum opmfu_status st, FILE *f, size_t max,
+				       const char *what, struct opmfu_err *err)
+{
+	struct opmfu_err perr = OPMFU_ERR_INIT;
+	char buf[8192];
+	size_t n, total = 0;
+
+	if (st)
+		snprintf(perr.msg, sizeof(perr.msg), "%s", err->msg);
+	while (total < max) {
+		size_t want = max - total < sizeof(buf) ? max - total : sizeof(buf);
+		if ((n = fread(buf, 1, want, f)) == 0)
+			break;
+		total += n;
+		if (!st)
+			st = opmfu_json_feed(j, buf, n, &perr);
+	}
+	if (ferror(f))
+		return opmfu_err_set(err, OPMFU_ERR_IO, "read error");
+	if (total >= max)
+		return opmfu_err_set(err, OPMFU_ERR_FORMAT, "larger than %zu MiB, not %s", max >> 20, what);
+	if (!st)
+		st = opmfu_json_finish(j, &perr);
+	return st ? opmfu_err_set(err, st, "%s", perr.msg) : OPMFU_OK;
+}
+
 int opmfu_json_stop(struct opmfu_json *j, enum opmfu_status status, const char *fmt, ...)
 {
 	va_list ap;

@@ -10,6 +10,7 @@
 
 #include <setjmp.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <yajl/yajl_parse.h>
 
 #include "base/err.h"
@@ -43,6 +44,17 @@ enum opmfu_status opmfu_json_feed(struct opmfu_json *j, const void *buf, size_t 
 /* The document ended: anything left open is an error. */
 enum opmfu_status opmfu_json_finish(struct opmfu_json *j, struct opmfu_err *err);
 void opmfu_json_release(struct opmfu_json *j);
+
+/*
+ * Feeds j the rest of file f, at most max bytes, and finishes it; st is the
+ * status so far (of opmfu_json_init: j is fed only while it is OK). The
+ * whole file is read even after a JSON fault, so that a read error, then
+ * the size, win over the content as when it was read in one go. Faults:
+ * OPMFU_ERR_IO "read error", OPMFU_ERR_FORMAT "larger than N MiB, not
+ * WHAT", st, or the parse's own; the caller names the file.
+ */
+enum opmfu_status opmfu_json_feed_file(struct opmfu_json *j, enum opmfu_status st, FILE *f, size_t max,
+				       const char *what, struct opmfu_err *err);
 
 /* For a callback: stops the parse with status and a message; returns 0,
  * what the callback then returns to yajl. */

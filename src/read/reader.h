@@ -101,9 +101,13 @@ enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *
 				   struct opmfu_err *err);
 
 /*
- * opmfu_find_ranks over every path, then sorted by rank id. A path giving
- * no new rank is OPMFU_ERR_NOINPUT: "PATH: no rank found (looked for ...)",
- * naming what each reader looks for.
+ * opmfu_find_ranks over every path, then sorted by rank id. A path with no
+ * rank is OPMFU_ERR_NOINPUT: "PATH: no rank found (looked for ...)",
+ * naming what each reader looks for. A rank id found under two paths is
+ * one rank: the same file (overlapping paths) is read once, otherwise
+ * SPEC 1.1's newer timestamp wins, and on a tie the path given first; one
+ * warning per pair of paths and outcome names the ids ("ranks 0-3 found
+ * under both A and B: using those under B (newer timestamp), ignoring A").
  */
 enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 				 const struct opmfu_reader *const *readers, struct opmfu_rank_list *list,

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +15,8 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "write/stage.h"
+#include "write/utf8.h"
 
 #define CELL_CHARS_MAX 32767 /* characters in one Excel cell */
 #define HEADER_HEIGHT 27
@@ -27,7 +28,7 @@ struct xw {
 	char *tmp;        /* the name written until complete */
 	lxw_workbook *wb;
 	lxw_worksheet *ws;
-	lxw_format *cell, *head, *pct;
+	lxw_format *cell, *head, *pct, *suspect;
 	struct sbuf scratch;
 	struct opmfu_write_stats st; /* what the cells could not hold as they are */
 	lxw_error lerr; /* first libxlsxwriter error; later writes are skipped */
@@ -42,36 +43,8 @@ struct xw {
  * U+FFFF are refused too: XML cannot carry them. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	unsigned c = s[0];
-	size_t k, i;
-	unsigned lo = 0x80, hi = 0xBF;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		k = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		k = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		k = 4;
-	else
-		return 0;
-	if (n < k)
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F; /* no surrogates */
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < k; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	if (c == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF))
+	size_t k = opmfu_utf8_seq(s, n);
+	if (k == 3 && s[0] == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF))
 		return 0;
 	return k;
 }
@@ -182,45 +155,21 @@ static enum opmfu_status nomem(const char *path, struct opmfu_err *err)
 	return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory writing the workbook", path);
 }
 
-/* Creates an empty file with a fresh name next to path: ".NAME.PID.N.tmp".
- * O_EXCL so two writers never share one; mode 0666 so the umask applies as
- * for any other output file. */
+/* The temporary name the workbook is written under, and its folder (for
+ * libxlsxwriter's own scratch files). */
 static enum opmfu_status make_tmp(struct xw *x, struct opmfu_err *err)
 {
-	static atomic_uint counter;
 	const char *slash = strrchr(x->path, '/');
-	const char *base = slash ? slash + 1 : x->path;
-	struct sbuf sb;
-	int tries;
+	enum opmfu_status st;
+	int fd;
 
 	x->dir = slash ? opmfu_strndup(x->path, (size_t)(slash - x->path) + (slash == x->path)) : opmfu_strdup(".");
 	if (!x->dir)
 		return nomem(x->path, err);
-	sbuf_init(&sb);
-	for (tries = 0; tries < 100; tries++) {
-		int fd;
-		sbuf_reset(&sb);
-		sbuf_addf(&sb, "%.*s.%s.%ld.%u.tmp", (int)(base - x->path), x->path, base, (long)getpid(),
-			  atomic_fetch_add(&counter, 1u));
-		if (sb.oom) {
-			sbuf_release(&sb);
-			return nomem(x->path, err);
-		}
-		fd = open(sb.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0) {
-			close(fd);
-			x->tmp = sb.buf;
-			return OPMFU_OK;
-		}
-		if (errno != EEXIST) {
-			int e = errno;
-			sbuf_release(&sb);
-			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create a file in %s: %s", x->path, x->dir,
-					     strerror(e));
-		}
-	}
-	sbuf_release(&sb);
-	return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot find a free temporary name in %s", x->path, x->dir);
+	if ((st = opmfu_stage_file(x->path, &x->tmp, &fd, err)))
+		return st;
+	close(fd);
+	return OPMFU_OK;
 }
 
 static void xw_free(struct xw *x)
@@ -254,7 +203,8 @@ static enum opmfu_status xw_open(struct xw *x, const char *path, int constant_me
 	wo.tmpdir = x->dir;
 	x->wb = workbook_new_opt(x->tmp, &wo);
 	if (!x->wb || !(x->ws = workbook_add_worksheet(x->wb, "Sheet1")) || !(x->cell = workbook_add_format(x->wb)) ||
-	    !(x->head = workbook_add_format(x->wb)) || !(x->pct = workbook_add_format(x->wb))) {
+	    !(x->head = workbook_add_format(x->wb)) || !(x->pct = workbook_add_format(x->wb)) ||
+	    !(x->suspect = workbook_add_format(x->wb))) {
 		xw_free(x);
 		return nomem(path, err);
 	}
@@ -271,6 +221,10 @@ static enum opmfu_status xw_open(struct xw *x, const char *path, int constant_me
 	format_set_border(x->pct, LXW_BORDER_THIN);
 	format_set_align(x->pct, LXW_ALIGN_VERTICAL_CENTER);
 	format_set_num_format(x->pct, "0.00%");
+	/* MFU above 100 %: FLOPs or peak are wrong, so not the colour of a perfect kernel */
+	format_set_bg_color(x->suspect, 0xB4A7D6);
+	format_set_font_color(x->suspect, 0x7F0000);
+	format_set_bold(x->suspect);
 	return OPMFU_OK;
 }
 
@@ -409,6 +363,15 @@ static void sheet_rules(struct xw *x, const struct opmfu_table_def *def, size_t 
 		lxw_conditional_format cf;
 		if (!(def->cols[c].flags & OPMFU_COLF_COLOR_SCALE))
 			continue;
+		/* first, so it takes precedence and stops the colour scale for its cells */
+		memset(&cf, 0, sizeof(cf));
+		cf.type = LXW_CONDITIONAL_TYPE_CELL;
+		cf.criteria = LXW_CONDITIONAL_CRITERIA_GREATER_THAN;
+		cf.value = 1;
+		cf.format = x->suspect;
+		cf.stop_if_true = LXW_TRUE;
+		note(x, worksheet_conditional_format_range(x->ws, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)c, &cf), 1,
+		     (lxw_col_t)c);
 		memset(&cf, 0, sizeof(cf));
 		cf.type = LXW_CONDITIONAL_3_COLOR_SCALE;
 		/* fixed points, so one colour means one value in every rank's file */

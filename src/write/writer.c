@@ -9,7 +9,9 @@
 
 #define WRITERS(X) \
 	X(db)      \
-	X(xlsx)
+	X(xlsx)    \
+	X(csv)     \
+	X(json)
 
 #define DECLARE(n) extern const struct opmfu_writer_type opmfu_writer_##n;
 #define ENTRY(n) &opmfu_writer_##n,

@@ -9,8 +9,9 @@
  * after some of its tables were written). A writer may hold a rank's output
  * back until keep_rank (the xlsx writer stages workbooks under temporary
  * names) and the whole run's until commit (the database is one
- * transaction); close without commit leaves the previous results as they
- * were, and leaves no temporary file.
+ * transaction; the CSV and JSON files are staged until then); close
+ * without commit leaves the previous results as they were, and leaves no
+ * temporary file.
  */
 #ifndef OPMFU_WRITER_H
 #define OPMFU_WRITER_H
@@ -26,13 +27,14 @@ struct opmfu_write_stats {
 	size_t truncated; /* strings cut to the format's cell limit */
 	size_t repaired;  /* strings whose invalid UTF-8 or NUL bytes became U+FFFD */
 	size_t blanks;    /* NaN or infinite numbers written as empty cells */
+	size_t nulled;    /* infinite numbers written as null (JSON has no spelling for them) */
 	unsigned files;   /* bit k: a file of defs[k] (as given to open) is in place */
 };
 
 struct opmfu_writer;
 
 struct opmfu_writer_type {
-	const char *name;  /* the --export word: "db", "xlsx" */
+	const char *name;  /* the --export word: "db", "xlsx", "csv", "json" */
 	const char *where; /* its output under the output directory: a file, or a directory that exists */
 	/* Opens the output at path for the tables defs[0 .. n_defs) (at most
 	 * 32; the defs must outlive the writer). On error *w is NULL. */
@@ -58,7 +60,7 @@ struct opmfu_writer {
 };
 
 /* The registry, NULL-terminated. Entry i is the export bit 1 << i of
- * opmfu.h (OPMFU_EXPORT_DB, OPMFU_EXPORT_XLSX). */
+ * opmfu.h (OPMFU_EXPORT_DB, _XLSX, _CSV, _JSON). */
 extern const struct opmfu_writer_type *const opmfu_writer_types[];
 
 /* The registry's writer of that --export word, or NULL. */

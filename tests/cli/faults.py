@@ -229,6 +229,42 @@ def check_previous_intact(out):
     assert table(out, 'SELECT * FROM "CommunicationTime"') == [(0, 1.5)], "other tool's table changed"
 
 
+TEXT_FILES = ["csv/OperatorMFU.csv", "csv/ModuleMFU.csv", "csv/OpmfuRankSummary.csv",
+              "json/OperatorMFU.jsonl", "json/ModuleMFU.jsonl", "json/OpmfuRankSummary.jsonl"]
+
+
+def previous_texts(out):
+    """An earlier run's CSV and JSON files."""
+    for rel in TEXT_FILES:
+        p = os.path.join(out, "cluster_analysis_output", rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write("earlier " + rel + "\n")
+
+
+def check_previous_texts(out):
+    d = os.path.join(out, "cluster_analysis_output")
+    for rel in TEXT_FILES:
+        with open(os.path.join(d, rel)) as f:
+            assert f.read() == "earlier " + rel + "\n", rel + " changed"
+    for sub in ("csv", "json"):
+        assert sorted(os.listdir(os.path.join(d, sub))) == sorted(
+            os.path.basename(r) for r in TEXT_FILES if r.startswith(sub + "/")), "a file left in " + sub
+
+
+def sc_disk_full_text(tree, out):
+    sc_disk_full(tree, out)
+    previous_texts(out)
+
+
+def sc_text_dir_is_file(tree, out):
+    make_rank(tree)
+    d = os.path.join(out, "cluster_analysis_output")
+    os.makedirs(d)
+    with open(os.path.join(d, "json"), "w") as f:
+        f.write("a file where the json folder should be\n")
+
+
 def sc_replace_keeps_others(tree, out):
     make_rank(tree)
     previous_results(out)
@@ -246,6 +282,14 @@ def check_one_row(out):
     assert operator_rows(out) == [("aten::mm", "MatMulV3", 0.5)], operator_rows(out)
     # a file opmfu creates gets 64 KiB pages (faster appends)
     assert table(out, "PRAGMA page_size") == [(65536,)], table(out, "PRAGMA page_size")
+
+
+def check_no_mfu(out):
+    # the op is written with its FLOPs and kernel time, without an MFU; no OperatorMFU row
+    assert operator_rows(out) == [], operator_rows(out)
+    rows = table(out, "SELECT op_name, flops, kernel_ns, mfu FROM OpmfuOps")
+    assert len(rows) == 1 and rows[0][1] and rows[0][2] and rows[0][3] is None, rows
+    assert table(out, "SELECT status FROM OpmfuRankSummary") == [("no_mfu",)]
 
 
 SCENARIOS = [
@@ -273,14 +317,15 @@ SCENARIOS = [
     Scenario("junk_times", 0, [], sc_junk_times, check=check_one_row),
     Scenario("nulls", 0, [], sc_nulls),
     Scenario("huge_strings", 0, [], sc_huge_strings),
-    Scenario("info_not_json", 1, [
-        "opmfu: error: rank 0: no peak FLOPS: {tree}/%s: invalid JSON at byte 0: unexpected character; "
-        "give --peak fp16=TFLOPS,int8=TFLOPS (or OPMFU_PEAK) or --chip NAME" % INFO_REL, FAILED_ONE],
-        sc_info_not_json),
-    Scenario("info_wrong_types", 1, [
-        "opmfu: error: rank 0: no peak FLOPS: {tree}/%s: DeviceInfo[0].ai_core_num is not an integer; "
-        "give --peak fp16=TFLOPS,int8=TFLOPS (or OPMFU_PEAK) or --chip NAME" % INFO_REL, FAILED_ONE],
-        sc_info_wrong_types),
+    # a bad chip info file leaves the rank without a peak: written, MFU empty, one warning (SPEC 8)
+    Scenario("info_not_json", 0, [
+        "opmfu: warning: rank 0: MFU left empty (no peak FLOPS: {tree}/%s: invalid JSON at byte 0: unexpected "
+        "character; give --chip NAME or --peak fp16=TFLOPS,... (or OPMFU_PEAK))" % INFO_REL],
+        sc_info_not_json, check=check_no_mfu),
+    Scenario("info_wrong_types", 0, [
+        "opmfu: warning: rank 0: MFU left empty (no peak FLOPS: {tree}/%s: DeviceInfo[0].ai_core_num is not an "
+        "integer; give --chip NAME or --peak fp16=TFLOPS,... (or OPMFU_PEAK))" % INFO_REL],
+        sc_info_wrong_types, check=check_no_mfu),
     Scenario("symlink_loop", 0, [
         "opmfu: warning: {tree}/a/up: directory loop (symbolic link back to an ancestor), skipped"],
         sc_symlink_loop, check=check_one_row),
@@ -290,6 +335,15 @@ SCENARIOS = [
         "opmfu: error: {out}/cluster_analysis_output/cluster_analysis.db: cannot commit the results: "
         "disk I/O error"], sc_disk_full, check=check_previous_intact, preexec=limit_file_size),
     Scenario("replace_keeps_others", 0, [], sc_replace_keeps_others, check=check_replaced),
+    # 2999 links of one kernel: OperatorMFU.csv outgrows the 64 KiB limit; the
+    # earlier CSV and JSON files and the database stay, no temporary file is left
+    Scenario("disk_full_text", 1, [
+        "opmfu: error: {out}/cluster_analysis_output/csv/OperatorMFU.csv: cannot write: File too large"],
+        sc_disk_full_text, args=["--export", "db,csv,json"],
+        check=lambda out: (check_previous_intact(out), check_previous_texts(out)), preexec=limit_file_size),
+    Scenario("text_dir_is_file", 1, [
+        "opmfu: error: {out}/cluster_analysis_output/json: exists but is not a directory"],
+        sc_text_dir_is_file, args=["--export", "csv,json"]),
 ]
 if os.geteuid() == 0:
     # root reads every directory; run as nobody to see a permission error

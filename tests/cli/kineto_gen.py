@@ -24,7 +24,7 @@ def main():
         for name, opts in cases:
             path = os.path.join(work, name)
             want = subprocess.run([gen, path] + opts, check=True, capture_output=True, text=True).stdout
-            got = subprocess.run([opmfu, "analyze", path, "-o", os.path.join(work, "out")],
+            got = subprocess.run([opmfu, "analyze", path, "-o", os.path.join(work, "out"), "--verbose"],
                                  capture_output=True, text=True)
             lines = re.findall(r"^  input: (.*)$", got.stdout, re.M)
             if got.returncode != 0 or lines != [want.rstrip("\n")]:
@@ -37,7 +37,7 @@ def main():
         for rank, name in [(2, "a.json.gz"), (0, "b.json"), (1, "c.json")]:
             wants[rank] = subprocess.run([gen, os.path.join(cluster, name), str(100 + rank), "--rank", str(rank)],
                                          check=True, capture_output=True, text=True).stdout.rstrip("\n")
-        got = subprocess.run([opmfu, "analyze", cluster, "-o", os.path.join(work, "out")],
+        got = subprocess.run([opmfu, "analyze", cluster, "-o", os.path.join(work, "out"), "--verbose"],
                              capture_output=True, text=True)
         ranks = re.findall(r"^rank (-?\d+): .*\n  input: (.*)$", got.stdout, re.M)
         if got.returncode != 0 or ranks != [(str(r), wants[r]) for r in (0, 1, 2)]:

@@ -54,6 +54,10 @@ cases = [
      'layer check: base/mem.c includes "model/trace.h": base/ may include only libc\n'),
     ("cli/main.c", '#include "lib/lib.h"',
      'layer check: cli/main.c includes "lib/lib.h": cli/ may include only api\n'),
+    ("mflops/mflops.c", '#include "model/trace.h"',
+     'layer check: mflops/mflops.c includes "model/trace.h": mflops/ may include only base\n'),
+    ("mflops/mflops.c", "#include <yajl/yajl_parse.h>",
+     "layer check: mflops/mflops.c includes <yajl/yajl_parse.h>: only read may\n"),
     ("lib/rank.c", '#include "../base/mem.h"',
      'layer check: lib/rank.c includes "../base/mem.h": no such file under src/ (include paths start at src/)\n'),
 ]

@@ -3,13 +3,15 @@
  * profiler database (the tables of schema/in/ascend.sql, some of them left
  * out, rows of any storage class: NULLs, texts where ids belong, huge and
  * negative integers, NaN, blobs, invalid UTF-8), which is read, joined,
- * analysed and written (db, sometimes xlsx) with one or two threads. The
+ * analysed and written (db, sometimes xlsx, csv and json) with one or two
+ * threads; every JSON line must be valid JSON (yajl), one per row. The
  * other targets fuzz single parsers; this one fuzzes the reader and the join
  * and how they hand rows on.
  *
  * Input layout (every byte past the end reads as 0):
  *   byte 0   bit 0: jobs 2 (else 1); bit 1: also the xlsx export;
- *            bit 2: no --peak override (then no kernel gets an MFU)
+ *            bit 2: no --peak override (then no kernel gets an MFU);
+ *            bit 3: also the csv and json exports
  *   byte 1   bit i: leave table i of tables[] out
  *   then     rows: a table byte (index mod the table count), then one
  *            value per column of that table, each a kind byte and its data
@@ -24,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <yajl/yajl_parse.h>
 
 #include "fuzz.h"
 #include "opmfu.h"
@@ -223,6 +227,42 @@ static long long count(sqlite3 *db, const char *sql, int rank)
 	return n;
 }
 
+/* out/cluster_analysis_output/json/<table>.jsonl: rows lines, each a valid JSON text. */
+static void check_jsonl(const char *out, const char *table, size_t rows)
+{
+	char path[256], *buf = NULL;
+	size_t n = 0, cap = 0, got, lines = 0, from = 0, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cluster_analysis_output/json/%s.jsonl", out, table);
+	f = fopen(path, "rb");
+	FUZZ_ASSERT(f != NULL);
+	do {
+		if (n + 65536 > cap) {
+			buf = realloc(buf, cap = cap * 2 + 65536);
+			FUZZ_ASSERT(buf != NULL);
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	fclose(f);
+	FUZZ_ASSERT(n == 0 || buf[n - 1] == '\n');
+	for (i = 0; i < n; i++) {
+		yajl_handle h;
+		if (buf[i] != '\n')
+			continue;
+		h = yajl_alloc(NULL, NULL, NULL);
+		FUZZ_ASSERT(h != NULL);
+		FUZZ_ASSERT(yajl_parse(h, (const unsigned char *)buf + from, i - from) == yajl_status_ok &&
+			    yajl_complete_parse(h) == yajl_status_ok);
+		yajl_free(h);
+		lines++;
+		from = i + 1;
+	}
+	free(buf);
+	FUZZ_ASSERT(lines == rows);
+}
+
 /* What the report says must be what the output database holds. */
 static void check_output(const struct opmfu_report *rep)
 {
@@ -261,7 +301,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.inputs = inputs;
 	o.n_inputs = 1;
 	o.out_dir = out;
-	o.exports = OPMFU_EXPORT_DB | (flags & 2 ? OPMFU_EXPORT_XLSX : 0);
+	o.exports = OPMFU_EXPORT_DB | (flags & 2 ? OPMFU_EXPORT_XLSX : 0) |
+		    (flags & 8 ? OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON : 0);
 	o.jobs = flags & 1 ? 2 : 1;
 	if (!(flags & 4)) {
 		o.peak_tflops[OPMFU_CLASS_FP16] = 353.9;
@@ -280,12 +321,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * entry of its key (SPEC 2.6): at least as many rows as such keys */
 		FUZZ_ASSERT(k->op_rows >= k->kernels_with_mfu && (k->op_rows == 0) == (k->kernels_with_mfu == 0));
 		FUZZ_ASSERT(memchr(k->reason, '\0', sizeof(k->reason)) != NULL);
+		FUZZ_ASSERT(k->units_above_one <= k->units_flops && k->units_flops <= k->units);
+		FUZZ_ASSERT(k->rec_agree <= k->rec_compared && k->flops_ns <= k->busy_ns);
+		FUZZ_ASSERT(k->flops_coverage <= 1 && (k->mfu_busy < 0 || k->mfu_busy <= k->mfu_recorded * (1 + 1e-9)));
 		switch (k->state) {
 		case OPMFU_RANK_OK:
-			FUZZ_ASSERT(k->kernels_with_mfu > 0 && !(flags & 4));
+			/* some op has an MFU (SPEC 10), which needs a peak */
+			FUZZ_ASSERT(k->mfu_recorded >= 0 && !(flags & 4));
 			break;
 		case OPMFU_RANK_NO_MFU:
-			FUZZ_ASSERT(k->kernels_with_mfu == 0 && k->reason[0]);
+			FUZZ_ASSERT(k->mfu_recorded < 0 && k->reason[0]);
 			break;
 		case OPMFU_RANK_FAILED:
 			FUZZ_ASSERT(k->reason[0] && st != OPMFU_OK);
@@ -293,6 +338,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (rep.out_db)
 			check_output(&rep);
+		if (rep.json_dir && k->state != OPMFU_RANK_FAILED) {
+			check_jsonl(out, "OperatorMFU", k->op_rows);
+			check_jsonl(out, "ModuleMFU", k->module_rows);
+			check_jsonl(out, "OpmfuRankSummary", 1);
+		}
 		if (getenv("OPMFU_FUZZ_VERBOSE")) /* what a seed reaches, when writing seeds */
 			fprintf(stderr, "state %d, %zu kernels, %zu with MFU, %zu OperatorMFU, %zu ModuleMFU rows: %s\n",
 				(int)k->state, k->kernels, k->kernels_with_mfu, k->op_rows, k->module_rows, k->reason);

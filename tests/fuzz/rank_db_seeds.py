@@ -38,7 +38,11 @@ def row(table, *values):
     return out
 
 
-def rank(flags=0, omit=0, extra=(), text_times=False, module=True):
+def raw(b):  # these bytes as TEXT, invalid UTF-8 and NUL included
+    return [5, len(b)] + list(b)
+
+
+def rank(flags=0, omit=0, extra=(), text_times=False, module=True, kernel=2):
     t = text_ts if text_times else ts
     rows = [
         row("STRING_IDS", small(1), word(D_MM)), row("STRING_IDS", small(2), word(D_MATMUL)),
@@ -50,7 +54,7 @@ def rank(flags=0, omit=0, extra=(), text_times=False, module=True):
         row("PYTORCH_API", small(1), small(1), t(100), t(600)),
         row("CONNECTION_IDS", small(1), small(1)),
         row("TASK", small(1), ts(10000), ts(11000), small(1)),
-        row("COMPUTE_TASK_INFO", small(1), small(2), small(3), small(4), small(5)),
+        row("COMPUTE_TASK_INFO", small(1), small(kernel), small(3), small(4), small(5)),
         # its FLOPs record, and a module around it
         row("MSTX_EVENTS", ts(0), ts(700), small(2), small(7), small(6)),
     ]
@@ -64,6 +68,15 @@ def rank(flags=0, omit=0, extra=(), text_times=False, module=True):
     return bytes(out)
 
 
+# rows of every odd kind: invalid UTF-8 (0xff 0xfe), NaN, huge negatives, a malformed message
+ODD = [
+    row("TASK", small(2), [3] + [255] * 8, ts(5), small(1)),   # a huge negative start
+    row("COMPUTE_TASK_INFO", small(2), [5, 3, 0xff, 0xfe, 0], null(), [7, 2, 1, 2], small(4)),
+    row("PYTORCH_API", small(1), small(1), [6, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0], ts(900)),  # NaN start
+    row("MSTX_EVENTS", ts(0), ts(2000), small(2), word(10), small(6)),   # "-5-mm"
+    row("COMMUNICATION_OP", word(29), ts(20), ts(30), small(1)),
+]
+
 SEEDS = {
     "one_kernel": rank(),
     "one_kernel_j2_xlsx": rank(flags=3),
@@ -72,13 +85,12 @@ SEEDS = {
     "no_mstx": rank(omit=1 << TABLES.index("MSTX_EVENTS")),
     "no_pytorch_api": rank(omit=1 << TABLES.index("PYTORCH_API")),
     "empty_tables": bytes([0, 0]),
-    "odd_values": rank(flags=1, extra=[
-        row("TASK", small(2), [3] + [255] * 8, ts(5), small(1)),   # a huge negative start
-        row("COMPUTE_TASK_INFO", small(2), [5, 3, 0xff, 0xfe, 0], null(), [7, 2, 1, 2], small(4)),
-        row("PYTORCH_API", small(1), small(1), [6, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0], ts(900)),  # NaN start
-        row("MSTX_EVENTS", ts(0), ts(2000), small(2), word(10), small(6)),   # "-5-mm"
-        row("COMMUNICATION_OP", word(29), ts(20), ts(30), small(1)),
-    ]),
+    "odd_values": rank(flags=1, extra=ODD),
+    "one_kernel_text": rank(flags=8),            # also the csv and json exports
+    "odd_values_text": rank(flags=1 | 8, extra=ODD),
+    # a kernel name of invalid UTF-8, a quote, CR LF, a control byte and NUL in every export
+    "odd_name_text": rank(flags=2 | 8, kernel=10,
+                          extra=[row("STRING_IDS", small(10), raw(b'M\xff\xe2\x82"q",\r\n\x01\x00z\xed\xa0\x80'))]),
 }
 
 

@@ -21,12 +21,20 @@ A case directory holds:
                 lines are not this case's subject and will change with other work)
   expected/     exit (default 0), <Table>.tsv for each table of
                 {out}/cluster_analysis_output/cluster_analysis.db to compare,
+                NAME.sql beside NAME.tsv: compare the result of that query instead of a table,
                 stdout / stderr (optional, exact after replacing paths and timings),
+                stdout.head (optional: what stdout starts with, e.g. the rank blocks of --verbose),
                 absent (optional: output paths that must not exist),
                 xlsx/PATH.cells (optional: the dump by tests/tools/xlsx_cells.py of the
                 workbook {out}/PATH, e.g. xlsx/cluster_analysis_output/OperatorMfu/
-                operator_mfu_kernel_0.xlsx.cells; no temporary file may be left beside it)
-Input files must be byte-identical after the run (opmfu never writes its input).
+                operator_mfu_kernel_0.xlsx.cells; no temporary file may be left beside it),
+                files/PATH (optional: the exact bytes of the exported file {out}/PATH, e.g.
+                files/cluster_analysis_output/csv/OperatorMFU.csv, after writing the
+                tree's and the output's paths as {tree} and {out}; no temporary file
+                may be left beside it)
+Input files must be byte-identical after the run (opmfu never writes its input),
+and no file may appear beside them (SQLite's -wal, -shm, -journal): every path
+given to opmfu other than {out} is listed before and after the run.
 Expected files are written by hand from SPEC.md; this script never writes them.
 """
 import hashlib
@@ -45,17 +53,42 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from xlsx_cells import dump as dump_xlsx  # noqa: E402
 
 
-def tree_hashes(top):
-    """Hashes of the input files; opmfu's own output folder is not input."""
+def tree_hashes(tops):
+    """Hashes of the input files under each of tops; opmfu's own output folder is not input."""
     res = {}
-    for root, dirs, files in os.walk(top):
-        if "cluster_analysis_output" in dirs:
-            dirs.remove("cluster_analysis_output")
-        for name in files:
-            p = os.path.join(root, name)
-            with open(p, "rb") as f:
-                res[os.path.relpath(p, top)] = hashlib.sha256(f.read()).hexdigest()
+    for top in tops:
+        for root, dirs, files in os.walk(top):
+            if "cluster_analysis_output" in dirs:
+                dirs.remove("cluster_analysis_output")
+            for name in files:
+                p = os.path.join(root, name)
+                with open(p, "rb") as f:
+                    res[p] = hashlib.sha256(f.read()).hexdigest()
     return res
+
+
+def input_roots(args, tree, out):
+    """The folders the inputs are in: the tree, and every existing path among
+    the arguments that is not under {out} (a file stands for its folder)."""
+    roots = set([tree] if os.path.isdir(tree) else [])
+    for a in args:
+        if "/" not in a or not os.path.exists(a) or os.path.abspath(a).startswith(os.path.abspath(out)):
+            continue
+        roots.add(os.path.abspath(a if os.path.isdir(a) else os.path.dirname(a)))
+    return sorted(roots)
+
+
+def input_changes(before, after):
+    """One line per input file that appeared, went or changed during the run."""
+    lines = []
+    for p in sorted(set(before) | set(after)):
+        if p not in before:
+            lines.append("a file appeared beside the input: %s" % p)
+        elif p not in after:
+            lines.append("an input file went away: %s" % p)
+        elif before[p] != after[p]:
+            lines.append("an input file changed: %s" % p)
+    return lines
 
 
 def fmt(v):
@@ -70,10 +103,10 @@ def fmt(v):
     return v.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
 
 
-def dump_table(db, table):
+def dump_table(db, table, query=None):
     con = sqlite3.connect(db)
     try:
-        cur = con.execute('SELECT * FROM "%s" ORDER BY rowid' % table)
+        cur = con.execute(query or 'SELECT * FROM "%s" ORDER BY rowid' % table)
     except sqlite3.OperationalError as e:
         con.close()
         return "(%s)\n" % e
@@ -138,7 +171,8 @@ def main():
             return 77
         subst = {"{tree}": tree, "{out}": out, "{shared}": shared}
         args = [normalize_arg(a, subst) for a in args]
-        before = tree_hashes(tree) if os.path.isdir(tree) else {}
+        roots = input_roots(args, tree, out)
+        before = tree_hashes(roots)
         env = dict(os.environ)
         env.pop("OPMFU_PEAK", None)
         envfile = os.path.join(case, "env")
@@ -168,6 +202,13 @@ def main():
                     got = keep_lines(case, got)
                 if want != got:
                     fails += diff(stream, want, got)
+            # stdout.head: what stdout starts with (the per-rank blocks of --verbose)
+            if os.path.exists(path + ".head"):
+                with open(path + ".head", encoding="utf-8") as f:
+                    want = f.read()
+                got = normalize(got, subst)[:len(want)]
+                if want != got:
+                    fails += diff(stream + ".head", want, got)
         db = os.path.join(out, "cluster_analysis_output", "cluster_analysis.db")
         if os.path.exists(os.path.join(case, "dbpath")):
             with open(os.path.join(case, "dbpath"), encoding="utf-8") as f:
@@ -177,11 +218,17 @@ def main():
                 continue
             with open(os.path.join(expected, name), encoding="utf-8") as f:
                 want = f.read()
-            got = dump_table(db, name[:-4]) if os.path.exists(db) else "(no database)\n"
+            query = None
+            qpath = os.path.join(expected, name[:-4] + ".sql")
+            if os.path.exists(qpath):
+                with open(qpath, encoding="utf-8") as f:
+                    query = f.read()
+            got = dump_table(db, name[:-4], query) if os.path.exists(db) else "(no database)\n"
             got = normalize(got, subst)
             if want != got:
                 fails += diff(name, want, got)
         fails += check_xlsx(os.path.join(expected, "xlsx"), out, subst)
+        fails += check_files(os.path.join(expected, "files"), out, subst)
         absent = os.path.join(expected, "absent")
         if os.path.exists(absent):
             with open(absent, encoding="utf-8") as f:
@@ -190,9 +237,8 @@ def main():
                     if p and os.path.exists(p):
                         print("%s exists but should not" % p)
                         fails += 1
-        after = tree_hashes(tree) if os.path.isdir(tree) else {}
-        if before != after:
-            print("the input tree changed during the run")
+        for line in input_changes(before, tree_hashes(roots)):
+            print(line)
             fails += 1
         print("%s: %s" % (os.path.basename(case), "ok" if not fails else "%d mismatches" % fails))
         return 1 if fails else 0
@@ -200,31 +246,63 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def temp_files_left(dirs):
+    """Temporary files (*.tmp) a writer left in dirs, each printed."""
+    n = 0
+    for d in sorted(dirs):
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if name.endswith(".tmp"):
+                print("temporary file left behind: %s" % os.path.join(d, name))
+                n += 1
+    return n
+
+
+def expected_files(want_dir, suffix):
+    """(expected file, PATH) for every want_dir/PATH + suffix, in name order."""
+    for root, dirs, files in os.walk(want_dir):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(suffix):
+                p = os.path.join(root, name)
+                rel = os.path.relpath(p, want_dir)
+                yield p, rel[:len(rel) - len(suffix)]
+
+
 def check_xlsx(want_dir, out, subst):
     """Compares every expected/xlsx/PATH.cells with the dump of {out}/PATH."""
     fails = 0
     dirs_seen = set()
-    if not os.path.isdir(want_dir):
-        return 0
-    for root, dirs, files in os.walk(want_dir):
-        dirs.sort()
-        for name in sorted(files):
-            if not name.endswith(".cells"):
-                continue
-            rel = os.path.relpath(os.path.join(root, name), want_dir)[:-len(".cells")]
-            book = os.path.join(out, rel)
-            with open(os.path.join(root, name), encoding="utf-8") as f:
-                want = f.read()
-            got = normalize(dump_xlsx(book), subst) if os.path.exists(book) else "(no workbook)\n"
-            if want != got:
-                fails += diff("xlsx/" + rel, want, got)
-            dirs_seen.add(os.path.dirname(book))
-    for d in sorted(dirs_seen):
-        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-            if name.endswith(".tmp"):
-                print("temporary file left behind: %s" % os.path.join(d, name))
-                fails += 1
-    return fails
+    for want_path, rel in expected_files(want_dir, ".cells"):
+        book = os.path.join(out, rel)
+        with open(want_path, encoding="utf-8") as f:
+            want = f.read()
+        got = normalize(dump_xlsx(book), subst) if os.path.exists(book) else "(no workbook)\n"
+        if want != got:
+            fails += diff("xlsx/" + rel, want, got)
+        dirs_seen.add(os.path.dirname(book))
+    return fails + temp_files_left(dirs_seen)
+
+
+def check_files(want_dir, out, subst):
+    """Compares every expected/files/PATH with the bytes of {out}/PATH."""
+    fails = 0
+    dirs_seen = set()
+    for want_path, rel in expected_files(want_dir, ""):
+        got_path = os.path.join(out, rel)
+        with open(want_path, "rb") as f:
+            want = f.read()
+        got = b"(no file)\n"
+        if os.path.exists(got_path):
+            with open(got_path, "rb") as f:
+                got = f.read()
+            for key, val in subst.items():
+                got = got.replace(val.encode(), key.encode())
+        if want != got:
+            # line by line with every byte visible
+            fails += diff("files/" + rel, "".join(repr(l)[2:-1] + "\n" for l in want.splitlines(True)),
+                          "".join(repr(l)[2:-1] + "\n" for l in got.splitlines(True)))
+        dirs_seen.add(os.path.dirname(got_path))
+    return fails + temp_files_left(dirs_seen)
 
 
 def prepare(path, tree, shared):

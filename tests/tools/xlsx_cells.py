@@ -134,7 +134,29 @@ def load_styles(z):
                 parts.append("wrap")
         parts.append('numfmt "%s"' % numfmts.get(int(xf.get("numFmtId", 0)), "?"))
         xfs.append("; ".join(parts))
-    return dict(enumerate(xfs))
+    res = dict(enumerate(xfs))
+    res["dxf"] = [dxf_desc(d) for d in (root.find(M + "dxfs") or [])]
+    return res
+
+
+def dxf_desc(d):
+    """A conditional format's style: bold, font and fill colours."""
+    parts = []
+    font = d.find(M + "font")
+    if font is not None:
+        if font.find(M + "b") is not None:
+            parts.append("bold")
+        c = font.find(M + "color")
+        if c is not None and c.get("rgb"):
+            parts.append("font " + c.get("rgb"))
+    fill = d.find(M + "fill")
+    p = fill.find(M + "patternFill") if fill is not None else None
+    if p is not None:
+        for tag in ("fgColor", "bgColor"):
+            c = p.find(M + tag)
+            if c is not None and c.get("rgb"):
+                parts.append("fill %s %s" % (tag, c.get("rgb")))
+    return ", ".join(parts) or "none"
 
 
 def dump_sheet(z, name, path, sst, styles):
@@ -183,6 +205,12 @@ def dump_sheet(z, name, path, sst, styles):
                                  if kv[0] not in ("type", "priority"))
                 if extra:
                     desc += " " + extra
+                for f in rule.findall(M + "formula"):
+                    desc += " formula " + (f.text or "")
+                if rule.get("dxfId") is not None:
+                    dxfs = styles.get("dxf", [])
+                    i = int(rule.get("dxfId"))
+                    desc += " style (%s)" % (dxfs[i] if i < len(dxfs) else "?")
             lines.append(desc)
     ie = root.find(M + "ignoredErrors")
     if ie is not None:

@@ -1,5 +1,6 @@
 /*
- * files.h - small file helpers shared by the unit tests that write outputs.
+ * files.h - small file helpers shared by the unit tests that write outputs
+ * (inline: each test uses some of them).
  */
 #ifndef OPMFU_TEST_FILES_H
 #define OPMFU_TEST_FILES_H
@@ -11,7 +12,7 @@
 #include "check.h"
 
 /* Writes text to path (a CHECK fails if it cannot). */
-static void put_file(const char *path, const char *text)
+static inline void put_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 	CHECK(f != NULL);
@@ -22,7 +23,7 @@ static void put_file(const char *path, const char *text)
 }
 
 /* Whether path holds exactly text (short files only). */
-static int file_is(const char *path, const char *text)
+static inline int file_is(const char *path, const char *text)
 {
 	char buf[256];
 	size_t n;
@@ -35,19 +36,34 @@ static int file_is(const char *path, const char *text)
 	return !strcmp(buf, text);
 }
 
-/* Temporary files ("*.tmp") a writer left in dir; -1 if dir cannot be read. */
-static int tmp_files(const char *dir)
+/* Entries of dir (. and .. aside) whose name ends in suffix; -1 if dir cannot be read. */
+static inline int dir_files(const char *dir, const char *suffix)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
+	size_t k = strlen(suffix);
 	int n = 0;
 	if (!d)
 		return -1;
-	while ((e = readdir(d)))
-		if (strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp"))
-			n++;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && len > k &&
+		     !strcmp(e->d_name + len - k, suffix);
+	}
 	closedir(d);
 	return n;
+}
+
+/* Temporary files ("*.tmp") a writer left in dir; -1 if dir cannot be read. */
+static inline int tmp_files(const char *dir)
+{
+	return dir_files(dir, ".tmp");
+}
+
+/* Entries in dir; -1 if it cannot be read. */
+static inline int dir_entries(const char *dir)
+{
+	return dir_files(dir, "");
 }
 
 #endif

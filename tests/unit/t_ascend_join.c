@@ -51,11 +51,11 @@ static void run(int64_t k, size_t hint)
 	/* COMPUTE_TASK_INFO out of globalTaskId order, one schedule task */
 	if (hint)
 		opmfu_ajoin_expect(&j, OPMFU_AJ_INFO, hint);
-	info = (struct opmfu_aj_info){ N(12), N(1), N(2), N(3) };
+	info = (struct opmfu_aj_info){ N(12), N(1), N(2), N(3), N(4), N(5), N(6) };
 	CHECK_INT(opmfu_ajoin_add_info(&j, 12 * k, &info), 0);
-	info = (struct opmfu_aj_info){ N(10), N(1), N(2), N(3) };
+	info = (struct opmfu_aj_info){ N(10), N(1), N(2), N(3), N(4), N(5), N(6) };
 	CHECK_INT(opmfu_ajoin_add_info(&j, 10 * k, &info), 0);
-	info = (struct opmfu_aj_info){ N(13), N(1), N(2), N(3) };
+	info = (struct opmfu_aj_info){ N(13), N(1), N(2), N(3), N(4), N(5), N(6) };
 	CHECK_INT(opmfu_ajoin_add_info(&j, 13 * k, &info), 0);
 	CHECK_INT(opmfu_ajoin_add_sched(&j, 99 * k, N(990)), 0);
 	CHECK_INT(opmfu_ajoin_index_info(&j), 0);
@@ -121,6 +121,14 @@ static void run(int64_t k, size_t hint)
 		CHECK_INT(t.links[0].dtype, 2);
 		CHECK_INT(t.links[4].dtype, 0); /* communication rows have no shapes */
 		CHECK_INT(t.links[7].k_start, 1400);
+		/* each compute link carries its info row's op type and formats */
+		for (i = 0; i < 4 && t.kx; i++) {
+			CHECK_INT(t.kx[i].type, 4);
+			CHECK_INT(t.kx[i].in_formats, 5);
+			CHECK_INT(t.kx[i].out_formats, 6);
+			CHECK_INT(t.kx[i].attrs, 0);
+		}
+		CHECK(t.kx != NULL);
 	}
 	opmfu_ajoin_release(&j);
 	opmfu_trace_release(&t);

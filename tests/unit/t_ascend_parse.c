@@ -237,8 +237,40 @@ static void test_shape_map(void)
 	opmfu_strtab_release(&s);
 }
 
+/* Ascend tensor formats as struct opmfu_kext wants them */
+static void t_format(void)
+{
+	static const struct {
+		const char *in, *out; /* out NULL: already normal */
+	} cases[] = {
+		{ "FORMAT_ND;FORMAT_ND;FORMAT_ND", "ND;ND;ND" },
+		{ "NC1HWC0:1;NC1HWC0:1;NC1HWC0", "NC1HWC0;NC1HWC0;NC1HWC0" },
+		{ "NCHW;FORMAT_ND", "NCHW;ND" },
+		{ "NC1HWC0;FRACTAL_Z;NCHW", NULL },
+		{ "", NULL },
+		{ "FORMAT_", NULL },          /* nothing after the prefix: left as it is */
+		{ ";FORMAT_ND:2;", ";ND;" },  /* empty entries stay */
+		{ "N/A", NULL },
+	};
+	char out[64];
+	size_t i;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long n = opmfu_ascend_format_norm(cases[i].in, strlen(cases[i].in), out);
+		if (!cases[i].out) {
+			CHECK_INT(n, -1);
+			continue;
+		}
+		CHECK(n >= 0);
+		if (n >= 0) {
+			out[n] = '\0';
+			CHECK_STR(out, cases[i].out);
+		}
+	}
+}
+
 int main(void)
 {
+	t_format();
 	test_shape_map();
 	test_flops_valid();
 	test_flops_invalid();

@@ -1,6 +1,8 @@
 /*
  * t_chips.c - chip name matching is exact up to case, spaces, '-' and '_'.
  */
+#include <string.h>
+
 #include "check.h"
 #include "chips/chips.h"
 
@@ -26,5 +28,34 @@ int main(void)
 	CHECK(opmfu_chip_find("L4S") == NULL);
 	CHECK(opmfu_chip_find("") == NULL);
 	CHECK(opmfu_chip_find("Ascend910B3") == NULL); /* 20 cores: not the 24-core entry */
+
+	/* device names as traces give them: explicit aliases, and a trailing VF or MIG slice */
+	CHECK((c = opmfu_chip_find_device("NVIDIA H100 80GB HBM3")) != NULL && !strcmp(c->name, "H100 SXM"));
+	CHECK((c = opmfu_chip_find_device("NVIDIA A100-SXM4-80GB")) != NULL && !strcmp(c->name, "A100"));
+	CHECK((c = opmfu_chip_find_device("AMD Instinct MI300X")) != NULL && c->fp16 == 1307.4);
+	CHECK((c = opmfu_chip_find_device("AMD Instinct MI300X VF")) != NULL && !strcmp(c->name, "MI300X"));
+	CHECK((c = opmfu_chip_find_device("Tesla V100-SXM2-32GB")) != NULL && c->fp16 == 125 && c->fp32 == 15.7);
+	CHECK((c = opmfu_chip_find_device("NVIDIA A100-SXM4-40GB MIG 1g.5gb")) != NULL && !strcmp(c->name, "A100"));
+	CHECK((c = opmfu_chip_find_device("NVIDIA H100 80GB HBM3 ")) != NULL && !strcmp(c->name, "H100 SXM"));
+	CHECK(opmfu_chip_find_device("NVIDIA H100") == NULL);      /* SXM, PCIe or NVL: not said */
+	CHECK(opmfu_chip_find_device("NVIDIA GeForce RTX 4090") == NULL);
+	CHECK(opmfu_chip_find_device("VF") == NULL);
+	CHECK(opmfu_chip_find_device(" VF") == NULL);
+	CHECK((c = opmfu_chip_find("Ascend910B")) != NULL && (c->flags & OPMFU_CHIP_CUBE));
+	CHECK((c = opmfu_chip_find("H20")) != NULL && !(c->flags & OPMFU_CHIP_CUBE));
+
+	/* did you mean: closest first (edit distance of the normalised names), ties in table order */
+	{
+		const struct opmfu_chip *near[3];
+		size_t n = opmfu_chip_suggest("L20", near, 3);
+		/* l20: h20 1 substitution; l4 1 substitution + 1 deletion = 2; l40s 2 */
+		CHECK_INT(n, 3);
+		CHECK(n == 3 && !strcmp(near[0]->name, "H20") && !strcmp(near[1]->name, "L40S") &&
+		      !strcmp(near[2]->name, "L4"));
+		n = opmfu_chip_suggest("h100sxn", near, 3); /* one substitution from h100sxm */
+		CHECK(n >= 1 && !strcmp(near[0]->name, "H100 SXM"));
+		CHECK_INT(opmfu_chip_suggest("completely different", near, 3), 0);
+		CHECK_INT(opmfu_chip_suggest("L20", near, 1), 1);
+	}
 	return check_done();
 }

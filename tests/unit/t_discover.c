@@ -1,7 +1,8 @@
 /*
  * t_discover.c - rank discovery (read/discover.c) over trees built here:
  * rank directories at several depths, a bare database, a single card,
- * duplicates resolved by timestamp, a loop, selection; a second (fake)
+ * duplicates resolved by timestamp, several paths that overlap or share
+ * rank ids, a loop, selection; a second (fake)
  * reader shows that ranks of two formats share one list; and the Ascend
  * reader's chip info (read/ascend/ascend_dir.c) into the trace's device.
  */
@@ -288,6 +289,136 @@ static void count_links(void *ctx, const struct opmfu_trace *t)
 	++*(int *)ctx;
 }
 
+/* Several paths (issue 23): overlapping ones, two runs with the same rank
+ * ids, one given twice. A rank id is one rank whatever path found it, by
+ * SPEC 1.1's rule (newer timestamp, else the path given first); each pair of
+ * paths and outcome is one warning naming the ids. */
+static enum opmfu_status find_all(const char *const *rels, size_t n, struct opmfu_rank_list *list,
+				  struct opmfu_err *e)
+{
+	const char *paths[4];
+	static char keep[4][512];
+	size_t i;
+	for (i = 0; i < n; i++) {
+		snprintf(keep[i], sizeof(keep[i]), "%s", at(rels[i]));
+		paths[i] = keep[i];
+	}
+	memset(list, 0, sizeof(*list));
+	warnings[0] = '\0';
+	memset(e, 0, sizeof(*e));
+	return opmfu_discover(paths, n, NULL, list, on_warn, NULL, e);
+}
+
+static void test_several(void)
+{
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	char want[2048], run1[512];
+	const char *overlap[] = { "run1", "run1/host_2_20260101000000000_ascend_pt" };
+	const char *runs[] = { "run1", "run2" };
+	const char *twice[] = { "run1", "run3", "run1" };
+	const char *copies[] = { "run1", "copy" };
+	const char *none[] = { "run1", "empty2" };
+	long k;
+	int nomem = 0;
+
+	/* run1 and copy: the same names, so the same ids and timestamps */
+	for (k = 0; k < 8; k++) {
+		char rel[128];
+		static const int ids[] = { 0, 1, 2, 5 };
+		snprintf(rel, sizeof(rel), "%s/host_%d_20260101000000000_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+			 "ascend_pytorch_profiler_%d.db", k < 4 ? "run1" : "copy", ids[k % 4] + 1, ids[k % 4]);
+		put(rel, "");
+	}
+	put(DB("run2/host_1_20260102000000000_ascend_pt", 0), "");
+	put(DB("run2/host_2_20260102000000000_ascend_pt", 1), "");
+	put(DB("run2/host_8_20260102000000000_ascend_pt", 7), "");
+	put(DB("run3/x_ascend_pt", 5), "");
+	mkdirs("empty2/a");
+
+	/* the second path is inside the first: read once, said once (it was "no rank found") */
+	CHECK_INT(find_all(overlap, 2, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 4);
+	snprintf(want, sizeof(want), "%s: rank 1 already found under %s (the same files); read once\n",
+		 at("run1/host_2_20260101000000000_ascend_pt"), at("run1"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* two runs: ranks 0 and 1 in both, run2's newer; 2 and 5 only in run1, 7 only in run2 */
+	CHECK_INT(find_all(runs, 2, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 5);
+	if (l.n == 5) {
+		CHECK(l.v[0].rank == 0 && l.v[1].rank == 1 && l.v[2].rank == 2 && l.v[3].rank == 5 && l.v[4].rank == 7);
+		CHECK_STR(l.v[0].dir, at("run2/host_1_20260102000000000_ascend_pt"));
+		CHECK_STR(l.v[1].dir, at("run2/host_2_20260102000000000_ascend_pt"));
+		CHECK_STR(l.v[2].dir, at("run1/host_3_20260101000000000_ascend_pt"));
+		CHECK_STR(l.v[0].out_hint, at("run2"));
+	}
+	snprintf(want, sizeof(want),
+		 "ranks 0-1 found under both %s and %s: using those under %s (newer timestamp), ignoring %s\n",
+		 at("run1"), at("run2"), at("run2"), at("run1"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* run3's rank 5 has no timestamp: run1's is newer; run1 again is the same files */
+	CHECK_INT(find_all(twice, 3, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 4);
+	/* at() keeps 4 paths: this message names 5 */
+	snprintf(run1, sizeof(run1), "%s", at("run1"));
+	snprintf(want, sizeof(want),
+		 "%s is given twice: its ranks 0-2, 5 are read once\n"
+		 "rank 5 found under both %s and %s: using the one under %s (newer timestamp), ignoring %s\n",
+		 run1, run1, at("run3"), run1, at("run3"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* a copy: the same timestamps, so the path given first */
+	CHECK_INT(find_all(copies, 2, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 4);
+	if (l.n == 4)
+		CHECK_STR(l.v[3].dir, at("run1/host_6_20260101000000000_ascend_pt"));
+	snprintf(want, sizeof(want),
+		 "ranks 0-2, 5 found under both %s and %s: using those under %s (same or no timestamp: the first "
+		 "given), ignoring %s\n",
+		 at("run1"), at("copy"), at("run1"), at("copy"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* a path with no rank at all is still an error */
+	CHECK_INT(find_all(none, 2, &l, &e), OPMFU_ERR_NOINPUT);
+	snprintf(want, sizeof(want),
+		 "%s: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or "
+		 "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
+		 at("empty2"));
+	CHECK_STR(e.msg, want);
+	opmfu_rank_list_release(&l);
+
+	/* within one path, a symbolic link to a rank directory is the same files: silently one */
+	put(DB("sym/host_1_20260101000000000_ascend_pt", 0), "");
+	CHECK(symlink("host_1_20260101000000000_ascend_pt", at("sym/z_ascend_pt")) == 0);
+	CHECK_INT(find("sym", NULL, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 1);
+	CHECK_STR(warnings, "");
+	opmfu_rank_list_release(&l);
+
+	/* every allocation failing in turn */
+	for (k = 1; k < 200; k++) {
+		enum opmfu_status st;
+		opmfu_mem_fail_after(k);
+		st = find_all(twice, 3, &l, &e);
+		opmfu_mem_fail_after(0);
+		if (st == OPMFU_OK) {
+			CHECK_INT(l.n, 4);
+		} else {
+			nomem++;
+			CHECK_INT(st, OPMFU_ERR_NOMEM);
+			CHECK(strstr(e.msg, "out of memory") != NULL);
+		}
+		opmfu_rank_list_release(&l);
+	}
+	CHECK(nomem > 10);
+}
+
 static void test_mixed(void)
 {
 	const struct opmfu_reader *const readers[] = { &opmfu_reader_ascend, &fake_reader, NULL };
@@ -497,9 +628,13 @@ static void test_device(void)
 	CHECK_STR(dev.path, at("dev/r_ascend_pt/PROF_1/x/device_0/info.json.0"));
 	CHECK_INT(dev.ai_core_num, 24);
 	CHECK_DBL(dev.aic_mhz, 1800);
-	CHECK_DBL(dev.peak_flops[0], 353894400000000.0);
-	CHECK_DBL(dev.peak_flops[1], 707788800000000.0);
-	CHECK_DBL(dev.peak_flops[2], 0);
+	/* the cube formula: 24 x 1800e6 x 8192 (fp16), x 16384 (int8); nothing else from the file */
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP16], 353894400000000.0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_INT8], 707788800000000.0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP32], 0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_TF32], 0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP8], 0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP4], 0);
 	snprintf(want, sizeof(want), "info.json %s (24 AI cores at 1800 MHz)", dev.path);
 	CHECK_STR(dev.source, want);
 	CHECK_STR(dev.no_peak, "");
@@ -512,7 +647,7 @@ static void test_device(void)
 	snprintf(want, sizeof(want), "%s: DeviceInfo[0] gives -1 AI cores at 9 MHz: not a usable chip",
 		 at("dev/bad_ascend_pt/PROF_1/device_3/info.json.3"));
 	CHECK_STR(dev.no_peak, want);
-	CHECK_DBL(dev.peak_flops[0], 0);
+	CHECK_DBL(dev.peak_flops[OPMFU_PREC_FP16], 0);
 	CHECK_STR(dev.source, "");
 	opmfu_device_release(&dev);
 
@@ -538,6 +673,7 @@ int main(void)
 	test_cluster();
 	test_files();
 	test_duplicates();
+	test_several();
 	test_mixed();
 	test_kineto();
 	test_nomem();

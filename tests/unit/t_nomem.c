@@ -4,10 +4,11 @@
  * suite also runs under AddressSanitizer). argv[1] is a rank directory,
  * argv[2] a scratch directory.
  *
- * Then the same over two ranks with both exports on one thread: when a single
+ * Then the same over two ranks with every export on one thread: when a single
  * rank fails, the other's results are written and the failed one leaves
  * nothing behind, even when it failed after its OperatorMFU rows and kernel
- * workbook had been written (its module tree ran out of memory).
+ * workbook had been written (its module tree ran out of memory); a run that
+ * commits nothing leaves the earlier CSV and JSON files as they were.
  */
 #include <errno.h>
 #include <sqlite3.h>
@@ -73,6 +74,53 @@ static long count_rows(const char *db_path, const char *table, int rank)
 	return n;
 }
 
+/* Lines of the file at path that start with prefix; -1 if it cannot be read. */
+static long count_lines(const char *path, const char *prefix)
+{
+	char line[8192];
+	long n = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, prefix, strlen(prefix));
+	fclose(f);
+	return n;
+}
+
+/* The rows of rank in DIR/Table.csv and DIR/Table.jsonl, which must agree; -1 if not. */
+static long text_rows(const char *out, const char *table, int rank)
+{
+	char path[4400], prefix[64];
+	long csv, json;
+	snprintf(path, sizeof(path), "%s/cluster_analysis_output/csv/%s.csv", out, table);
+	snprintf(prefix, sizeof(prefix), "%d,", rank);
+	csv = count_lines(path, prefix);
+	snprintf(path, sizeof(path), "%s/cluster_analysis_output/json/%s.jsonl", out, table);
+	snprintf(prefix, sizeof(prefix), "{\"rank_id\":%d,", rank);
+	json = count_lines(path, prefix);
+	return csv == json ? csv : -1;
+}
+
+/* Puts "earlier" in every CSV and JSON file of a run; with check, whether they still hold it. */
+static int earlier_texts(const char *out, int check)
+{
+	static const char *const files[] = { "csv/OperatorMFU.csv", "csv/ModuleMFU.csv", "csv/OpmfuRankSummary.csv",
+					     "json/OperatorMFU.jsonl", "json/ModuleMFU.jsonl",
+					     "json/OpmfuRankSummary.jsonl" };
+	char path[4400];
+	size_t i;
+	int same = 1;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/cluster_analysis_output/%s", out, files[i]);
+		if (check)
+			same &= file_is(path, "earlier");
+		else
+			put_file(path, "earlier");
+	}
+	return same;
+}
+
 static enum opmfu_status run2(const char *const *in, const char *out, struct opmfu_report *rep,
 			      struct opmfu_err *err)
 {
@@ -82,7 +130,7 @@ static enum opmfu_status run2(const char *const *in, const char *out, struct opm
 	o.n_inputs = 2;
 	o.out_dir = out;
 	o.jobs = 1; /* one thread, so the k-th allocation is the same in every run */
-	o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX;
+	o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON;
 	o.peak_tflops[OPMFU_CLASS_FP16] = 353.9; /* rank 1 has no info.json */
 	memset(err, 0, sizeof(*err));
 	return opmfu_analyze(&o, rep, err);
@@ -91,7 +139,8 @@ static enum opmfu_status run2(const char *const *in, const char *out, struct opm
 /* Rank 0 = argv[1] (the sample); rank 1 = a copy of its database under scratch. */
 static void two_ranks(const char *rank0, const char *scratch)
 {
-	char r1[4096], from[4200], to[4200], out[4200], db[4300], xdir[4300], kx[4400], mx[4400];
+	char r1[4096], from[4200], to[4200], out[4200], db[4300], xdir[4300], kx[4400], mx[4400], cdir[4300],
+		jdir[4300];
 	const char *in[2];
 	struct opmfu_report rep;
 	struct opmfu_err err;
@@ -110,6 +159,8 @@ static void two_ranks(const char *rank0, const char *scratch)
 	snprintf(out, sizeof(out), "%s/two-out", scratch);
 	snprintf(db, sizeof(db), "%s/cluster_analysis_output/cluster_analysis.db", out);
 	snprintf(xdir, sizeof(xdir), "%s/cluster_analysis_output/OperatorMfu", out);
+	snprintf(cdir, sizeof(cdir), "%s/cluster_analysis_output/csv", out);
+	snprintf(jdir, sizeof(jdir), "%s/cluster_analysis_output/json", out);
 	in[0] = rank0;
 	in[1] = r1;
 
@@ -119,8 +170,11 @@ static void two_ranks(const char *rank0, const char *scratch)
 	      rep.ranks[1].module_rows == 9);
 	opmfu_report_release(&rep);
 	total = opmfu_mem_count() - before;
+	CHECK_INT(text_rows(out, "OperatorMFU", 1), 6);
+	CHECK_INT(text_rows(out, "ModuleMFU", 1), 9);
 	for (k = 1; k <= total + 5; k++) {
 		enum opmfu_status st;
+		earlier_texts(out, 0);
 		for (r = 0; r < 2; r++) {
 			snprintf(kx, sizeof(kx), "%s/operator_mfu_kernel_%d.xlsx", xdir, r);
 			snprintf(mx, sizeof(mx), "%s/operator_mfu_module_%d.xlsx", xdir, r);
@@ -131,6 +185,10 @@ static void two_ranks(const char *rank0, const char *scratch)
 		st = run2(in, out, &rep, &err);
 		opmfu_mem_fail_after(0);
 		CHECK_INT(tmp_files(xdir), 0);
+		CHECK_INT(tmp_files(cdir), 0);
+		CHECK_INT(tmp_files(jdir), 0);
+		if (st == OPMFU_OK)
+			CHECK_INT(text_rows(out, "OperatorMFU", 0) + text_rows(out, "OperatorMFU", 1), 12);
 		if (st == OPMFU_ERR_PARTIAL && rep.n_failed == 1) {
 			int bad = rep.ranks[0].state == OPMFU_RANK_FAILED ? 0 : 1;
 			partial++;
@@ -143,6 +201,12 @@ static void two_ranks(const char *rank0, const char *scratch)
 			CHECK_INT(count_rows(db, "ModuleMFU", bad), 0);
 			CHECK_INT(count_rows(db, "OperatorMFU", 1 - bad), 6);
 			CHECK_INT(count_rows(db, "ModuleMFU", 1 - bad), 9);
+			CHECK_INT(text_rows(out, "OperatorMFU", bad), 0);
+			CHECK_INT(text_rows(out, "ModuleMFU", bad), 0);
+			CHECK_INT(text_rows(out, "OperatorMFU", 1 - bad), 6);
+			CHECK_INT(text_rows(out, "ModuleMFU", 1 - bad), 9);
+			/* its summary row says why it failed */
+			CHECK_INT(text_rows(out, "OpmfuRankSummary", bad), 1);
 			snprintf(kx, sizeof(kx), "%s/operator_mfu_kernel_%d.xlsx", xdir, bad);
 			snprintf(mx, sizeof(mx), "%s/operator_mfu_module_%d.xlsx", xdir, bad);
 			CHECK(file_is(kx, "earlier") && file_is(mx, "earlier"));
@@ -150,6 +214,8 @@ static void two_ranks(const char *rank0, const char *scratch)
 			CHECK(!file_is(kx, "earlier"));
 		} else if (st != OPMFU_OK) {
 			CHECK(says_nomem(&rep, &err));
+			/* nothing committed */
+			CHECK(earlier_texts(out, 1));
 		}
 		opmfu_report_release(&rep);
 	}

@@ -372,6 +372,9 @@ static const char xlsx_want[] =
 	"merge C2:C3\n"
 	"merge B5:B6\n"
 	"merge C5:C6\n"
+	/* above 1 is suspect: its own style, and the colour scale stops there */
+	"conditional F2:F7 cellIs dxfId=0 operator=greaterThan stopIfTrue=1 formula 1 style (bold, font FF7F0000, "
+	"fill bgColor FFB4A7D6)\n"
 	"conditional F2:F7 colorScale num 0 FFF8696B, num 0.5 FFFFEB84, num 1 FF63BE7B\n"
 	"ignore D2:E7 numberStoredAsText\n"
 	"style 1: font \"Times New Roman\" 11 bold; fill solid FFAFEEEE; border thin; valign center; "

@@ -487,6 +487,9 @@ static void test_kernel(void)
 	CHECK(dump_has(got, "col C width 50 (xml 50.7109375)"));
 	CHECK(dump_has(got, "col G width 10 (xml 10.7109375)"));
 	CHECK(dump_has(got, "conditional G2:G4 colorScale num 0 FFF8696B, num 0.5 FFFFEB84, num 1 FF63BE7B"));
+	/* MFU above 100 % is marked suspect, not as green as a perfect kernel */
+	CHECK(dump_has(got, "conditional G2:G4 cellIs dxfId=0 operator=greaterThan stopIfTrue=1 formula 1 style (bold, "
+			    "font FF7F0000, fill bgColor FFB4A7D6)"));
 	CHECK(dump_has(got, "ignore D2:E4 numberStoredAsText"));
 	CHECK(dump_has(got, "A2=5 (n) s2"));
 	CHECK(dump_has(got, "B2==1+1 (inlineStr) s2"));

@@ -247,8 +247,8 @@ enum opmfu_status opmfu_ascend_device(const char *dir, struct opmfu_device *dev,
 	}
 	dev->ai_core_num = ci.ai_core_num;
 	dev->aic_mhz = ci.aic_mhz;
-	dev->peak_flops[OPMFU_DT_FP16] = ci.peak_fp16;
-	dev->peak_flops[OPMFU_DT_INT8] = ci.peak_int8;
+	dev->peak_flops[OPMFU_PREC_FP16] = ci.peak_fp16;
+	dev->peak_flops[OPMFU_PREC_INT8] = ci.peak_int8;
 	snprintf(dev->source, sizeof(dev->source), "info.json %s (%lld AI cores at %g MHz)", dev->path,
 		 ci.ai_core_num, ci.aic_mhz);
 	return OPMFU_OK;

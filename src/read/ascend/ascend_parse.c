@@ -286,3 +286,55 @@ out:
 	opmfu_free(tmp);
 	return rc;
 }
+
+long opmfu_ascend_format_norm(const char *s, size_t len, char *out)
+{
+	size_t i = 0, o = 0;
+	int changed = 0;
+
+	while (i <= len) {
+		size_t e = i, cut;
+		while (e < len && s[e] != ';')
+			e++;
+		if (e - i > 7 && !memcmp(s + i, "FORMAT_", 7)) {
+			i += 7;
+			changed = 1;
+		}
+		for (cut = i; cut < e && s[cut] != ':'; cut++)
+			;
+		changed |= cut != e;
+		memcpy(out + o, s + i, cut - i);
+		o += cut - i;
+		if (e < len)
+			out[o++] = ';';
+		i = e + 1;
+	}
+	return changed ? (long)o : -1;
+}
+
+int opmfu_ascend_format_map(struct opmfu_strtab *strs, uint32_t *map, size_t n)
+{
+	size_t sid, cap = 0;
+	char *tmp = NULL;
+	int rc = -1;
+
+	for (sid = 0; sid < n; sid++) {
+		const char *v = opmfu_strtab_str(strs, (uint32_t)sid);
+		size_t len = opmfu_strtab_len(strs, (uint32_t)sid);
+		long m;
+		map[sid] = (uint32_t)sid;
+		/* only strings that can change: most are kernel names, not formats */
+		if (!v || (!memchr(v, ':', len) && !strstr(v, "FORMAT_")))
+			continue;
+		/* interning may move the pool under v: normalise into a copy */
+		if (opmfu_grow((void **)&tmp, &cap, len + 1, 1))
+			goto out;
+		if ((m = opmfu_ascend_format_norm(v, len, tmp)) >= 0 &&
+		    !(map[sid] = opmfu_strtab_intern(strs, tmp, (size_t)m)))
+			goto out;
+	}
+	rc = 0;
+out:
+	opmfu_free(tmp);
+	return rc;
+}

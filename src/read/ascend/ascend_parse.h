@@ -53,4 +53,20 @@ int opmfu_ascend_shape_is_na(const char *s, size_t len);
  */
 int opmfu_ascend_shape_map(struct opmfu_strtab *strs, uint32_t *map, size_t *n_map, uint32_t *unknown);
 
+/*
+ * Normalises a tensor format list as model/trace.h's struct opmfu_kext
+ * wants it: each ';'-separated entry loses a "FORMAT_" prefix and a ":N"
+ * sub-format suffix ("FORMAT_ND;NC1HWC0:1" -> "ND;NC1HWC0"). Writes at
+ * most len bytes to out; returns the length written, or -1 when s is
+ * already normal (nothing to change). Pure.
+ */
+long opmfu_ascend_format_norm(const char *s, size_t len, char *out);
+
+/*
+ * map[sid] for sid < n: the sid of the normalised format list of every
+ * string that opmfu_ascend_format_norm changes (interned when new), sid
+ * itself otherwise. Interns strings. Returns 0, or -1 when out of memory.
+ */
+int opmfu_ascend_format_map(struct opmfu_strtab *strs, uint32_t *map, size_t n);
+
 #endif

@@ -85,37 +85,18 @@ enum opmfu_status opmfu_read_info_json(const char *path, struct opmfu_chip_info 
 {
 	struct opmfu_json_value v[V__COUNT];
 	struct opmfu_json_pick p;
-	struct opmfu_err perr = OPMFU_ERR_INIT;
-	char buf[8192];
-	size_t n, total = 0;
-	enum opmfu_status st, parsed;
+	enum opmfu_status st;
 	FILE *f = fopen(path, "rb");
 
 	if (!f)
 		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
 	info_values(v);
-	parsed = opmfu_json_pick_init(&p, v, V__COUNT, &perr);
-	/* the whole file is read even after a JSON fault, so that a read error,
-	 * then the size, win over the content as when it was read in one go */
-	while (total < INFO_MAX_BYTES) {
-		size_t want = INFO_MAX_BYTES - total < sizeof(buf) ? INFO_MAX_BYTES - total : sizeof(buf);
-		if ((n = fread(buf, 1, want, f)) == 0)
-			break;
-		total += n;
-		if (!parsed)
-			parsed = opmfu_json_feed(&p.json, buf, n, &perr);
-	}
-	if (ferror(f)) {
-		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: read error", path);
-	} else if (total >= INFO_MAX_BYTES) {
-		st = opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: larger than 16 MiB, not a chip info file", path);
-	} else {
-		if (!parsed)
-			parsed = opmfu_json_finish(&p.json, &perr);
-		st = parsed ? opmfu_err_set(err, parsed, "%s", perr.msg) : info_from(v, out, err);
-		if (st)
-			opmfu_err_prefix(err, "%s", path);
-	}
+	st = opmfu_json_pick_init(&p, v, V__COUNT, err);
+	st = opmfu_json_feed_file(&p.json, st, f, INFO_MAX_BYTES, "a chip info file", err);
+	if (!st)
+		st = info_from(v, out, err);
+	if (st)
+		opmfu_err_prefix(err, "%s", path);
 	opmfu_json_release(&p.json);
 	fclose(f);
 	return st;

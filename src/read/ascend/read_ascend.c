@@ -17,13 +17,15 @@ struct scan;
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/mem.h"
 #include "model/parse.h"
 #include "read/ascend/ascend.h"
+#include "read/ascend/ascend_chip.h"
+#include "read/ascend/ascend_steps.h"
 #include "read/ascend/ascend_join.h"
 #include "read/ascend/ascend_parse.h"
+#include "read/sqlite_in.h"
 #include "sql_embed.h"
 
 struct reader {
@@ -33,26 +35,21 @@ struct reader {
 	struct opmfu_err *err;
 	struct scan *cur; /* the scan opmfu_row() feeds */
 	size_t max_rows;  /* rows the file can hold at most (see rows_hint); 0: unknown */
+	struct opmfu_sqlite_in in; /* the file as it was opened */
 };
 
 /* COMPUTE_TASK_INFO's strings in the model's forms, by sid (the first
  * connection's, from STRING_IDS until COMPUTE_TASK_INFO is read):
  * normalised shape sids, and dtype table indexes (0: not parsed yet). */
 struct str_maps {
-	uint32_t *shape_of, *dtype_of;
+	uint32_t *shape_of, *dtype_of, *format_of;
 	size_t n_sids;
 };
 
 static enum opmfu_status sql_fail(struct reader *r, const char *what)
 {
-	int code = sqlite3_extended_errcode(r->db);
-	const char *hint = "";
-	if ((code & 0xff) == SQLITE_CORRUPT)
-		hint = " (the database is corrupt or truncated)";
-	else if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
-		hint = " (the database is locked by another process)";
-	return opmfu_err_set(r->err, OPMFU_ERR_SQLITE, "%s: %s: %s%s", r->path, what,
-			     sqlite3_errmsg(r->db), hint);
+	return opmfu_err_set(r->err, OPMFU_ERR_SQLITE, "%s: %s: %s%s", r->path, what, sqlite3_errmsg(r->db),
+			     opmfu_sqlite_in_hint(sqlite3_extended_errcode(r->db)));
 }
 
 static int table_exists(struct reader *r, const char *table, enum opmfu_status *st)
@@ -275,6 +272,7 @@ static void str_maps_release(struct str_maps *m)
 {
 	opmfu_free(m->shape_of);
 	opmfu_free(m->dtype_of);
+	opmfu_free(m->format_of);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -286,9 +284,11 @@ static int make_maps(struct reader *r, struct str_maps *maps)
 	size_t n = r->t->strs.n + 1; /* and the unknown-shape text, which may be new */
 	maps->shape_of = opmfu_malloc(n * sizeof(*maps->shape_of));
 	maps->dtype_of = opmfu_calloc(n, sizeof(*maps->dtype_of));
-	if (!maps->shape_of || !maps->dtype_of)
+	maps->format_of = opmfu_malloc(n * sizeof(*maps->format_of));
+	if (!maps->shape_of || !maps->dtype_of || !maps->format_of)
 		return -1;
-	return opmfu_ascend_shape_map(&r->t->strs, maps->shape_of, &maps->n_sids, &r->t->shape_unknown);
+	return opmfu_ascend_shape_map(&r->t->strs, maps->shape_of, &maps->n_sids, &r->t->shape_unknown) ||
+	       opmfu_ascend_format_map(&r->t->strs, maps->format_of, maps->n_sids);
 }
 
 /* The dtype table index of the dtype list sid, parsed the first time it is met. */
@@ -311,6 +311,11 @@ static int dtype_of(struct scan *sc, uint32_t sid, uint32_t *idx)
 static uint32_t shape_of(const struct scan *sc, uint32_t sid)
 {
 	return sid < sc->maps->n_sids ? sc->maps->shape_of[sid] : sid;
+}
+
+static uint32_t format_of(const struct scan *sc, uint32_t sid)
+{
+	return sid < sc->maps->n_sids ? sc->maps->format_of[sid] : sid;
 }
 
 static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uint32_t *sid_module,
@@ -374,6 +379,9 @@ static int info_row(struct scan *sc, sqlite3_value **v)
 	in.name = value_sid(sc->r, v[1]);
 	in.in_shapes = shape_of(sc, value_sid(sc->r, v[2]));
 	in.out_shapes = shape_of(sc, value_sid(sc->r, v[4]));
+	in.type = value_sid(sc->r, v[5]);
+	in.in_formats = format_of(sc, value_sid(sc->r, v[6]));
+	in.out_formats = format_of(sc, value_sid(sc->r, v[7]));
 	if (dtype_of(sc, value_sid(sc->r, v[3]), &in.dtype))
 		return -1;
 	return opmfu_ajoin_add_info(sc->j, gid, &in);
@@ -401,7 +409,11 @@ static int comm_row(struct scan *sc, sqlite3_value **v)
 	int64_t start = 0, end = 0, conn = 0;
 	int bad = value_ns(v[1], &start) | value_ns(v[2], &end);
 	int conn_ok = !value_ns(v[3], &conn);
-	return opmfu_ajoin_add_comm(sc->j, value_sid(sc->r, v[0]), start, end, bad, conn_ok, conn);
+	/* every communication on the device, linked to an op or not (SPEC 11) */
+	struct opmfu_range rg = { start, end, 0, value_sid(sc->r, v[0]), 0 };
+	if (!bad && opmfu_ranges_add(&sc->r->t->comm, &rg))
+		return -1;
+	return opmfu_ajoin_add_comm(sc->j, rg.name, start, end, bad, conn_ok, conn);
 }
 
 static int connection_row(struct scan *sc, sqlite3_value **v)
@@ -549,23 +561,6 @@ static void helper_wait_api(struct helper *h)
 	pthread_mutex_unlock(&h->mu);
 }
 
-static enum opmfu_status open_db(const char *path, sqlite3 **db, struct opmfu_err *err)
-{
-	/* NOMUTEX: each connection is used by one thread; the per-call
-	 * mutex of serialized mode cost a quarter of the scan time */
-	int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		enum opmfu_status st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open: %s", path,
-						     *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
-		sqlite3_close(*db);
-		*db = NULL;
-		return st;
-	}
-	/* another process may still hold a write lock for a moment */
-	sqlite3_busy_timeout(*db, 2000);
-	return OPMFU_OK;
-}
-
 /*
  * Every page is read once, in table order, so SQLite's cache only recycles
  * slots: 64 of them stay in the core's L2 cache while pread fills them and
@@ -582,11 +577,10 @@ static void small_cache(sqlite3 *db)
  * file can hold (no row takes fewer than 8 bytes of it). */
 static enum opmfu_status open_reader(struct reader *r)
 {
-	struct stat sb;
-	enum opmfu_status st = open_db(r->path, &r->db, r->err);
+	enum opmfu_status st = opmfu_sqlite_in_open(r->path, &r->db, &r->in, r->err);
 	if (st)
 		return st;
-	r->max_rows = stat(r->path, &sb) == 0 && sb.st_size > 0 ? (size_t)((uint64_t)sb.st_size / 8) : 0;
+	r->max_rows = r->in.st.st_size > 0 ? (size_t)((uint64_t)r->in.st.st_size / 8) : 0;
 	if (sqlite3_create_function(r->db, "opmfu_row", -1, SQLITE_UTF8, r, NULL, row_cb, row_final) != SQLITE_OK)
 		return sql_fail(r, "registering opmfu_row");
 	return OPMFU_OK;
@@ -595,7 +589,7 @@ static enum opmfu_status open_reader(struct reader *r)
 static void *helper_run(void *arg)
 {
 	struct helper *h = arg;
-	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, 0 };
+	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, 0, { .wal = 0 } };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st) {
@@ -611,13 +605,14 @@ static void *helper_run(void *arg)
 	return NULL;
 }
 
-/* Moves what the helper read from MSTX_EVENTS into t. */
+/* Moves what the helper read from MSTX_EVENTS (modules, FLOPs records) into t. */
 static void take_mstx(struct opmfu_trace *t, struct helper *h)
 {
-	int i;
-	for (i = 0; i < OPMFU_RANGE__COUNT; i++) {
-		struct opmfu_ranges *from = opmfu_trace_ranges(&h->t, (enum opmfu_range_kind)i);
-		*opmfu_trace_ranges(t, (enum opmfu_range_kind)i) = *from;
+	static const enum opmfu_range_kind kinds[] = { OPMFU_RANGE_MODULE, OPMFU_RANGE_FLOPS };
+	size_t i;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct opmfu_ranges *from = opmfu_trace_ranges(&h->t, kinds[i]);
+		*opmfu_trace_ranges(t, kinds[i]) = *from;
 		memset(from, 0, sizeof(*from));
 	}
 	t->n_recs_read += h->t.n_recs_read;
@@ -632,14 +627,22 @@ static void take_mstx(struct opmfu_trace *t, struct helper *h)
 static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int has_comm, int has_sched,
 				     struct str_maps *maps)
 {
-	struct scan info = { .row = info_row, .n_cols = 5, .j = j, .maps = maps };
+	static const char *const fmt_cols[] = { "inputFormats", "outputFormats", NULL };
+	struct opmfu_err quiet = OPMFU_ERR_INIT, *err = r->err;
+	int has_formats;
+	struct scan info = { .row = info_row, .n_cols = 8, .j = j, .maps = maps };
 	struct scan sched = { .row = sched_row, .n_cols = 2, .j = j };
 	struct scan task = { .row = task_row, .n_cols = 4, .j = j }, comm = { .row = comm_row, .n_cols = 4, .j = j };
 	struct scan conn = { .row = connection_row, .n_cols = 2, .j = j };
 	enum opmfu_status st;
 
+	/* formats are optional (shape FLOPs read them): older exports may lack them */
+	r->err = &quiet;
+	has_formats = need_columns(r, "COMPUTE_TASK_INFO", fmt_cols) == OPMFU_OK;
+	r->err = err;
 	opmfu_ajoin_expect(j, OPMFU_AJ_INFO, rows_hint(r, "COMPUTE_TASK_INFO"));
-	if ((st = run_scan(r, &info, opmfu_sql_ascend_compute_info, "reading COMPUTE_TASK_INFO")) ||
+	if ((st = run_scan(r, &info, has_formats ? opmfu_sql_ascend_compute_info : opmfu_sql_ascend_compute_info_nofmt,
+			   "reading COMPUTE_TASK_INFO")) ||
 	    (has_sched && (st = run_scan(r, &sched, opmfu_sql_ascend_comm_sched,
 					 "reading COMMUNICATION_SCHEDULE_TASK_INFO"))))
 		return st;
@@ -685,10 +688,11 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	uint32_t sid_flops = 0, sid_module = 0;
 	struct opmfu_aj_api *api = NULL;
 	size_t n_api = 0;
-	struct str_maps maps = { NULL, NULL, 0 };
+	struct str_maps maps = { NULL, NULL, NULL, 0 };
 	enum opmfu_status st;
 
 	set_whys(t);
+	opmfu_ascend_chip_seen(r->db, &t->device);
 	if ((st = read_strings(r, &sid_flops, &sid_module, &maps)))
 		return st;
 	if ((st = need_table(r, "TASK", task_cols)) || (st = need_table(r, "COMPUTE_TASK_INFO", cti_cols)) ||
@@ -715,6 +719,8 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	opmfu_ajoin_init(&j);
 	st = read_tasks(r, &j, has_comm, has_sched, &maps);
 	str_maps_release(&maps); /* COMPUTE_TASK_INFO is in */
+	if (!st && opmfu_ascend_steps(r->db, t))
+		st = opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading the steps", r->path);
 	if (started) {
 		helper_wait_api(&h);
 		api = h.api;
@@ -759,12 +765,15 @@ no_tables:
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
 					    opmfu_links_fn on_links, void *ctx, struct opmfu_err *err)
 {
-	struct reader r = { NULL, path, t, err, NULL, 0 };
+	struct reader r = { NULL, path, t, err, NULL, 0, { .wal = 0 } };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st)
 		st = read_all(&r, threads, on_links, ctx);
 	sqlite3_close(r.db);
+	/* the helper's connection is closed too: nothing reads the file now */
+	if (!st)
+		st = opmfu_sqlite_in_check(path, &r.in, err);
 	return st;
 }
 

@@ -25,7 +25,8 @@ static int main_device(const struct kin_parse *p)
 /*
  * t->device: the deviceProperties entry of the GPU that ran the kernels, or
  * the only name the entries give. The name is kept verbatim; the peak comes
- * from matching it against the chip table (lib/peaks.c), not from here.
+ * from matching it against the chip table (lib/peaks.c: exact names,
+ * aliases, " VF" and MIG suffixes), not from here.
  */
 static enum opmfu_status set_device(const struct kin_parse *p, struct opmfu_device *dev, struct opmfu_err *err)
 {
@@ -46,9 +47,9 @@ static enum opmfu_status set_device(const struct kin_parse *p, struct opmfu_devi
 	}
 	if (!(dev->path = opmfu_strdup(p->path)))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", p->path);
+	/* no_peak stays empty: whether the name gives a peak is the chip
+	 * table's to say (lib/peaks.c), with its suggestions */
 	snprintf(dev->chip, sizeof(dev->chip), "%s", name);
-	snprintf(dev->no_peak, sizeof(dev->no_peak), "the trace's GPU \"%s\" (deviceProperties of %s) gives no peak FLOPS",
-		 name, p->path);
 	return OPMFU_OK;
 }
 

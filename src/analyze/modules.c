@@ -1,0 +1,261 @@
+/*
+ * modules.c - OpmfuModules (modules.h): module paths from the nesting of
+ * the Module ranges, units placed in their innermost module, sums per path.
+ */
+#include "analyze/modules.h"
+
+#include <string.h>
+
+#include "base/mem.h"
+#include "base/sbuf.h"
+#include "base/sort.h"
+
+#define NONE OPMFU_UNIT_NONE
+
+void opmfu_modules_init(struct opmfu_modules *res)
+{
+	memset(res, 0, sizeof(*res));
+	opmfu_intern_init(&res->paths, &res->ar);
+}
+
+void opmfu_modules_release(struct opmfu_modules *res)
+{
+	opmfu_intern_release(&res->paths);
+	opmfu_arena_release(&res->ar);
+	opmfu_free(res->rows);
+	opmfu_modules_init(res);
+}
+
+/* A module range or a unit on one timeline: (start, end) and which. */
+struct item {
+	int64_t start, end;
+	uint32_t id;  /* module index, or n_mods + unit index */
+	uint32_t pad;
+};
+
+/* (start ascending, end descending, modules first, index): a container
+ * comes before what it contains */
+static int less_item(const void *pa, const void *pb)
+{
+	const struct item *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start;
+	if (a->end != b->end)
+		return a->end > b->end;
+	return a->id < b->id;
+}
+
+struct build {
+	struct opmfu_modules *res;
+	struct opmfu_ops *ops;
+	const struct opmfu_trace *t;
+	uint32_t *parent; /* per module: the innermost module containing it, or NONE */
+	uint32_t *depth;  /* per module: 1 at top level */
+	uint32_t *mord;   /* modules in walk order: a parent before its children */
+	uint32_t *path;   /* per module: its path id */
+	struct sbuf sb;
+};
+
+/* Walks modules and units in item order with a stack of open modules. */
+static int nest(struct build *b)
+{
+	const struct opmfu_ranges *mods = &b->t->mods;
+	size_t n_mods = mods->n, n = n_mods + b->ops->n, i, top = 0, k = 0;
+	struct item *it = opmfu_malloc((n + 1) * sizeof(*it));
+	uint32_t *stack = opmfu_malloc((n_mods + 1) * sizeof(*stack));
+	int rc = -1;
+
+	if (!it || !stack || n >= NONE)
+		goto out;
+	for (i = 0; i < n_mods; i++)
+		it[i] = (struct item){ mods->v[i].start, mods->v[i].end, (uint32_t)i, 0 };
+	for (i = 0; i < b->ops->n; i++)
+		it[n_mods + i] = (struct item){ b->ops->v[i].start, b->ops->v[i].end, (uint32_t)(n_mods + i), 0 };
+	if (opmfu_sort_array(it, n, sizeof(*it), less_item))
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint32_t up;
+		/* the top contains the item when it ends no earlier (it starts no later) */
+		while (top && mods->v[stack[top - 1]].end < it[i].end)
+			top--;
+		up = top ? stack[top - 1] : NONE;
+		if (it[i].id < n_mods) {
+			b->parent[it[i].id] = up;
+			b->depth[it[i].id] = (uint32_t)top + 1;
+			b->mord[k++] = it[i].id;
+			stack[top++] = it[i].id;
+		} else {
+			b->ops->v[it[i].id - n_mods].module = up; /* a module index until the paths are made */
+		}
+	}
+	rc = 0;
+out:
+	opmfu_free(it);
+	opmfu_free(stack);
+	return rc;
+}
+
+/* "A/B/C" for every module, each from its parent's, made in walk order. */
+static int make_paths(struct build *b)
+{
+	const struct opmfu_ranges *mods = &b->t->mods;
+	size_t i;
+
+	for (i = 0; i < mods->n; i++) {
+		uint32_t m = b->mord[i], up = b->parent[m];
+		const struct opmfu_range *r = &mods->v[m];
+		const char *name = opmfu_strtab_str(&b->t->strs, r->name);
+		size_t len = opmfu_strtab_len(&b->t->strs, r->name);
+		sbuf_reset(&b->sb);
+		if (up != NONE) {
+			sbuf_add(&b->sb, opmfu_intern_str(&b->res->paths, b->path[up]),
+				 opmfu_intern_len(&b->res->paths, b->path[up]));
+			sbuf_add(&b->sb, "/", 1);
+		}
+		if (name && r->name_off <= len)
+			sbuf_add(&b->sb, name + r->name_off, len - r->name_off);
+		if (b->sb.oom || (b->path[m] = opmfu_intern_add(&b->res->paths, b->sb.buf ? b->sb.buf : "",
+								  b->sb.len)) == NONE)
+			return -1;
+	}
+	return 0;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static void add_unit(struct opmfu_msum *s, const struct opmfu_ops *ops, const struct opmfu_unit *u)
+{
+	double peak = opmfu_unit_peak(ops, u), ns = (double)u->kernel_ns;
+	s->kernel_ns = sat_add(s->kernel_ns, u->kernel_ns);
+	s->lost_ns += opmfu_unit_lost_ns(ops, u);
+	if (u->src >= 0) {
+		s->flops_kernel_ns = sat_add(s->flops_kernel_ns, u->kernel_ns);
+		s->flops = sat_add(s->flops, u->flops);
+	}
+	if (u->src >= 0 && peak > 0) {
+		s->cap_flops += ns * 1e-9 * peak;
+		s->flops_peaked += (double)u->flops;
+		s->cap_all += ns * 1e-9 * peak;
+	} else {
+		s->cap_all += ns * 1e-9 * ops->st.main_peak;
+	}
+}
+
+double opmfu_msum_mfu(const struct opmfu_msum *s)
+{
+	return s->cap_flops > 0 ? s->flops_peaked / s->cap_flops : -1;
+}
+
+double opmfu_msum_mfu_all(const struct opmfu_msum *s)
+{
+	return s->cap_all > 0 && s->cap_flops > 0 ? s->flops_peaked / s->cap_all : -1;
+}
+
+/* lost time, most first; ties by first call, then path id */
+static int less_row(const void *ctx, uint32_t ia, uint32_t ib)
+{
+	const struct opmfu_mrow *a = (const struct opmfu_mrow *)ctx + ia, *b = (const struct opmfu_mrow *)ctx + ib;
+	if (a->all.lost_ns != b->all.lost_ns)
+		return a->all.lost_ns > b->all.lost_ns;
+	if (a->first != b->first)
+		return a->first < b->first;
+	return a->path < b->path;
+}
+
+/* Rows into less_row's order (too large for an in-place sort: through an index). */
+static int sort_rows(struct opmfu_modules *res)
+{
+	size_t n = res->n_rows, i;
+	uint32_t *ord = opmfu_malloc((n + 1) * sizeof(*ord));
+	struct opmfu_mrow *v = opmfu_malloc((n + 1) * sizeof(*v));
+	int rc = -1;
+
+	if (ord && v) {
+		for (i = 0; i < n; i++)
+			ord[i] = (uint32_t)i;
+		if (!opmfu_sort_idx(ord, n, less_row, res->rows)) {
+			for (i = 0; i < n; i++)
+				v[i] = res->rows[ord[i]];
+			opmfu_free(res->rows);
+			res->rows = v;
+			v = NULL;
+			rc = 0;
+		}
+	}
+	opmfu_free(ord);
+	opmfu_free(v);
+	return rc;
+}
+
+/* A row per path (by path id until sorted); calls and sums. */
+static int sum_rows(struct build *b)
+{
+	struct opmfu_modules *res = b->res;
+	const struct opmfu_ranges *mods = &b->t->mods;
+	size_t n = res->paths.n, i;
+
+	if (!(res->rows = opmfu_calloc(n + 1, sizeof(*res->rows))))
+		return -1;
+	res->n_rows = n;
+	for (i = 0; i < n; i++) {
+		res->rows[i].path = (uint32_t)i;
+		res->rows[i].first = INT64_MAX;
+	}
+	for (i = 0; i < mods->n; i++) {
+		struct opmfu_mrow *r = &res->rows[b->path[i]];
+		r->calls++;
+		r->depth = b->depth[i];
+		if (mods->v[i].start < r->first)
+			r->first = mods->v[i].start;
+	}
+	for (i = 0; i < b->ops->n; i++) {
+		struct opmfu_unit *u = &b->ops->v[i];
+		uint32_t m = u->module;
+		if (m == NONE)
+			continue;
+		u->module = b->path[m];
+		add_unit(&res->rows[u->module].self, b->ops, u);
+		/* the paths along a chain are distinct: each ancestor once */
+		for (; m != NONE; m = b->parent[m])
+			add_unit(&res->rows[b->path[m]].all, b->ops, u);
+	}
+	return sort_rows(res);
+}
+
+enum opmfu_status opmfu_modules_run(struct opmfu_ops *ops, struct opmfu_modules *res, struct opmfu_err *err)
+{
+	struct build b;
+	size_t n = ops->t->mods.n + 1;
+	int rc = -1;
+
+	memset(&b, 0, sizeof(b));
+	b.res = res;
+	b.ops = ops;
+	b.t = ops->t;
+	res->ops = ops;
+	ops->paths = &res->paths;
+	sbuf_init(&b.sb);
+	b.parent = opmfu_malloc(n * sizeof(*b.parent));
+	b.depth = opmfu_malloc(n * sizeof(*b.depth));
+	b.mord = opmfu_malloc(n * sizeof(*b.mord));
+	b.path = opmfu_malloc(n * sizeof(*b.path));
+	if (b.parent && b.depth && b.mord && b.path && !nest(&b) && !make_paths(&b) && !sum_rows(&b))
+		rc = 0;
+	sbuf_release(&b.sb);
+	opmfu_free(b.parent);
+	opmfu_free(b.depth);
+	opmfu_free(b.mord);
+	opmfu_free(b.path);
+	if (rc) {
+		size_t i;
+		for (i = 0; i < ops->n; i++)
+			ops->v[i].module = NONE;
+		ops->paths = NULL;
+		opmfu_modules_release(res);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory computing module-level MFU");
+	}
+	return OPMFU_OK;
+}

@@ -1,0 +1,60 @@
+/*
+ * modules_table.c - the OpmfuModules table (schema/out/opmfu_modules.sql):
+ * a row per module path, most lost time first.
+ */
+#include "analyze/modules.h"
+
+#include <math.h>
+
+static const struct opmfu_column cols[] = {
+	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
+	{ "module", OPMFU_COL_TEXT, "Module", 60, 0 },
+	{ "calls", OPMFU_COL_INT, "Calls", 0, 0 },
+	{ "kernel_ns", OPMFU_COL_INT, "Kernel Time(ns)", 15, 0 },
+	{ "flops_kernel_ns", OPMFU_COL_INT, "Kernel Time with FLOPs(ns)", 15, 0 },
+	{ "flops", OPMFU_COL_INT, "FLOPs", 18, 0 },
+	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
+	{ "mfu_all", OPMFU_COL_REAL, "MFU (all time)", 10, OPMFU_COLF_PERCENT },
+	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
+	{ "depth", OPMFU_COL_INT, "Depth", 0, 0 },
+	{ "self_kernel_ns", OPMFU_COL_INT, "Own Kernel Time(ns)", 15, 0 },
+	{ "self_flops", OPMFU_COL_INT, "Own FLOPs", 18, 0 },
+	{ "self_mfu", OPMFU_COL_REAL, "Own MFU", 10, OPMFU_COLF_PERCENT },
+	{ "self_lost_ns", OPMFU_COL_INT, "Own Lost Time(ns)", 15, 0 },
+};
+
+const struct opmfu_table_def opmfu_modules_def = {
+	"OpmfuModules", cols, sizeof(cols) / sizeof(cols[0]), NULL,
+};
+
+static struct opmfu_cell ratio(double v)
+{
+	return v >= 0 ? opmfu_cell_real(v) : opmfu_cell_null();
+}
+
+static void modules_row(const void *src, size_t i, struct opmfu_cell *c)
+{
+	const struct opmfu_modules_table *mt = src;
+	const struct opmfu_mrow *r = &mt->mods->rows[i];
+
+	c[0] = opmfu_cell_int(mt->rank);
+	c[1] = opmfu_cell_text(opmfu_intern_str(&mt->mods->paths, r->path), opmfu_intern_len(&mt->mods->paths, r->path));
+	c[2] = opmfu_cell_int((int64_t)r->calls);
+	c[3] = opmfu_cell_int(r->all.kernel_ns);
+	c[4] = opmfu_cell_int(r->all.flops_kernel_ns);
+	c[5] = opmfu_cell_int(r->all.flops);
+	c[6] = ratio(opmfu_msum_mfu(&r->all));
+	c[7] = ratio(opmfu_msum_mfu_all(&r->all));
+	c[8] = opmfu_cell_int(llround(r->all.lost_ns));
+	c[9] = opmfu_cell_int(r->depth);
+	c[10] = opmfu_cell_int(r->self.kernel_ns);
+	c[11] = opmfu_cell_int(r->self.flops);
+	c[12] = ratio(opmfu_msum_mfu(&r->self));
+	c[13] = opmfu_cell_int(llround(r->self.lost_ns));
+}
+
+struct opmfu_table opmfu_modules_table(const struct opmfu_modules_table *src)
+{
+	struct opmfu_table tab = { &opmfu_modules_def, src->mods->n_rows, modules_row, src };
+	return tab;
+}

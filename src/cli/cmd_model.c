@@ -1,0 +1,356 @@
+/*
+ * cmd_model.c - `opmfu model CONFIG`: model FLOPs per token, per step and
+ * per device under every seed convention (SPEC 12), and the MFU they give
+ * with a step time and a peak; side by side, each with how it counts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char usage_model[] =
+	"usage: opmfu model CONFIG [options]\n"
+	"\n"
+	"Model FLOPs and MFU of a training (or forward-only) step under the conventions\n"
+	"palm (nanoGPT), kempnerforge, maxtext and verl-omni, side by side. CONFIG is a\n"
+	"Hugging Face config.json (llama, mistral, mixtral, qwen2, qwen3, qwen2_moe,\n"
+	"qwen3_moe, deepseek, deepseek_v2, deepseek_v3, gpt2) or a diffusers transformer\n"
+	"config.json (QwenImageTransformer2DModel, WanTransformer3DModel).\n"
+	"\n"
+	"options:\n"
+	"      --seq-len N          tokens per sequence (diffusion: latent tokens per sample)\n"
+	"      --global-batch N     sequences (samples) per step, all devices\n"
+	"      --tokens-per-step N  instead of --global-batch (decoder LMs)\n"
+	"      --prompt-len N       diffusion: prompt (text) tokens per sample\n"
+	"      --world-size N       devices (default 1)\n"
+	"      --dp N               data-parallel size; verl-omni divides by it (default: world size)\n"
+	"      --timesteps N        diffusion: denoising steps per training step (default 1)\n"
+	"      --cfg N              diffusion: forward passes per timestep, 2 with classifier-free\n"
+	"                           guidance (default 1)\n"
+	"      --forward-only       no backward pass (a third of training's FLOPs)\n"
+	"      --no-causal          decoder LMs: attention over every (query, key) pair\n"
+	"      --step-time SECONDS  wall time of one step: gives the MFU\n"
+	"      --chip NAME          the peak from the built-in table (see 'opmfu chips')\n"
+	"      --peak SPEC          peak TFLOPS per class, e.g. fp16=989.4 (also OPMFU_PEAK)\n"
+	"      --dtype CLASS        the peak class MFU divides by: fp16 (= bf16, default), fp8, int8,\n"
+	"                           fp32, tf32\n"
+	"      --convention LIST    only these, e.g. palm,maxtext (default: every one that applies)\n"
+	"      --set FIELD=VALUE    supply or replace a config field, e.g. --set num_key_value_heads=8\n"
+	"      --format text|tsv    tsv: one row per convention, exact numbers\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"exit status: 0 ok, 1 the config cannot be read or lacks a field, 2 usage error\n";
+
+enum {
+	O_SEQ = 256, O_BATCH, O_TOKENS, O_PROMPT, O_WORLD, O_DP, O_STEPS, O_CFG, O_FWD, O_NOCAUSAL, O_TIME, O_CHIP,
+	O_PEAK, O_DTYPE, O_CONV, O_SET, O_FORMAT
+};
+
+static const struct option longopts[] = {
+	{ "seq-len", required_argument, NULL, O_SEQ },        { "global-batch", required_argument, NULL, O_BATCH },
+	{ "tokens-per-step", required_argument, NULL, O_TOKENS }, { "prompt-len", required_argument, NULL, O_PROMPT },
+	{ "world-size", required_argument, NULL, O_WORLD },   { "dp", required_argument, NULL, O_DP },
+	{ "timesteps", required_argument, NULL, O_STEPS },    { "cfg", required_argument, NULL, O_CFG },
+	{ "forward-only", no_argument, NULL, O_FWD },         { "no-causal", no_argument, NULL, O_NOCAUSAL },
+	{ "step-time", required_argument, NULL, O_TIME },     { "chip", required_argument, NULL, O_CHIP },
+	{ "peak", required_argument, NULL, O_PEAK },          { "dtype", required_argument, NULL, O_DTYPE },
+	{ "convention", required_argument, NULL, O_CONV },    { "set", required_argument, NULL, O_SET },
+	{ "format", required_argument, NULL, O_FORMAT },      { "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct model_args {
+	struct opmfu_model_opts o;
+	const char **sets; /* owned array of argv strings */
+	int tsv;
+};
+
+/* A whole number in [lo, hi] for option opt; usage errors exit. */
+static long long count(const char *opt, const char *arg, long long lo, long long hi)
+{
+	char *end, msg[128];
+	long long v;
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (end == arg || *end || errno || v < lo || v > hi) {
+		snprintf(msg, sizeof(msg), "%s: '%%s' is not a whole number from %lld to %lld", opt, lo, hi);
+		opmfu_die_usage("model ", msg, arg);
+	}
+	return v;
+}
+
+static unsigned parse_conventions(const char *arg)
+{
+	char name[32];
+	unsigned bits = 0;
+	const char *p = arg;
+	while (1) {
+		size_t n = strcspn(p, ",");
+		int c = -1;
+		if (n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			c = opmfu_convention_find(name);
+		}
+		if (c < 0)
+			opmfu_die_usage("model ", "--convention: '%s' is not a list of palm, kempnerforge, maxtext, "
+					"verl-omni", arg);
+		bits |= 1u << c;
+		if (!p[n])
+			return bits;
+		p += n + 1;
+	}
+}
+
+static void take_option(struct model_args *a, int c, const char *arg, int *have_cli_peak)
+{
+	const long long big = 2147483647LL;
+	char msg[256], *end;
+
+	switch (c) {
+	case O_SEQ: a->o.seq_len = count("--seq-len", arg, 1, big); break;
+	case O_BATCH: a->o.global_batch = count("--global-batch", arg, 1, big); break;
+	case O_TOKENS: a->o.tokens_per_step = count("--tokens-per-step", arg, 1, 1000000000000000LL); break;
+	case O_PROMPT: a->o.prompt_len = count("--prompt-len", arg, 0, big); break;
+	case O_WORLD: a->o.world_size = count("--world-size", arg, 1, big); break;
+	case O_DP: a->o.dp = count("--dp", arg, 1, big); break;
+	case O_STEPS: a->o.timesteps = count("--timesteps", arg, 1, 1000000); break;
+	case O_CFG: a->o.cfg_passes = count("--cfg", arg, 1, 2); break;
+	case O_FWD: a->o.forward_only = 1; break;
+	case O_NOCAUSAL: a->o.no_causal = 1; break;
+	case O_TIME:
+		errno = 0;
+		a->o.step_time = strtod(arg, &end);
+		if (end == arg || *end || errno || !(a->o.step_time > 0) || a->o.step_time > 1e9)
+			opmfu_die_usage("model ", "--step-time: '%s' is not a positive number of seconds", arg);
+		break;
+	case O_CHIP: a->o.chip = arg; break;
+	case O_PEAK:
+		if (opmfu_parse_peak_spec(arg, a->o.peak_tflops, msg, sizeof(msg)))
+			opmfu_die_usage("model ", "--peak: %s", msg);
+		a->o.peak_origin = "--peak";
+		*have_cli_peak = 1;
+		break;
+	case O_DTYPE:
+		if (!strcmp(arg, "fp16") || !strcmp(arg, "bf16"))
+			a->o.dtype_class = OPMFU_CLASS_FP16;
+		else if (!strcmp(arg, "fp8"))
+			a->o.dtype_class = OPMFU_CLASS_FP8;
+		else if (!strcmp(arg, "int8"))
+			a->o.dtype_class = OPMFU_CLASS_INT8;
+		else if (!strcmp(arg, "fp32"))
+			a->o.dtype_class = OPMFU_CLASS_FP32;
+		else if (!strcmp(arg, "tf32"))
+			a->o.dtype_class = OPMFU_CLASS_TF32;
+		else
+			opmfu_die_usage("model ", "--dtype: '%s' is not fp16, bf16, fp8, int8, fp32 or tf32", arg);
+		break;
+	case O_CONV: a->o.conventions = parse_conventions(arg); break;
+	case O_SET: a->sets[a->o.n_set++] = arg; break;
+	case O_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "tsv"))
+			opmfu_die_usage("model ", "--format: '%s' is not text or tsv", arg);
+		a->tsv = !strcmp(arg, "tsv");
+		break;
+	}
+}
+
+/* Options into a; returns 1 when --help was printed. Usage errors exit. */
+static int parse_args(int argc, char **argv, struct model_args *a)
+{
+	const char *env_peak = getenv("OPMFU_PEAK");
+	char msg[256];
+	int c, have_cli_peak = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->o.dtype_class = OPMFU_CLASS_FP16;
+	a->o.prompt_len = -1;
+	if (!(a->sets = calloc((size_t)argc, sizeof(*a->sets)))) {
+		fprintf(stderr, "%s: error: out of memory\n", opmfu_prog);
+		exit(1);
+	}
+	a->o.set = a->sets;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_model, stdout);
+			return 1;
+		} else if (c == ':') {
+			opmfu_die_usage("model ", "option '%s' needs a value", argv[optind - 1]);
+		} else if (c == '?') {
+			opmfu_die_usage("model ", "unknown option '%s'", argv[optind - 1]);
+		}
+		take_option(a, c, optarg, &have_cli_peak);
+	}
+	if (optind >= argc)
+		opmfu_die_usage("model ", "%s", "model needs a CONFIG (a config.json)");
+	if (optind + 1 < argc)
+		opmfu_die_usage("model ", "model takes one CONFIG, got also '%s'", argv[optind + 1]);
+	a->o.config = argv[optind];
+	if (!have_cli_peak && env_peak && *env_peak) {
+		if (opmfu_parse_peak_spec(env_peak, a->o.peak_tflops, msg, sizeof(msg)))
+			opmfu_die_usage("model ", "OPMFU_PEAK: %s", msg);
+		a->o.peak_origin = "OPMFU_PEAK";
+	}
+	return 0;
+}
+
+/* 855166464 -> "8.552e8": four digits, as the table shows FLOPs */
+static const char *sci(double v, char *buf, size_t size)
+{
+	char tmp[24], *e;
+	if (v < 0)
+		return "-";
+	snprintf(tmp, sizeof(tmp), "%.3e", v);
+	if (!(e = strchr(tmp, 'e')))
+		return snprintf(buf, size, "%s", tmp), buf;
+	*e = '\0';
+	snprintf(buf, size, "%se%d", tmp, atoi(e + 1));
+	return buf;
+}
+
+/* 8192 -> "8,192" */
+static const char *grouped(double v, char *buf, size_t size)
+{
+	char digits[32];
+	size_t n, i, o = 0;
+	snprintf(digits, sizeof(digits), "%.0f", v);
+	n = strlen(digits);
+	for (i = 0; i < n && o + 2 < size; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void print_run(const struct opmfu_model_result *r)
+{
+	char b1[48], b2[48];
+
+	printf("run       %s", r->forward_only ? "forward only" : "training (forward + backward)");
+	if (r->diffusion) {
+		printf("; %lld latent + %lld prompt tokens per sample × %lld samples; %lld timesteps × %lld forward "
+		       "passes; world size %lld, dp %lld\n", r->seq_len, r->prompt_len, r->global_batch, r->timesteps,
+		       r->cfg_passes, r->world_size, r->dp);
+		return;
+	}
+	printf("; %s attention; sequence %lld", r->causal ? "causal" : "non-causal", r->seq_len);
+	if (r->tokens_per_step > 0 && r->global_batch > 0)
+		printf(" × %s sequences = %s tokens per step", grouped((double)r->global_batch, b1, sizeof(b1)),
+		       grouped(r->tokens_per_step, b2, sizeof(b2)));
+	else if (r->tokens_per_step > 0)
+		printf("; %s tokens per step", grouped(r->tokens_per_step, b2, sizeof(b2)));
+	printf("; world size %lld\n", r->world_size);
+}
+
+static void print_table(const struct opmfu_model_result *r)
+{
+	char b[3][48];
+	int k, any = 0;
+
+	printf("%-14s %12s %12s %18s %9s\n", "convention", "FLOPs/token", "FLOPs/step", "FLOPs/step/device", "MFU");
+	for (k = 0; k < OPMFU_NCONV; k++) {
+		const struct opmfu_model_conv *c = &r->conv[k];
+		if (!c->shown)
+			continue;
+		any = 1;
+		printf("%-14s %12s %12s %18s", c->name, c->applies ? sci(c->flops_per_token, b[0], sizeof(b[0])) : "-",
+		       c->applies ? sci(c->flops_per_step, b[1], sizeof(b[1])) : "-",
+		       c->applies ? sci(c->flops_per_device, b[2], sizeof(b[2])) : "-");
+		if (c->mfu >= 0)
+			printf(" %8.2f%%\n", 100 * c->mfu);
+		else
+			printf(" %9s\n", "-");
+	}
+	if (!any)
+		printf("(none of the conventions applies)\n");
+}
+
+static void print_text(const struct opmfu_model_opts *o, const struct opmfu_model_result *r)
+{
+	char b[48];
+	int k;
+
+	printf("model     %s (%s)\n          %s\n", r->arch, o->config, r->model);
+	if (r->params > 0)
+		printf("          %s parameters\n", grouped(r->params, b, sizeof(b)));
+	print_run(r);
+	if (r->peak_tflops > 0)
+		printf("peak      %g TFLOPS (%s)\n", r->peak_tflops, r->peak_source);
+	else
+		printf("peak      %s\n", r->peak_source);
+	if (r->step_time > 0)
+		printf("step time %g s\n", r->step_time);
+	putchar('\n');
+	print_table(r);
+	putchar('\n');
+	/* how each counts: every convention, shown or not, so the differences are all there */
+	for (k = 0; k < OPMFU_NCONV; k++)
+		printf("%-13s %s%s\n", r->conv[k].name, r->conv[k].applies ? "" : "does not apply: ", r->conv[k].text);
+	for (k = 0; k < OPMFU_NCONV; k++)
+		if (r->conv[k].shown && r->conv[k].mfu > 1)
+			printf("MFU above 100%% under %s cannot be real: that convention counts more than this step "
+			       "computed (see above), or the step time or peak is wrong\n", r->conv[k].name);
+	if (!r->diffusion && r->tokens_per_step <= 0)
+		printf("FLOPs per step and MFU: give --global-batch or --tokens-per-step\n");
+	else if (r->step_time <= 0)
+		printf("MFU: give --step-time\n");
+}
+
+/* exact: shortest round trip; unknown: empty */
+static void tsv_num(double v)
+{
+	if (v >= 0)
+		printf("\t%.17g", v);
+	else
+		fputs("\t", stdout);
+}
+
+static void print_tsv(const struct opmfu_model_result *r)
+{
+	int k;
+	puts("convention\tapplies\tflops_per_token\tflops_per_step\tflops_per_device\tmfu\tparams\ttext");
+	for (k = 0; k < OPMFU_NCONV; k++) {
+		const struct opmfu_model_conv *c = &r->conv[k];
+		if (!c->shown)
+			continue;
+		printf("%s\t%d", c->name, c->applies);
+		tsv_num(c->flops_per_token);
+		tsv_num(c->flops_per_step);
+		tsv_num(c->flops_per_device);
+		tsv_num(c->mfu);
+		tsv_num(c->applies && c->params > 0 ? c->params : -1);
+		printf("\t%s\n", c->text);
+	}
+}
+
+int opmfu_cmd_model(int argc, char **argv)
+{
+	struct model_args a;
+	struct opmfu_model_result res;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+
+	if (parse_args(argc, argv, &a)) {
+		free(a.sets);
+		return 0;
+	}
+	st = opmfu_model_compute(&a.o, &res, &err);
+	if (st == OPMFU_OK) {
+		if (a.tsv)
+			print_tsv(&res);
+		else
+			print_text(&a.o, &res);
+	} else {
+		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
+	}
+	free(a.sets);
+	return st == OPMFU_OK ? 0 : st == OPMFU_ERR_USAGE ? EXIT_USAGE : 1;
+}

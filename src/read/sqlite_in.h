@@ -1,0 +1,59 @@
+/*
+ * sqlite_in.h - opening an input SQLite database read-only without ever
+ * writing beside it, WAL or not, on read-only folders and mounts too.
+ *
+ * A plain read-only connection is not enough: on a WAL-mode database SQLite
+ * creates the -wal and -shm files beside it (and fails where it cannot), so:
+ *
+ * - rollback-journal databases open with `mode=ro`: SQLite's file locks
+ *   (fcntl, no files) keep a concurrent writer out, and a hot journal left
+ *   by an interrupted write is refused (only a writer can roll it back);
+ * - WAL databases open with `mode=ro&immutable=1`, which reads the main
+ *   file alone, with no locks and no -wal/-shm, but only when the -wal file
+ *   is absent or empty: then every committed change is in the main file,
+ *   and a writer that comes later appends to -wal, changing the main file
+ *   only by a checkpoint. A non-empty -wal holds changes that only SQLite's
+ *   shared-memory protocol (the -shm file) can read: refused, with the way
+ *   out in the message.
+ *
+ * immutable=1 also tells SQLite to trust the file not to change, so after
+ * reading, opmfu_sqlite_in_check fails if the file (or its -wal) changed
+ * meanwhile; it checks rollback-mode inputs alike, since a rank is read by
+ * several statements that no one transaction spans.
+ */
+#ifndef OPMFU_SQLITE_IN_H
+#define OPMFU_SQLITE_IN_H
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "base/err.h"
+
+/* The file as it was opened. */
+struct opmfu_sqlite_in {
+	struct stat st;
+	int wal; /* opened as an immutable WAL database */
+};
+
+/*
+ * Opens path read-only as above into *db (NULL on error, nothing left
+ * open). Errors name the file and why: it cannot be opened, or its WAL
+ * holds changes that reading would need the -shm file for.
+ */
+enum opmfu_status opmfu_sqlite_in_open(const char *path, sqlite3 **db, struct opmfu_sqlite_in *in,
+				       struct opmfu_err *err);
+
+/* After reading: OPMFU_OK if path (and its -wal) are as they were when
+ * opened, else an error saying that it changed while it was read. */
+enum opmfu_status opmfu_sqlite_in_check(const char *path, const struct opmfu_sqlite_in *in, struct opmfu_err *err);
+
+/* What to add to SQLite's message for an input's error of extended code
+ * code: why it likely happened ("" if nothing is known). */
+const char *opmfu_sqlite_in_hint(int code);
+
+/* path as a SQLite URI filename with the query q ("mode=ro"): every byte
+ * but [A-Za-z0-9._~/-] percent-encoded, so '?', '#', '%' and spaces stay
+ * part of the name. malloc'd (base/mem); NULL when out of memory. */
+char *opmfu_sqlite_uri(const char *path, const char *q);
+
+#endif
