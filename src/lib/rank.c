@@ -77,6 +77,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	rr->recs_read = w->trace.n_recs_read;
 	rr->modules = w->trace.mods.n;
 	rr->bad_rows = w->trace.n_bad_rows;
+	snprintf(rr->note, sizeof(rr->note), "%s", w->trace.note);
 	for (i = 0; i < OPMFU_NDROP; i++)
 		rr->drops[i] = w->trace.drops[i];
 	if (st) {
