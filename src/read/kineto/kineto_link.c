@@ -327,6 +327,7 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 
 	memset(c, 0, sizeof(*c));
 	p->t->shape_scope = OPMFU_SHAPES_OP;
+	p->t->shape_only = 1; /* no FLOPs records in this format: OperatorMFU takes the shape FLOPs */
 	if (p->n_kernels >= KIN_NONE || p->n_ops >= KIN_NONE || p->n_launches >= KIN_NONE)
 		return opmfu_err_set(err, OPMFU_ERR_LIMIT, "%s: more than 2^32 events of one kind", p->path);
 	if (!link_by_ext(p) && !link_by_corr(p) && !sorted_order(p->n_kernels, kernel_before, p->kernels, &order)) {
