@@ -341,14 +341,14 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 
 /* ---- modules and steps ---- */
 
-/* steps by (number, GPU first, index) */
+/* steps by (number, CPU first, index) */
 static int step_before(const void *ctx, uint32_t a, uint32_t b)
 {
 	const struct kin_step *x = (const struct kin_step *)ctx + a, *y = (const struct kin_step *)ctx + b;
 	if (x->n != y->n)
 		return x->n < y->n;
 	if (x->gpu != y->gpu)
-		return x->gpu > y->gpu;
+		return x->gpu < y->gpu;
 	return a < b;
 }
 
@@ -368,8 +368,10 @@ enum opmfu_status opmfu_kin_ranges(struct kin_parse *p, struct opmfu_err *err)
 		if (opmfu_ranges_add(&t->mods, &r))
 			goto out;
 	}
-	/* one range per step number: its span on the GPU timeline when the
-	 * trace has one (where its kernels ran), else the first CPU span */
+	/* one range per step number: its CPU span (ProfilerStep#N as the
+	 * training loop ran it), as the ops that launch the step's kernels are
+	 * in it; a GPU annotation only when there is no CPU one (on real traces
+	 * the GPU's is a few microseconds around a marker, not the step) */
 	if (sorted_order(p->n_steps, step_before, p->steps, &order))
 		goto out;
 	for (i = 0; i < p->n_steps; i++) {
