@@ -69,14 +69,22 @@ enum opmfu_rank_state {
 
 #define OPMFU_NDROP 8
 
-/* A module path (OpmfuModules) by the time its own ops lose to peak. */
+/* A module path (OpmfuModules, its own ops), an op name (OpmfuOpTypes) or a
+ * kernel name (OpmfuKernels) by the time it loses to peak. */
 struct opmfu_module_top {
-	char name[256];     /* the path, "A/B/C" */
-	double kernel_ns;   /* its own ops' kernel time */
+	char name[256];     /* the path "A/B/C", or the name */
+	double kernel_ns;   /* kernel time */
 	double lost_ns;     /* of which lost to peak */
-	double mfu;         /* its own ops' MFU (time-weighted), or -1 */
+	double mfu;         /* time-weighted MFU, or -1 */
 	double coverage;    /* share of that kernel time with FLOPs */
+	long long count;    /* calls, ops or kernels */
 };
+#define OPMFU_NTOP 10
+
+/* The parts of a step (SPEC 11), as shares of its window: trace MFU, then
+ * what the rest went to. */
+enum opmfu_share { OPMFU_SHARE_MFU, OPMFU_SHARE_INEFFICIENCY, OPMFU_SHARE_OTHER, OPMFU_SHARE_COMM,
+		   OPMFU_SHARE_IDLE, OPMFU_NSHARE };
 
 /* Stages of one rank, indexes of opmfu_rank_report.seconds. */
 enum opmfu_stage {
@@ -102,8 +110,24 @@ struct opmfu_rank_report {
 	size_t modules;             /* Module ranges read */
 	size_t module_ops_too_deep; /* ops left out of ModuleMFU: nested deeper than 20 modules */
 	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
-	struct opmfu_module_top top[5];
+	char note[320];             /* what the reader tells about the input (Kineto: kernels linked by each
+				       rule, modules, steps, GPU); empty: nothing */
+	struct opmfu_module_top top[OPMFU_NTOP];      /* module paths, own ops */
 	size_t n_top;
+	struct opmfu_module_top top_ops[OPMFU_NTOP];  /* op names */
+	size_t n_top_ops;
+	struct opmfu_module_top top_kernels[OPMFU_NTOP]; /* kernel names */
+	size_t n_top_kernels;
+	/* steps (SPEC 11): how many, the median window, the trace MFU over all of
+	 * them, and the waterfall of the median step (the one whose window is the
+	 * median; -1 shares when unknown) */
+	size_t steps;
+	double step_ns_median;      /* -1: none */
+	double trace_mfu;           /* -1: none */
+	long long median_step;      /* its number; -1 without step marks */
+	double median_window_ns;
+	double shares[OPMFU_NSHARE];
+	double comm_overlapped;     /* share of the median step's window */
 	double peak_tflops[OPMFU_NCLASS]; /* per OPMFU_CLASS_*; 0 = none */
 	char peak_source[1400];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz); fp32, tf32
 				       at the fp16 rate (...)"; empty: none */

@@ -31,5 +31,8 @@ CREATE TABLE "OpmfuRankSummary" (
     "ops_with_flops" INTEGER,
     "ops_above_one" INTEGER,  -- with MFU above 1: their FLOPs or the peak are wrong
     "records_vs_shapes" INTEGER, -- records whose kernels also have shape FLOPs
-    "records_agree" INTEGER   -- of those, within 1 %
+    "records_agree" INTEGER,  -- of those, within 1 %
+    "trace_mfu" REAL,         -- FLOPs / (step window x peak), over all steps (SPEC 11)
+    "step_ns_median" INTEGER, -- the median step window
+    "steps" INTEGER           -- OpmfuSteps rows (1: no step marks, the whole trace)
 );

@@ -25,6 +25,7 @@ void opmfu_ops_init(struct opmfu_ops *res)
 void opmfu_ops_release(struct opmfu_ops *res)
 {
 	opmfu_free(res->v);
+	opmfu_free(res->op_unit);
 	opmfu_ops_init(res);
 }
 
@@ -136,7 +137,6 @@ static int measure(struct build *b, struct opmfu_unit *u, size_t n, int64_t *sha
 				*shape_link = b->lk[i];
 		}
 	}
-	u->step = opmfu_step_at(&b->t->steps, L[b->lk[0]].k_start);
 	return 0;
 }
 
@@ -267,6 +267,34 @@ static int less_op_start(const void *ctx, uint32_t a, uint32_t b)
 	return x != y ? x < y : a < b;
 }
 
+/* Which unit each op instance went to: owner[] holds the record fact of
+ * owned ones, and a unit's first link names one of its op instances; the
+ * units are numbered after their sort, so this is done last. */
+static int map_ops(struct build *b)
+{
+	struct opmfu_ops *res = b->res;
+	size_t i, n_ops = b->t->n_ops + 1;
+	uint32_t *fact_unit = opmfu_malloc((b->fl->n_facts + 1) * sizeof(*fact_unit));
+
+	if (!fact_unit || !(res->op_unit = opmfu_malloc(n_ops * sizeof(*res->op_unit)))) {
+		opmfu_free(fact_unit);
+		return -1;
+	}
+	memset(res->op_unit, 0xff, n_ops * sizeof(*res->op_unit));
+	for (i = 0; i < res->n; i++) {
+		const struct opmfu_unit *u = &res->v[i];
+		if (u->fact != NONE)
+			fact_unit[u->fact] = (uint32_t)i;
+		else
+			res->op_unit[b->t->links[u->first_link].op] = (uint32_t)i;
+	}
+	for (i = 0; i < b->t->n_ops; i++)
+		if (b->owner[i] != NONE && b->off[i] < b->off[i + 1])
+			res->op_unit[i] = fact_unit[b->owner[i]];
+	opmfu_free(fact_unit);
+	return 0;
+}
+
 static int make_units(struct build *b)
 {
 	size_t f, o;
@@ -277,7 +305,12 @@ static int make_units(struct build *b)
 		if (b->off[o] < b->off[o + 1] && b->owner[o] == NONE && op_unit(b, (uint32_t)o))
 			return -1;
 	/* stable: units that start together keep the order they were made in */
-	return opmfu_sort_array(b->res->v, b->res->n, sizeof(struct opmfu_unit), less_unit);
+	if (opmfu_sort_array(b->res->v, b->res->n, sizeof(struct opmfu_unit), less_unit))
+		return -1;
+	/* a unit's step is its ops': the step marks are the host's */
+	for (o = 0; o < b->res->n; o++)
+		b->res->v[o].step = opmfu_step_at(&b->t->steps, b->res->v[o].start);
+	return map_ops(b);
 }
 
 double opmfu_unit_peak(const struct opmfu_ops *res, const struct opmfu_unit *u)
@@ -417,5 +450,5 @@ int64_t opmfu_step_at(const struct opmfu_ranges *steps, int64_t ts)
 	size_t i = opmfu_lbound(0, steps->n, step_before, steps->v, &ts);
 	if (i == 0 || ts >= steps->v[i - 1].end)
 		return OPMFU_NO_STEP;
-	return steps->v[i - 1].value;
+	return (int64_t)(i - 1);
 }

@@ -25,7 +25,8 @@ struct opmfu_unit {
 	int64_t start, end;  /* its op instances' span */
 	int64_t kernel_ns;   /* its compute kernels' time, a kernel span counted once */
 	int64_t flops;       /* 0 when src is -1 */
-	int64_t step;        /* the step whose window holds its first kernel's start, or OPMFU_NO_STEP */
+	int64_t step;        /* index into t->steps of the step whose window holds its (first) op's
+				start, or OPMFU_NO_STEP */
 	uint32_t first_link; /* a link of its first op instance (the op name) */
 	uint32_t main_link;  /* its longest kernel (the first of them) */
 	uint32_t kernels;    /* distinct kernel spans */
@@ -59,6 +60,7 @@ struct opmfu_ops_stats {
 struct opmfu_ops {
 	struct opmfu_unit *v; /* in start order, ties in the order made */
 	size_t n, cap;
+	uint32_t *op_unit;    /* per op instance (t->n_ops): its unit, or OPMFU_UNIT_NONE */
 	struct opmfu_ops_stats st;
 	const struct opmfu_trace *t;
 	const struct opmfu_flops *fl;
@@ -85,7 +87,7 @@ double opmfu_unit_mfu(const struct opmfu_ops *res, const struct opmfu_unit *u);
  * peak, none with an MFU above 1. */
 double opmfu_unit_lost_ns(const struct opmfu_ops *res, const struct opmfu_unit *u);
 
-/* The step number of the step range whose [start, end) holds ts, or
+/* The index of the step range whose [start, end) holds ts, or
  * OPMFU_NO_STEP; steps in start order. */
 int64_t opmfu_step_at(const struct opmfu_ranges *steps, int64_t ts);
 

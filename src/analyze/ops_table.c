@@ -49,7 +49,7 @@ static void ops_row(const void *src, size_t i, struct opmfu_cell *c)
 	double peak = opmfu_unit_peak(res, u), mfu = opmfu_unit_mfu(res, u);
 
 	c[0] = opmfu_cell_int(ot->rank);
-	c[1] = u->step == OPMFU_NO_STEP ? opmfu_cell_null() : opmfu_cell_int(u->step);
+	c[1] = u->step == OPMFU_NO_STEP ? opmfu_cell_null() : opmfu_cell_int(t->steps.v[u->step].value);
 	c[2] = sid_cell(t, t->links[u->first_link].op_name, 0);
 	c[3] = u->module != OPMFU_UNIT_NONE && res->paths
 		       ? opmfu_cell_text(opmfu_intern_str(res->paths, u->module), opmfu_intern_len(res->paths, u->module))

@@ -33,7 +33,12 @@ int opmfu_cmd_analyze(int argc, char **argv);
 int opmfu_cmd_chips(int argc, char **argv);
 int opmfu_cmd_model(int argc, char **argv);
 
-/* The report of `opmfu analyze` on standard output. */
-void opmfu_print_summary(const struct opmfu_report *rep, int timings);
+/* What `opmfu analyze` prints on standard output: with verbose (or
+ * timings) each rank's block first (summary.c), then the report of the run
+ * (report.c), then what was written. */
+void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbose);
+void opmfu_print_report(const struct opmfu_report *rep);
+/* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
+void opmfu_format_ns(double ns, char *out, size_t size);
 
 #endif

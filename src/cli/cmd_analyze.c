@@ -30,6 +30,7 @@ static const char usage_analyze[] =
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
 	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
 	"  -q, --quiet            print only warnings and errors\n"
+	"  -v, --verbose          also print each rank's details before the report\n"
 	"      --timings          also print where each rank's time went\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -131,7 +132,7 @@ static unsigned parse_exports(const char *list)
 
 struct analyze_args {
 	struct opmfu_opts o;
-	int quiet, timings;
+	int quiet, timings, verbose;
 	int *ranks; /* owned */
 };
 
@@ -140,7 +141,7 @@ static const struct option longopts[] = {
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-	{ "timings", no_argument, NULL, 'T' },
+	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -196,10 +197,13 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 	a->o.exports = OPMFU_EXPORT_DB;
 	optind = 1;
 	opterr = 0; /* we word the messages ourselves */
-	while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:j:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			a->quiet = 1;
+			break;
+		case 'v':
+			a->verbose = 1;
 			break;
 		case 'T':
 			a->timings = 1;
@@ -273,7 +277,7 @@ int opmfu_cmd_analyze(int argc, char **argv)
 
 	st = opmfu_analyze(&a.o, &rep, &err);
 	if (!a.quiet && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
-		opmfu_print_summary(&rep, a.timings);
+		opmfu_print_summary(&rep, a.timings, a.verbose);
 	rc = exit_code(st, &rep, &err);
 	opmfu_report_release(&rep);
 	free(a.ranks);

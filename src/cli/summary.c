@@ -25,66 +25,6 @@ static void print_peaks(const struct opmfu_rank_report *r)
 		printf("  chip named in the trace: %s\n", r->chip_seen);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/*
- * The cluster view: how many ranks were analysed, and the ranks whose MFU of
- * recorded ops is furthest below the median (stragglers slow the whole job).
- */
-static void print_cluster(const struct opmfu_report *rep)
-{
-	size_t i, n = 0, no_mfu = 0, shown = 0;
-	double *v = malloc(rep->n_ranks * sizeof(*v)), median;
-	size_t *order = malloc(rep->n_ranks * sizeof(*order));
-
-	for (i = 0; i < rep->n_ranks; i++) {
-		if (rep->ranks[i].state == OPMFU_RANK_NO_MFU)
-			no_mfu++;
-		if (v && rep->ranks[i].state == OPMFU_RANK_OK && rep->ranks[i].mfu_recorded >= 0)
-			v[n++] = rep->ranks[i].mfu_recorded;
-	}
-	printf("cluster: %zu ranks, %zu analysed, %zu failed, %zu without MFU\n", rep->n_ranks,
-	       rep->n_ranks - rep->n_failed, rep->n_failed, no_mfu);
-	if (!v || !order || n < 2) {
-		free(v);
-		free(order);
-		return;
-	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	printf("  MFU of the kernel time with FLOPs: median %.2f%% over %zu ranks (min %.2f%%, max %.2f%%)\n", median * 100, n,
-	       v[0] * 100, v[n - 1] * 100);
-	/* ranks below the median, furthest first; ties in rank order */
-	n = 0;
-	for (i = 0; i < rep->n_ranks; i++)
-		if (rep->ranks[i].state == OPMFU_RANK_OK && rep->ranks[i].mfu_recorded >= 0 &&
-		    rep->ranks[i].mfu_recorded < median)
-			order[n++] = i;
-	for (i = 1; i < n; i++) {
-		size_t k = order[i], j = i;
-		while (j > 0 && rep->ranks[order[j - 1]].mfu_recorded > rep->ranks[k].mfu_recorded) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = k;
-	}
-	if (n) {
-		printf("  stragglers (furthest below the median):");
-		for (i = 0; i < n && shown < 5; i++, shown++) {
-			const struct opmfu_rank_report *r = &rep->ranks[order[i]];
-			printf("%s rank %d %.2f%% (%.2f points below)", i ? "," : "", r->rank, r->mfu_recorded * 100,
-			       (median - r->mfu_recorded) * 100);
-		}
-		printf("\n");
-	}
-	free(v);
-	free(order);
-}
-
 /* Which workbooks a rank got, and why one is missing. */
 static void print_xlsx(const struct opmfu_rank_report *r)
 {
@@ -99,19 +39,6 @@ static void print_xlsx(const struct opmfu_rank_report *r)
 	if (!m)
 		printf("; no module workbook (no ModuleMFU rows)"); /* something always precedes it */
 	printf("\n");
-}
-
-/* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
-static void format_ns(double ns, char *out, size_t size)
-{
-	if (ns < 1e3)
-		snprintf(out, size, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(out, size, "%.2f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(out, size, "%.2f ms", ns / 1e6);
-	else
-		snprintf(out, size, "%.2f s", ns / 1e9);
 }
 
 /* "41.11%", or "-" for none (< 0) */
@@ -139,8 +66,8 @@ static void print_modules(const struct opmfu_rank_report *r)
 		       "    %10s %10s %8s %9s  %s\n", "lost", "kernel", "MFU", "coverage", "module");
 	for (k = 0; k < r->n_top; k++) {
 		char lost[32], t[32], m[16], c[16];
-		format_ns(r->top[k].lost_ns, lost, sizeof(lost));
-		format_ns(r->top[k].kernel_ns, t, sizeof(t));
+		opmfu_format_ns(r->top[k].lost_ns, lost, sizeof(lost));
+		opmfu_format_ns(r->top[k].kernel_ns, t, sizeof(t));
 		printf("    %10s %10s %8s %9s  %s\n", lost, t, pct(r->top[k].mfu, m, sizeof(m)),
 		       pct(r->top[k].coverage, c, sizeof(c)), r->top[k].name);
 	}
@@ -208,11 +135,11 @@ static void print_export(const struct opmfu_report *rep, size_t files, const cha
 	*done = 1;
 }
 
-void opmfu_print_summary(const struct opmfu_report *rep, int timings)
+void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbose)
 {
 	size_t i;
 	int done;
-	for (i = 0; i < rep->n_ranks; i++) {
+	for (i = 0; (verbose || timings) && i < rep->n_ranks; i++) {
 		const struct opmfu_rank_report *r = &rep->ranks[i];
 		printf("rank %d: %s\n", r->rank, r->db_path);
 		if (r->state == OPMFU_RANK_FAILED) {
@@ -221,6 +148,8 @@ void opmfu_print_summary(const struct opmfu_report *rep, int timings)
 				print_timings(r);
 			continue;
 		}
+		if (r->note[0])
+			printf("  input: %s\n", r->note);
 		printf("  kernels: %zu kernel-op links", r->kernels);
 		if (r->comm_links)
 			printf(" (+%zu communication)", r->comm_links);
@@ -239,8 +168,9 @@ void opmfu_print_summary(const struct opmfu_report *rep, int timings)
 		if (timings)
 			print_timings(r);
 	}
-	if (rep->n_ranks > 1)
-		print_cluster(rep);
+	if (verbose || timings)
+		printf("\n"); /* the report after the rank blocks */
+	opmfu_print_report(rep);
 	if (rep->out_db)
 		printf("wrote %s (%zu rank%s", rep->out_db, rep->n_ranks, rep->n_ranks == 1 ? "" : "s");
 	if (rep->out_db && rep->n_failed)

@@ -142,6 +142,7 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 				      struct opmfu_err *err)
 {
 	size_t i;
+	int k;
 
 	if (!(rep->ranks = opmfu_calloc(list->n, sizeof(*rep->ranks))))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
@@ -149,6 +150,9 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 	for (i = 0; i < list->n; i++) {
 		rep->ranks[i].rank = list->v[i].rank;
 		rep->ranks[i].mfu_recorded = rep->ranks[i].mfu_busy = rep->ranks[i].flops_coverage = -1;
+		rep->ranks[i].trace_mfu = rep->ranks[i].step_ns_median = -1;
+		for (k = 0; k < OPMFU_NSHARE; k++)
+			rep->ranks[i].shares[k] = -1;
 		if (!(rep->ranks[i].db_path = opmfu_strdup(list->v[i].path)))
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	}

@@ -2,6 +2,7 @@
  * rank.c - one rank's analysis in two stages: read, peaks, FLOPs and kernel
  * MFU; then module MFU and what the rank's report says.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,7 +65,9 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_module_mfu_init(&w->mod);
 	opmfu_ops_init(&w->ops);
 	opmfu_modules_init(&w->modules);
-	w->have_ops = w->analysed = 0;
+	opmfu_steps_init(&w->steps);
+	opmfu_hotspots_init(&w->hot);
+	w->have_ops = w->have_units = w->analysed = 0;
 
 	st = in->reader->read(in, &w->trace, &ro, &e);
 	t1 = opmfu_now_s();
@@ -74,6 +77,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	rr->recs_read = w->trace.n_recs_read;
 	rr->modules = w->trace.mods.n;
 	rr->bad_rows = w->trace.n_bad_rows;
+	snprintf(rr->note, sizeof(rr->note), "%s", w->trace.note);
 	for (i = 0; i < OPMFU_NDROP; i++)
 		rr->drops[i] = w->trace.drops[i];
 	if (st) {
@@ -101,11 +105,76 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	w->have_ops = 1;
 }
 
+/* e into top[0 .. *n) (at most max), most lost first; ties keep their order. */
+static void insert_top(struct opmfu_module_top *top, size_t *n, size_t max, const struct opmfu_module_top *e)
+{
+	size_t k;
+	for (k = *n; k > 0 && top[k - 1].lost_ns < e->lost_ns; k--)
+		if (k < max)
+			top[k] = top[k - 1];
+	if (k >= max)
+		return;
+	top[k] = *e;
+	if (*n < max)
+		(*n)++;
+}
+
+static void hot_top(const struct opmfu_trace *t, const struct opmfu_hot *h, size_t n, struct opmfu_module_top *top,
+		    size_t *n_top)
+{
+	size_t i;
+	for (*n_top = 0, i = 0; i < n && i < OPMFU_NTOP; i++) {
+		const char *name = opmfu_strtab_str(&t->strs, h[i].name);
+		struct opmfu_module_top *e = &top[(*n_top)++];
+		snprintf(e->name, sizeof(e->name), "%s", name ? name : "");
+		e->kernel_ns = (double)h[i].kernel_ns;
+		e->lost_ns = h[i].lost_ns;
+		e->mfu = opmfu_hot_mfu(&h[i]);
+		e->coverage = h[i].kernel_ns > 0 ? (double)h[i].flops_kernel_ns / (double)h[i].kernel_ns : -1;
+		e->count = (long long)h[i].count;
+	}
+}
+
+/* The steps: their number, median window, trace MFU, and the median step's waterfall. */
+static void report_steps(const struct opmfu_steps *st, struct opmfu_rank_report *rr)
+{
+	const struct opmfu_step_row *med = NULL;
+	double shares[4], best = -1;
+	size_t i;
+	int k;
+
+	rr->steps = st->n;
+	rr->step_ns_median = st->step_ns_median;
+	rr->trace_mfu = st->trace_mfu;
+	rr->median_step = -1;
+	for (k = 0; k < OPMFU_NSHARE; k++)
+		rr->shares[k] = -1;
+	/* the step whose window is closest to the median (the first of equals) */
+	for (i = 0; i < st->n; i++) {
+		double d = (double)opmfu_step_window(&st->v[i]) - st->step_ns_median;
+		if (opmfu_step_window(&st->v[i]) > 0 && (best < 0 || fabs(d) < best)) {
+			best = fabs(d);
+			med = &st->v[i];
+		}
+	}
+	if (!med)
+		return;
+	opmfu_step_shares(med, shares);
+	rr->median_step = med->step == OPMFU_NO_STEP ? -1 : med->step;
+	rr->median_window_ns = (double)opmfu_step_window(med);
+	rr->shares[OPMFU_SHARE_MFU] = opmfu_step_trace_mfu(med);
+	rr->shares[OPMFU_SHARE_INEFFICIENCY] = rr->shares[OPMFU_SHARE_MFU] >= 0 ? shares[3] : -1;
+	rr->shares[OPMFU_SHARE_OTHER] = shares[2];
+	rr->shares[OPMFU_SHARE_COMM] = shares[1];
+	rr->shares[OPMFU_SHARE_IDLE] = shares[0];
+	rr->comm_overlapped = (double)med->comm_overlapped_ns / rr->median_window_ns;
+}
+
 /* The honest numbers of SPEC 10 into the report, and the modules that lose most. */
 static void report_ops(const struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	const struct opmfu_ops_stats *st = &w->ops.st;
-	size_t i, k, n_top = sizeof(rr->top) / sizeof(rr->top[0]);
+	size_t i, n_top = sizeof(rr->top) / sizeof(rr->top[0]);
 
 	rr->mfu_recorded = st->cap_flops > 0 ? st->flops_peaked / st->cap_flops : -1;
 	rr->mfu_busy = st->cap_flops > 0 && st->cap_all > 0 ? st->flops_peaked / st->cap_all : -1;
@@ -128,22 +197,21 @@ static void report_ops(const struct rank_work *w, struct opmfu_rank_report *rr)
 	rr->n_top = 0;
 	for (i = 0; i < w->modules.n_rows; i++) {
 		const struct opmfu_mrow *r = &w->modules.rows[i];
-		double lost = r->self.lost_ns;
+		struct opmfu_module_top e;
 		if (r->self.kernel_ns <= 0)
 			continue;
-		for (k = rr->n_top; k > 0 && rr->top[k - 1].lost_ns < lost; k--)
-			if (k < n_top)
-				rr->top[k] = rr->top[k - 1];
-		if (k >= n_top)
-			continue;
-		snprintf(rr->top[k].name, sizeof(rr->top[k].name), "%s", opmfu_intern_str(&w->modules.paths, r->path));
-		rr->top[k].kernel_ns = (double)r->self.kernel_ns;
-		rr->top[k].lost_ns = lost;
-		rr->top[k].mfu = opmfu_msum_mfu(&r->self);
-		rr->top[k].coverage = (double)r->self.flops_kernel_ns / (double)r->self.kernel_ns;
-		if (rr->n_top < n_top)
-			rr->n_top++;
+		snprintf(e.name, sizeof(e.name), "%s", opmfu_intern_str(&w->modules.paths, r->path));
+		e.kernel_ns = (double)r->self.kernel_ns;
+		e.lost_ns = r->self.lost_ns;
+		e.mfu = opmfu_msum_mfu(&r->self);
+		e.coverage = (double)r->self.flops_kernel_ns / (double)r->self.kernel_ns;
+		e.count = (long long)r->calls;
+		insert_top(rr->top, &rr->n_top, n_top, &e);
 	}
+	/* the hotspot tables are in lost order already */
+	hot_top(&w->trace, w->hot.ops, w->hot.n_ops, rr->top_ops, &rr->n_top_ops);
+	hot_top(&w->trace, w->hot.kernels, w->hot.n_kernels, rr->top_kernels, &rr->n_top_kernels);
+	report_steps(&w->steps, rr);
 }
 
 /* Why a rank that was analysed has no MFU anywhere; "" when it has one. */
@@ -190,7 +258,28 @@ static void no_mfu_reason(const struct rank_work *w, int have_peak, struct opmfu
 	}
 }
 
-/* Stage 2: module MFU, the honest op and module tables, and what the rank's report says. */
+/* Stage 2: the honest op, module, step and hotspot tables (SPEC 10, 11). */
+void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+	double t0;
+
+	if (!w->have_ops)
+		return;
+	t0 = opmfu_now_s();
+	if (!(st = opmfu_ops_run(&w->trace, &w->flops, &w->pc.prec, &w->ops, &e)) &&
+	    !(st = opmfu_modules_run(&w->ops, &w->modules, &e)) && !(st = opmfu_steps_run(&w->ops, &w->steps, &e)))
+		st = opmfu_hotspots_run(&w->ops, &w->hot, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	w->have_units = 1;
+}
+
+/* Stage 3: module MFU (SPEC 3), and what the rank's report says. */
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
@@ -199,15 +288,13 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	size_t i;
 	double t0;
 
-	if (!w->have_ops)
+	if (!w->have_units)
 		return;
 	for (c = 0; c < OPMFU_NCLASS; c++)
 		have_peak |= w->pc.prec.flops[c] > 0;
 	t0 = opmfu_now_s();
-	if (!(st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e)) &&
-	    !(st = opmfu_ops_run(&w->trace, &w->flops, &w->pc.prec, &w->ops, &e)))
-		st = opmfu_modules_run(&w->ops, &w->modules, &e);
-	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
+	st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -227,11 +314,13 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 
 void opmfu_rank_work_release(struct rank_work *w)
 {
+	opmfu_hotspots_release(&w->hot);
+	opmfu_steps_release(&w->steps);
 	opmfu_modules_release(&w->modules);
 	opmfu_ops_release(&w->ops);
 	opmfu_module_mfu_release(&w->mod);
 	opmfu_op_mfu_release(&w->op);
 	opmfu_flops_release(&w->flops);
 	opmfu_trace_release(&w->trace);
-	w->have_ops = w->analysed = 0;
+	w->have_ops = w->have_units = w->analysed = 0;
 }

@@ -38,6 +38,9 @@ static const struct opmfu_column cols[] = {
 	{ "ops_above_one", OPMFU_COL_INT, "Ops above 100% MFU", 0, 0 },
 	{ "records_vs_shapes", OPMFU_COL_INT, "Records with Shape FLOPs", 0, 0 },
 	{ "records_agree", OPMFU_COL_INT, "Records within 1% of Shapes", 0, 0 },
+	{ "trace_mfu", OPMFU_COL_REAL, "Trace MFU", 0, OPMFU_COLF_PERCENT },
+	{ "step_ns_median", OPMFU_COL_INT, "Median Step(ns)", 0, 0 },
+	{ "steps", OPMFU_COL_INT, "Steps", 0, 0 },
 };
 
 /* no workbook: the reference writes none */
@@ -104,6 +107,9 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[28] = opmfu_cell_int((int64_t)rr->units_above_one);
 	c[29] = opmfu_cell_int((int64_t)rr->rec_compared);
 	c[30] = opmfu_cell_int((int64_t)rr->rec_agree);
+	c[31] = ratio(rr->trace_mfu);
+	c[32] = rr->step_ns_median >= 0 ? opmfu_cell_int(llround(rr->step_ns_median)) : opmfu_cell_null();
+	c[33] = opmfu_cell_int((int64_t)rr->steps);
 }
 
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr)

@@ -32,6 +32,9 @@ static const char *const ddl_files[] = {
 	opmfu_sql_out_rank_summary,
 	opmfu_sql_out_opmfu_ops,
 	opmfu_sql_out_opmfu_modules,
+	opmfu_sql_out_opmfu_steps,
+	opmfu_sql_out_opmfu_op_types,
+	opmfu_sql_out_opmfu_kernels,
 };
 
 /* What a parameter of a batch INSERT holds. */

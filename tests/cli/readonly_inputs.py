@@ -79,7 +79,7 @@ def result(out, tree, stdout):
 
 
 def run(tree, out, prefix=(), user=None):
-    args = list(prefix) + [OPMFU, "analyze", tree, "-o", out, "--peak", "fp16=353.9,int8=707.8"]
+    args = list(prefix) + [OPMFU, "analyze", tree, "-o", out, "--peak", "fp16=353.9,int8=707.8", "--verbose"]
     if user is not None:
         args = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + args
     return subprocess.run(args, capture_output=True, text=True, timeout=120)

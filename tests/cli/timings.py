@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""--timings adds one "time:" line to each rank's block of the summary and
-changes nothing else; --quiet still prints nothing.
+"""--timings adds one "time:" line to each rank's block of the --verbose
+summary and changes nothing else; --quiet still prints nothing.
 usage: timings.py OPMFU SOURCE_ROOT"""
 import os
 import re
@@ -36,18 +36,20 @@ def main():
     try:
         tree = os.path.join(tmp, "tree")
         build_fixture(root, "cluster", tree)
-        rc0, plain, _ = run(opmfu, [tree, "-o", os.path.join(tmp, "o1")])
-        rc1, timed, _ = run(opmfu, [tree, "-o", os.path.join(tmp, "o2"), "--timings"])
+        # --timings adds its lines to the per-rank blocks of --verbose
+        rc0, plain, _ = run(opmfu, [tree, "-o", os.path.join(tmp, "o1"), "--verbose"])
+        rc1, timed, _ = run(opmfu, [tree, "-o", os.path.join(tmp, "o2"), "--verbose", "--timings"])
         if rc0 != 0 or rc1 != 0:
             fail("exit %d / %d" % (rc0, rc1))
-        ranks = [i for i, line in enumerate(timed) if line.startswith("rank ")]
+        ranks = [i for i, line in enumerate(timed) if re.match(r"^rank -?\d+: ", line)]
         times = [i for i, line in enumerate(timed) if line.startswith("  time:")]
         if len(ranks) != 3 or len(times) != 3:
             fail("%d rank blocks, %d time lines:\n%s" % (len(ranks), len(times), "\n".join(timed)))
         # each time line closes its rank's block
         for k, i in enumerate(times):
+            # the last block ends at the blank line before the report
             end = ranks[k + 1] if k + 1 < len(ranks) else next(
-                j for j, line in enumerate(timed) if line.startswith("cluster:"))
+                j for j, line in enumerate(timed) if re.match(r"^\d+ ranks?, \d+ analysed", line)) - 1
             if i != end - 1:
                 fail("time line %d is not the last of rank block %d" % (i, k))
             m = TIME.match(timed[i])

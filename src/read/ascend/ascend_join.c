@@ -47,6 +47,7 @@ void opmfu_ajoin_release(struct opmfu_ajoin *j)
 	keyidx_release(&j->ids);
 	opmfu_free(j->api);
 	opmfu_free(j->api_off);
+	opmfu_ranges_release(&j->no_conn);
 	opmfu_ajoin_init(j);
 }
 
@@ -242,8 +243,17 @@ int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int6
 	struct opmfu_aj_task k = { start, end, conn, 0, (uint8_t)(bad != 0) };
 	size_t p;
 
-	if (!conn_ok)
-		return 0; /* a NULL connection matches nothing */
+	if (!conn_ok) {
+		/* a NULL connection matches nothing; its kernels still ran */
+		for (p = find_gid(j->info_gid, j->info_sorted, j->n_info, gid, &j->hint_info);
+		     !k.bad && p < j->n_info && j->info_gid[AT(j->info_sorted, p)] == gid; p++) {
+			struct opmfu_range r = { start, end, 0, j->info[AT(j->info_sorted, p)].name, 0 };
+			if (opmfu_ranges_add(&j->no_conn, &r))
+				return -1;
+			j->hint_info = p + 1;
+		}
+		return 0;
+	}
 	for (p = find_gid(j->info_gid, j->info_sorted, j->n_info, gid, &j->hint_info);
 	     p < j->n_info && j->info_gid[AT(j->info_sorted, p)] == gid; p++) {
 		k.ref = AT(j->info_sorted, p);
@@ -500,6 +510,7 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 		size_t before = t->n_links;
 		for (i = 0; i < j->src[s].n; i++) {
 			const struct opmfu_aj_task *k = &j->src[s].v[i];
+			size_t at = t->n_links;
 			for (ci_range(j, k, &c, &ce); c < ce; c++)
 			for (a = j->api_off[j->ci_ids[c]], ae = j->api_off[j->ci_ids[c] + 1]; a < ae; a++) {
 				const struct opmfu_aj_api *op = &j->api[a];
@@ -529,9 +540,17 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 				l->op = (uint32_t)(op0 + a);
 				t->n_links++;
 			}
+			if (s == OPMFU_SRC_COMPUTE && t->n_links == at && !k->bad) {
+				struct opmfu_range r = { k->start, k->end, 0, j->info[k->ref].name, 0 };
+				if (opmfu_ranges_add(&t->kernels, &r))
+					return -1;
+			}
 		}
 		*count[s] = t->n_links - before;
 	}
 	t->n_ops = op0 + j->n_api;
+	for (i = 0; i < j->no_conn.n; i++)
+		if (opmfu_ranges_add(&t->kernels, &j->no_conn.v[i]))
+			return -1;
 	return 0;
 }

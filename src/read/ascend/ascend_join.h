@@ -89,6 +89,9 @@ struct opmfu_ajoin {
 	struct opmfu_aj_api *api;  /* kept PYTORCH_API rows, grouped by id slot */
 	size_t n_api, cap_api;
 	uint32_t *api_off;         /* id slot -> first row in api; n + 1 entries */
+	/* compute kernels with a NULL connection: no op can claim them, but the
+	 * device ran them (emit adds them to the trace's kernel ranges) */
+	struct opmfu_ranges no_conn;
 };
 
 void opmfu_ajoin_init(struct opmfu_ajoin *j);
@@ -138,7 +141,10 @@ int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t
  * table order), per row its PYTORCH_API rows by (startNs, endNs, table
  * order). A link with an unreadable time is counted in t->n_bad_rows and
  * skipped. Each PYTORCH_API row is one op instance (t->n_ops grows by
- * their number). Returns 0, or -1 when out of memory or past 2^32 - 2 links.
+ * their number). Compute kernels that make no link (no connection, or no
+ * framework op behind it) become t's OPMFU_RANGE_KERNEL ranges, so that the
+ * device timeline (SPEC 11) still has them. Returns 0, or -1 when out of
+ * memory or past 2^32 - 2 links.
  */
 int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t);
 

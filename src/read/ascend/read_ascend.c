@@ -22,6 +22,7 @@ struct scan;
 #include "model/parse.h"
 #include "read/ascend/ascend.h"
 #include "read/ascend/ascend_chip.h"
+#include "read/ascend/ascend_steps.h"
 #include "read/ascend/ascend_join.h"
 #include "read/ascend/ascend_parse.h"
 #include "read/sqlite_in.h"
@@ -408,7 +409,11 @@ static int comm_row(struct scan *sc, sqlite3_value **v)
 	int64_t start = 0, end = 0, conn = 0;
 	int bad = value_ns(v[1], &start) | value_ns(v[2], &end);
 	int conn_ok = !value_ns(v[3], &conn);
-	return opmfu_ajoin_add_comm(sc->j, value_sid(sc->r, v[0]), start, end, bad, conn_ok, conn);
+	/* every communication on the device, linked to an op or not (SPEC 11) */
+	struct opmfu_range rg = { start, end, 0, value_sid(sc->r, v[0]), 0 };
+	if (!bad && opmfu_ranges_add(&sc->r->t->comm, &rg))
+		return -1;
+	return opmfu_ajoin_add_comm(sc->j, rg.name, start, end, bad, conn_ok, conn);
 }
 
 static int connection_row(struct scan *sc, sqlite3_value **v)
@@ -600,13 +605,14 @@ static void *helper_run(void *arg)
 	return NULL;
 }
 
-/* Moves what the helper read from MSTX_EVENTS into t. */
+/* Moves what the helper read from MSTX_EVENTS (modules, FLOPs records) into t. */
 static void take_mstx(struct opmfu_trace *t, struct helper *h)
 {
-	int i;
-	for (i = 0; i < OPMFU_RANGE__COUNT; i++) {
-		struct opmfu_ranges *from = opmfu_trace_ranges(&h->t, (enum opmfu_range_kind)i);
-		*opmfu_trace_ranges(t, (enum opmfu_range_kind)i) = *from;
+	static const enum opmfu_range_kind kinds[] = { OPMFU_RANGE_MODULE, OPMFU_RANGE_FLOPS };
+	size_t i;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct opmfu_ranges *from = opmfu_trace_ranges(&h->t, kinds[i]);
+		*opmfu_trace_ranges(t, kinds[i]) = *from;
 		memset(from, 0, sizeof(*from));
 	}
 	t->n_recs_read += h->t.n_recs_read;
@@ -713,6 +719,8 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	opmfu_ajoin_init(&j);
 	st = read_tasks(r, &j, has_comm, has_sched, &maps);
 	str_maps_release(&maps); /* COMPUTE_TASK_INFO is in */
+	if (!st && opmfu_ascend_steps(r->db, t))
+		st = opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading the steps", r->path);
 	if (started) {
 		helper_wait_api(&h);
 		api = h.api;

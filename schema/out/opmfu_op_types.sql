@@ -1,0 +1,12 @@
+-- opmfu's own table: the OpmfuOps rows of a rank summed per op name (the
+-- op types a user fixes first), most lost time first.
+CREATE TABLE "OpmfuOpTypes" (
+    "rank_id" INTEGER,
+    "op_name" TEXT,
+    "ops" INTEGER,             -- OpmfuOps rows with this name
+    "kernel_ns" INTEGER,
+    "flops_kernel_ns" INTEGER, -- of which rows with FLOPs
+    "flops" INTEGER,
+    "mfu" REAL,                -- FLOPs / (their kernel time x peak), time-weighted; NULL: none
+    "lost_ns" INTEGER          -- sum of the rows' lost_ns
+);

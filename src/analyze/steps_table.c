@@ -1,0 +1,67 @@
+/*
+ * steps_table.c - the OpmfuSteps table (schema/out/opmfu_steps.sql): a row
+ * per rank and step.
+ */
+#include "analyze/steps.h"
+
+static const struct opmfu_column cols[] = {
+	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
+	{ "step", OPMFU_COL_INT, "Step", 0, 0 },
+	{ "start_ns", OPMFU_COL_INT, "Start(ns)", 21, OPMFU_COLF_BIG_INT_TEXT },
+	{ "end_ns", OPMFU_COL_INT, "End(ns)", 21, OPMFU_COLF_BIG_INT_TEXT },
+	{ "window_ns", OPMFU_COL_INT, "Window(ns)", 15, 0 },
+	{ "flops_ns", OPMFU_COL_INT, "Compute with FLOPs(ns)", 15, 0 },
+	{ "other_compute_ns", OPMFU_COL_INT, "Other Compute(ns)", 15, 0 },
+	{ "comm_exposed_ns", OPMFU_COL_INT, "Exposed Communication(ns)", 15, 0 },
+	{ "comm_overlapped_ns", OPMFU_COL_INT, "Overlapped Communication(ns)", 15, 0 },
+	{ "idle_ns", OPMFU_COL_INT, "Idle(ns)", 15, 0 },
+	{ "flops", OPMFU_COL_INT, "FLOPs", 18, 0 },
+	{ "flops_record", OPMFU_COL_INT, "FLOPs from Records", 18, 0 },
+	{ "flops_shape", OPMFU_COL_INT, "FLOPs from Shapes", 18, 0 },
+	{ "peak_tflops", OPMFU_COL_REAL, "Peak TFLOPS", 0, 0 },
+	{ "trace_mfu", OPMFU_COL_REAL, "Trace MFU", 10, OPMFU_COLF_PERCENT },
+	{ "share_idle", OPMFU_COL_REAL, "Idle Share", 10, OPMFU_COLF_PERCENT },
+	{ "share_comm", OPMFU_COL_REAL, "Exposed Communication Share", 10, OPMFU_COLF_PERCENT },
+	{ "share_other_compute", OPMFU_COL_REAL, "Other Compute Share", 10, OPMFU_COLF_PERCENT },
+	{ "share_inefficiency", OPMFU_COL_REAL, "Inefficiency Share", 10, OPMFU_COLF_PERCENT },
+};
+
+const struct opmfu_table_def opmfu_steps_def = {
+	"OpmfuSteps", cols, sizeof(cols) / sizeof(cols[0]), NULL,
+};
+
+static void steps_row(const void *src, size_t i, struct opmfu_cell *c)
+{
+	const struct opmfu_steps_table *st = src;
+	const struct opmfu_step_row *s = &st->steps->v[i];
+	double shares[4], peak = opmfu_step_peak(s), mfu = opmfu_step_trace_mfu(s);
+	int k;
+
+	opmfu_step_shares(s, shares);
+	c[0] = opmfu_cell_int(st->rank);
+	c[1] = s->step == OPMFU_NO_STEP ? opmfu_cell_null() : opmfu_cell_int(s->step);
+	c[2] = opmfu_cell_int(s->start);
+	c[3] = opmfu_cell_int(s->end);
+	c[4] = opmfu_cell_int(opmfu_step_window(s));
+	c[5] = opmfu_cell_int(s->flops_ns);
+	c[6] = opmfu_cell_int(s->other_ns);
+	c[7] = opmfu_cell_int(s->comm_exposed_ns);
+	c[8] = opmfu_cell_int(s->comm_overlapped_ns);
+	c[9] = opmfu_cell_int(s->idle_ns);
+	c[10] = opmfu_cell_int(s->flops);
+	c[11] = opmfu_cell_int(s->flops_record);
+	c[12] = opmfu_cell_int(s->flops_shape);
+	c[13] = peak > 0 ? opmfu_cell_real(peak / 1e12) : opmfu_cell_null();
+	c[14] = mfu >= 0 ? opmfu_cell_real(mfu) : opmfu_cell_null();
+	/* an empty window has no shares; without a peak the inefficiency is unknown (it may be
+	 * negative: an MFU above 1, counted and warned about elsewhere) */
+	for (k = 0; k < 4; k++)
+		c[15 + k] = opmfu_step_window(s) > 0 && (k < 3 || mfu >= 0) ? opmfu_cell_real(shares[k])
+									 : opmfu_cell_null();
+}
+
+struct opmfu_table opmfu_steps_table(const struct opmfu_steps_table *src)
+{
+	struct opmfu_table tab = { &opmfu_steps_def, src->steps->n, steps_row, src };
+	return tab;
+}
