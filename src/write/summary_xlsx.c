@@ -21,7 +21,7 @@
 /* How a column shows its numbers. Times are in the tables as integer ns and
  * shown as ms (the value converted, so a cell holds what it shows). */
 enum fmt { F_TEXT, F_INT, F_MS, F_PCT, F_TFLOPS, F_FLOPS, N_FMT };
-static const char *const num_formats[N_FMT] = { NULL, "0", "#,##0.000", "0.0%", "0.00", "0.00E+00" };
+static const char *const num_formats[N_FMT] = { NULL, "0", "#,##0.000", "0.00%", "0.00", "0.00E+00" };
 
 /* Where a column's value comes from. */
 enum from {
@@ -31,7 +31,7 @@ enum from {
 	/* trace MFU (src) against the cluster's median: the part up to it, the
 	 * part above it, and how far short of it; NULL without an MFU */
 	RANK_UP_TO_MEDIAN, RANK_ABOVE_MEDIAN, RANK_SHORT_OF_MEDIAN,
-	G_NAME, G_DEPTH, G_RANKS, G_COUNT, G_KERNEL, G_FLOPS_KERNEL, G_FLOPS, G_MFU, G_LOST, G_OWN_LOST, G_SUB_LOST,
+	G_NAME, G_SHORT_NAME, G_DEPTH, G_RANKS, G_COUNT, G_KERNEL, G_FLOPS_KERNEL, G_FLOPS, G_MFU, G_LOST, G_OWN_LOST, G_SUB_LOST,
 	G_LOST_PER_RANK, G_WORST_RANK, G_WORST_LOST,
 };
 
@@ -105,6 +105,7 @@ static const struct scol module_cols[] = {
 	{ "Lost per rank (ms)", F_MS, G_LOST_PER_RANK, NULL },
 	{ "Worst rank", F_INT, G_WORST_RANK, NULL },
 	{ "Worst rank lost (ms)", F_MS, G_WORST_LOST, NULL },
+	{ "Short name", F_TEXT, G_SHORT_NAME, NULL },
 };
 
 static const struct scol op_cols[] = {
@@ -160,6 +161,16 @@ static struct opmfu_cell from_cells(const struct opmfu_table_def *def, const str
 	return num_cell(opmfu_sum_num(def, row, col), f);
 }
 
+/* A module path's last two names (Layer_3/Attention_3): a chart's label,
+ * where a whole path would leave no room for the bars. */
+static struct opmfu_cell short_name(const char *s, size_t n)
+{
+	size_t i = n, slashes = 0;
+	while (i > 0 && !(s[i - 1] == '/' && ++slashes == 2))
+		i--;
+	return opmfu_cell_text(s + i, n - i);
+}
+
 static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struct opmfu_sum_row *r, enum from from,
 				    enum fmt f)
 {
@@ -168,6 +179,8 @@ static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struc
 	switch (from) {
 	case G_NAME:
 		return opmfu_cell_text(opmfu_intern_str(&g->names, r->name), opmfu_intern_len(&g->names, r->name));
+	case G_SHORT_NAME:
+		return short_name(opmfu_intern_str(&g->names, r->name), opmfu_intern_len(&g->names, r->name));
 	case G_DEPTH: x = r->depth; break;
 	case G_RANKS: x = r->ranks; break;
 	case G_COUNT: x = r->count; break;
@@ -251,7 +264,7 @@ static double shown_chars(const struct opmfu_cell *c, enum fmt f)
 	case F_MS: /* #,##0.000: a comma per three digits before the point */
 		n = (size_t)snprintf(buf, sizeof(buf), "%.0f", fabs(x));
 		return snprintf(buf, sizeof(buf), "%.3f", x) + (double)((n - 1) / 3);
-	case F_PCT: return snprintf(buf, sizeof(buf), "%.1f%%", x * 100);
+	case F_PCT: return snprintf(buf, sizeof(buf), "%.2f%%", x * 100);
 	case F_TFLOPS: return snprintf(buf, sizeof(buf), "%.2f", x);
 	default: return snprintf(buf, sizeof(buf), "%.2E", x);
 	}
@@ -419,24 +432,28 @@ static lxw_chart *mfu_chart(struct book *bk, const struct sheet *ranks, lxw_char
 	lxw_chart *ch;
 	size_t k;
 
-	/* rounded half up, as the sheet's 0.0% shows it (printf rounds a tie to even) */
-	snprintf(title, sizeof(title), "Trace MFU per rank against the median (%.1f%%)",
-		 floor(bk->v->mfu_median * 1000 + 0.5) / 10);
+	/* rounded half up, as the sheet's 0.00% shows it (printf rounds a tie to even) */
+	snprintf(title, sizeof(title), "Trace MFU per rank against the median (%.2f%%)",
+		 floor(bk->v->mfu_median * 10000 + 0.5) / 100);
 	if (!(ch = new_chart(bk, LXW_CHART_COLUMN_STACKED, title)))
 		return NULL;
 	for (k = 0; k < 3; k++)
 		add_series(bk, ch, ranks, RK_RANK, RK_MEDIAN + k, ranks->n_rows, colors[k]);
-	chart_axis_set_num_format(ch->y_axis, "0%");
+	/* a trace MFU can be a fraction of a percent (a short inference trace) */
+	chart_axis_set_num_format(ch->y_axis, "0.0##%");
+	chart_axis_set_min(ch->y_axis, 0); /* from 0, or small differences look large */
 	per_rank_layout(ch, ranks->n_rows, o);
 	return ch;
 }
 
 /* Lost time of the first (most lost) rows of a Modules or Op types sheet,
- * one horizontal bar each, the most lost on top; modules split into the time
- * lost directly under the path and in its sub-modules. */
+ * one horizontal bar each, the most lost on top, labelled by the short name
+ * where the sheet has one; modules split into the time lost directly under
+ * the path and in its sub-modules. */
 static lxw_chart *lost_chart(struct book *bk, const struct sheet *sh, lxw_chart_options *o)
 {
 	size_t n = sh->n_rows < CHART_TOP_N ? sh->n_rows : CHART_TOP_N, own = col_of(sh, G_OWN_LOST);
+	size_t label = col_of(sh, G_SHORT_NAME) < sh->n_cols ? col_of(sh, G_SHORT_NAME) : 0;
 	int split = own < sh->n_cols && !isnan(sh->g->v[sh->order[0]].own_lost_ns);
 	char title[160];
 	lxw_chart *ch;
@@ -446,10 +463,10 @@ static lxw_chart *lost_chart(struct book *bk, const struct sheet *sh, lxw_chart_
 	if (!(ch = new_chart(bk, split ? LXW_CHART_BAR_STACKED : LXW_CHART_BAR, title)))
 		return NULL;
 	if (split) {
-		add_series(bk, ch, sh, 0, own, n, 0xC0504D);
-		add_series(bk, ch, sh, 0, col_of(sh, G_SUB_LOST), n, 0xF2B8B6);
+		add_series(bk, ch, sh, label, own, n, 0xC0504D);
+		add_series(bk, ch, sh, label, col_of(sh, G_SUB_LOST), n, 0xF2B8B6);
 	} else {
-		add_series(bk, ch, sh, 0, col_of(sh, G_LOST), n, 0xC0504D);
+		add_series(bk, ch, sh, label, col_of(sh, G_LOST), n, 0xC0504D);
 		chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
 	}
 	chart_set_series_gap(ch, 40);
@@ -458,7 +475,8 @@ static lxw_chart *lost_chart(struct book *bk, const struct sheet *sh, lxw_chart_
 	chart_axis_set_reverse(ch->y_axis);
 	/* and the value axis stays at the bottom */
 	chart_axis_set_crossing_max(ch->y_axis);
-	chart_axis_set_num_format(ch->x_axis, "#,##0");
+	/* ms, often below 1 on short traces: up to three decimals, as needed */
+	chart_axis_set_num_format(ch->x_axis, "#,##0.0##");
 	memset(o, 0, sizeof(*o));
 	o->x_scale = 2;
 	o->y_scale = (double)(140 + 24 * n) / 288;

@@ -2,8 +2,8 @@
 """opmfu_summary.xlsx against the database of the same run (SPEC 14).
 usage: summary_workbook.py OPMFU SOURCE_ROOT
 
-For several fixture trees (and the real Ascend level1 export when
-../shared/real is there) opmfu runs once with --export db,xlsx; then what each
+For several fixture trees (and the real Ascend level1 export and a real
+Kineto trace when ../shared/real is there) opmfu runs once with --export db,xlsx; then what each
 sheet of OperatorMfu/opmfu_summary.xlsx must hold is derived here, in Python,
 from the tables of cluster_analysis.db (docs/output-schema.md, "The summary
 workbook"), and compared with the workbook's cells (read with
@@ -41,8 +41,8 @@ from build_fixture import build_tree  # noqa: E402
 from xlsx_cells import dump  # noqa: E402
 
 CASES = [("module_tree", []), ("cluster", []), ("cluster_faults", []), ("module_deep", []),
-         ("xlsx_module", ["--peak", "fp16=100"]), ("kernel_mapping", [])]
-REAL = [("real/level1", ["--peak", "fp16=353.9"])]
+         ("xlsx_module", ["--peak", "fp16=100"]), ("kernel_mapping", []), ("steps_waterfall", [])]
+REAL = [("real/level1", ["--peak", "fp16=353.9"]), ("real/kineto/kineto_h100_bert_small_infer", [])]
 problems = []
 compared = [0]
 
@@ -189,6 +189,7 @@ def check_group(case, sh, rows, key, count, first_title):
                              ("Worst rank", g["worst"], 0), ("Worst rank lost (ms)", g["worst_lost"], 1)):
             sh.check(i, title, shown(v if not ms else float(v), ms))
         if key == "module":
+            sh.check(i, "Short name", shown("/".join(g["name"].split("/")[-2:])))
             sh.check(i, "Calls", shown(g["count"]))
             sh.check(i, "Depth", shown(g["depth"]))
             sh.check(i, "Own lost (ms)", shown(float(g["own"]), 1))

@@ -235,7 +235,9 @@ static enum opmfu_status write_stores(const char *d, struct stores *st, struct o
  * sub-modules, 6.5 per rank, worst rank 1 (8 ms); MFU (0.5 x 6 + 0.25 x 4) /
  * (6 + 4) = 0.4; FLOPs 3e11 + 1e11. Model/Head has no FLOPs and no MFU (blank).
  * aten::mm: MFU (0.5 x 6 + 0.25 x 2) / 8 = 0.4375, lost 3 + 1.5 = 4.5 ms,
- * worst rank 0 (3 ms). The op named "=1+1" stays text.
+ * worst rank 0 (3 ms). The op named "=1+1" stays text. A module's short name
+ * (the lost-time chart's labels, column O) is its path's last two names: the
+ * whole path here.
  *
  * Widths: a title needs its longer line when it wraps at the best space (or
  * its length), x 1.1 for bold, rounded up, + 3 for the filter button; a value
@@ -262,27 +264,27 @@ static const char small_want[] =
 	"    axis cat b title \"Rank\"\n"
 	"    axis val l\n"
 	"chart A34:M54 bar col stacked gap 40 overlap 100 legend b title \"Trace MFU per rank against the median "
-	"(31.3%)\"\n"
+	"(31.25%)\"\n"
 	"    series name Ranks!$Q$1 cat Ranks!$A$2:$A$4 val Ranks!$Q$2:$Q$4 fill 2E7D32 cached 3\n"
 	"    series name Ranks!$R$1 cat Ranks!$A$2:$A$4 val Ranks!$R$2:$R$4 fill 81C784 cached 3\n"
 	"    series name Ranks!$S$1 cat Ranks!$A$2:$A$4 val Ranks!$S$2:$S$4 fill E57373 cached 3\n"
 	"    axis cat b title \"Rank\"\n"
-	"    axis val l format \"0%\"\n"
+	"    axis val l min 0 format \"0.0##%\"\n"
 	"chart A56:M66 bar bar stacked gap 40 overlap 100 legend b title \"Lost time by module, ms (top 3 of 3)\"\n"
-	"    series name Modules!$J$1 cat Modules!$A$2:$A$4 val Modules!$J$2:$J$4 fill C0504D cached 3\n"
-	"    series name Modules!$K$1 cat Modules!$A$2:$A$4 val Modules!$K$2:$K$4 fill F2B8B6 cached 3\n"
+	"    series name Modules!$J$1 cat Modules!$O$2:$O$4 val Modules!$J$2:$J$4 fill C0504D cached 3\n"
+	"    series name Modules!$K$1 cat Modules!$O$2:$O$4 val Modules!$K$2:$K$4 fill F2B8B6 cached 3\n"
 	"    axis cat l reverse\n"
-	"    axis val b format \"#,##0\" crosses max\n"
+	"    axis val b format \"#,##0.0##\" crosses max\n"
 	"chart A68:M78 bar bar clustered gap 40 no legend title \"Lost time by op type, ms (top 3 of 3)\"\n"
 	"    series name 'Op types'!$H$1 cat 'Op types'!$A$2:$A$4 val 'Op types'!$H$2:$H$4 fill C0504D cached 3\n"
 	"    axis cat l reverse\n"
-	"    axis val b format \"#,##0\" crosses max\n"
+	"    axis val b format \"#,##0.0##\" crosses max\n"
 	"style 1: font \"Calibri\" 11 bold; fill solid FFAFEEEE; border thin; valign center; wrap; numfmt \"General\"\n"
 	"style 2: font \"Calibri\" 14 bold; fill none; border none; numfmt \"General\"\n"
 	"style 3: font \"Calibri\" 11; fill none; border thin; numfmt \"General\"\n"
 	"style 4: font \"Calibri\" 11; fill none; border thin; numfmt \"0\"\n"
 	"style 5: font \"Calibri\" 11; fill none; border thin; numfmt \"#,##0.000\"\n"
-	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.0%\"\n"
+	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00%\"\n"
 	"A1=opmfu summary (s) s2\n"
 	"A3=Cluster (s) s1\nB3=Value (s) s1\nC3=Rank (s) s1\n"
 	"A4=Ranks (s) s3\nB4=3 (n) s4\nC4= (blank) s4\n"
@@ -323,7 +325,7 @@ static const char small_want[] =
 	"style 3: font \"Calibri\" 11; fill none; border thin; numfmt \"General\"\n"
 	"style 4: font \"Calibri\" 11; fill none; border thin; numfmt \"0\"\n"
 	"style 5: font \"Calibri\" 11; fill none; border thin; numfmt \"#,##0.000\"\n"
-	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.0%\"\n"
+	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00%\"\n"
 	"style 7: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00\"\n"
 	"A1=Rank (s) s1\nB1=Status (s) s1\nC1=Chip (s) s1\nD1=Peak FP16 (TFLOPS) (s) s1\nE1=Trace MFU (s) s1\n"
 	"F1=MFU (time with FLOPs) (s) s1\nG1=MFU (compute time) (s) s1\nH1=FLOPs coverage (s) s1\nI1=Steps (s) s1\n"
@@ -367,7 +369,7 @@ static const char small_want[] =
 	"style 1: font \"Calibri\" 11 bold; fill solid FFAFEEEE; border thin; valign center; wrap; numfmt \"General\"\n"
 	"style 4: font \"Calibri\" 11; fill none; border thin; numfmt \"0\"\n"
 	"style 5: font \"Calibri\" 11; fill none; border thin; numfmt \"#,##0.000\"\n"
-	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.0%\"\n"
+	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00%\"\n"
 	"style 7: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00\"\n"
 	"style 8: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00E+00\"\n"
 	"A1=Rank (s) s1\nB1=Step (s) s1\nC1=Step time (ms) (s) s1\nD1=FLOP compute (ms) (s) s1\n"
@@ -391,9 +393,9 @@ static const char small_want[] =
 	"H6=1.95 (n) s5\nI6=260000000000 (n) s8\nJ6=100 (n) s7\nK6=0.2 (n) s6\nL6=0.3 (n) s6\nM6=0.25 (n) s6\n"
 	"N6=0.1 (n) s6\nO6=0.15 (n) s6\n"
 	"sheet Modules\n"
-	"dimension A1:N4\n"
+	"dimension A1:O4\n"
 	"freeze A2\n"
-	"autofilter A1:N4\n"
+	"autofilter A1:O4\n"
 	"col A width 13 (xml 13.7109375)\n"
 	"col B width 9 (xml 9.7109375)\n"
 	"col C width 9 (xml 9.7109375)\n"
@@ -401,13 +403,14 @@ static const char small_want[] =
 	"col E width 13 (xml 13.7109375)\n"
 	"col F width 14 (xml 14.7109375)\n"
 	"col G width 10 (xml 10.7109375)\n"
-	"col H width 7 (xml 7.7109375)\n"
+	"col H width 8 (xml 8.7109375)\n"
 	"col I width 8 (xml 8.7109375)\n"
 	"col J width 12 (xml 12.7109375)\n"
 	"col K width 19 (xml 19.7109375)\n"
 	"col L width 13 (xml 13.7109375)\n"
 	"col M width 9 (xml 9.7109375)\n"
 	"col N width 14 (xml 14.7109375)\n"
+	"col O width 13 (xml 13.7109375)\n"
 	"row 1 height 30\n"
 	"page landscape fit 1x0\n"
 	"print titles $1:$1\n"
@@ -415,21 +418,21 @@ static const char small_want[] =
 	"style 3: font \"Calibri\" 11; fill none; border thin; numfmt \"General\"\n"
 	"style 4: font \"Calibri\" 11; fill none; border thin; numfmt \"0\"\n"
 	"style 5: font \"Calibri\" 11; fill none; border thin; numfmt \"#,##0.000\"\n"
-	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.0%\"\n"
+	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00%\"\n"
 	"style 8: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00E+00\"\n"
 	"A1=Module (s) s1\nB1=Depth (s) s1\nC1=Ranks (s) s1\nD1=Calls (s) s1\nE1=Kernel time (ms) (s) s1\n"
 	"F1=Time with FLOPs (ms) (s) s1\nG1=FLOPs (s) s1\nH1=MFU (s) s1\nI1=Lost (ms) (s) s1\n"
 	"J1=Own lost (ms) (s) s1\nK1=In sub-modules (ms) (s) s1\nL1=Lost per rank (ms) (s) s1\n"
-	"M1=Worst rank (s) s1\nN1=Worst rank lost (ms) (s) s1\n"
+	"M1=Worst rank (s) s1\nN1=Worst rank lost (ms) (s) s1\nO1=Short name (s) s1\n"
 	"A2=Model (s) s3\nB2=1 (n) s4\nC2=2 (n) s4\nD2=2 (n) s4\nE2=18 (n) s5\nF2=10 (n) s5\n"
 	"G2=400000000000 (n) s8\nH2=0.4 (n) s6\nI2=13 (n) s5\nJ2=1.5 (n) s5\nK2=11.5 (n) s5\nL2=6.5 (n) s5\n"
-	"M2=1 (n) s4\nN2=8 (n) s5\n"
+	"M2=1 (n) s4\nN2=8 (n) s5\nO2=Model (s) s3\n"
 	"A3=Model/Layer (s) s3\nB3=2 (n) s4\nC3=1 (n) s4\nD3=2 (n) s4\nE3=7 (n) s5\nF3=6 (n) s5\n"
 	"G3=300000000000 (n) s8\nH3=0.5 (n) s6\nI3=4.5 (n) s5\nJ3=4.5 (n) s5\nK3=0 (n) s5\nL3=4.5 (n) s5\n"
-	"M3=0 (n) s4\nN3=4.5 (n) s5\n"
+	"M3=0 (n) s4\nN3=4.5 (n) s5\nO3=Model/Layer (s) s3\n"
 	"A4=Model/Head (s) s3\nB4=2 (n) s4\nC4=1 (n) s4\nD4=1 (n) s4\nE4=2 (n) s5\nF4=0 (n) s5\n"
 	"G4= (blank) s8\nH4= (blank) s6\nI4=2 (n) s5\nJ4=2 (n) s5\nK4=0 (n) s5\nL4=2 (n) s5\nM4=1 (n) s4\n"
-	"N4=2 (n) s5\n"
+	"N4=2 (n) s5\nO4=Model/Head (s) s3\n"
 	"sheet Op types\n"
 	"dimension A1:K4\n"
 	"freeze A2\n"
@@ -440,7 +443,7 @@ static const char small_want[] =
 	"col D width 13 (xml 13.7109375)\n"
 	"col E width 14 (xml 14.7109375)\n"
 	"col F width 10 (xml 10.7109375)\n"
-	"col G width 7 (xml 7.7109375)\n"
+	"col G width 8 (xml 8.7109375)\n"
 	"col H width 8 (xml 8.7109375)\n"
 	"col I width 13 (xml 13.7109375)\n"
 	"col J width 9 (xml 9.7109375)\n"
@@ -452,7 +455,7 @@ static const char small_want[] =
 	"style 3: font \"Calibri\" 11; fill none; border thin; numfmt \"General\"\n"
 	"style 4: font \"Calibri\" 11; fill none; border thin; numfmt \"0\"\n"
 	"style 5: font \"Calibri\" 11; fill none; border thin; numfmt \"#,##0.000\"\n"
-	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.0%\"\n"
+	"style 6: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00%\"\n"
 	"style 8: font \"Calibri\" 11; fill none; border thin; numfmt \"0.00E+00\"\n"
 	"A1=Op (s) s1\nB1=Ranks (s) s1\nC1=Ops (s) s1\nD1=Kernel time (ms) (s) s1\n"
 	"E1=Time with FLOPs (ms) (s) s1\nF1=FLOPs (s) s1\nG1=MFU (s) s1\nH1=Lost (ms) (s) s1\n"
@@ -650,7 +653,7 @@ static void test_ranks_only(void)
 	CHECK(got && !strstr(got, "sheet Steps") && !strstr(got, "sheet Modules") && !strstr(got, "sheet Op types"));
 	CHECK(got && !strstr(got, "percentStacked") && !strstr(got, "break after"));
 	CHECK(xlsx_dump_has(got, "chart A12:M32 bar col stacked gap 40 overlap 100 legend b title \"Trace MFU per rank "
-				 "against the median (31.3%)\""));
+				 "against the median (31.25%)\""));
 	/* no steps: the step columns are empty, rank 0's median step time is step_ns_median's */
 	CHECK(xlsx_dump_has(got, "I2= (blank) s4"));
 	CHECK(xlsx_dump_has(got, "J2=10 (n) s5"));
@@ -714,8 +717,10 @@ static void test_many(void)
 		CHECK(xlsx_dump_has(got, line));
 		CHECK(xlsx_dump_has(got, "chart A56:M87 bar bar stacked gap 40 overlap 100 legend b title \"Lost time "
 					 "by module, ms (top 20 of 30)\""));
-		CHECK(xlsx_dump_has(got, "    series name Modules!$J$1 cat Modules!$A$2:$A$21 val Modules!$J$2:$J$21 "
+		CHECK(xlsx_dump_has(got, "    series name Modules!$J$1 cat Modules!$O$2:$O$21 val Modules!$J$2:$J$21 "
 					 "fill C0504D cached 20"));
+		/* a path's last two names label its bar */
+		CHECK(xlsx_dump_has(got, "O2=Layer_0/Attention (s) s3"));
 		/* the straggler: rank 13 at 0.2 */
 		CHECK(xlsx_dump_has(got, "B8=0.2 (n) s6"));
 		CHECK(xlsx_dump_has(got, "C8=13 (n) s4"));
