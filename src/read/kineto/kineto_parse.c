@@ -103,8 +103,12 @@ int opmfu_kineto_us_to_ns(const char *s, size_t len, int64_t *ns)
 		if (push_digit(&v, d))
 			return -1;
 	}
-	if (point >= 0 && digit_at(s, &n, point) >= 5 && v++ == INT64_MAX)
-		return -1;
+	/* round half away from zero; v is non-negative here, so test before adding */
+	if (point >= 0 && digit_at(s, &n, point) >= 5) {
+		if (v == INT64_MAX)
+			return -1;
+		v++;
+	}
 	*ns = n.neg ? -v : v;
 	return 0;
 }
