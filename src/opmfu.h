@@ -28,7 +28,7 @@ enum {
  * (write/writer.c): the order is fixed. */
 enum opmfu_export_flags {
 	OPMFU_EXPORT_DB = 1 << 0,   /* cluster_analysis.db */
-	OPMFU_EXPORT_XLSX = 1 << 1, /* OperatorMfu/<name>_<rank>.xlsx per rank and table */
+	OPMFU_EXPORT_XLSX = 1 << 1, /* OperatorMfu/<name>_<rank>.xlsx per rank and table, and opmfu_summary.xlsx */
 	OPMFU_EXPORT_CSV = 1 << 2,  /* csv/<Table>.csv per table, every rank's rows */
 	OPMFU_EXPORT_JSON = 1 << 3, /* json/<Table>.jsonl per table, every rank's rows */
 };
@@ -110,6 +110,8 @@ struct opmfu_rank_report {
 	size_t modules;             /* Module ranges read */
 	size_t module_ops_too_deep; /* ops left out of ModuleMFU: nested deeper than 20 modules */
 	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
+	char note[320];             /* what the reader tells about the input (Kineto: kernels linked by each
+				       rule, modules, steps, GPU); empty: nothing */
 	struct opmfu_module_top top[OPMFU_NTOP];      /* module paths, own ops */
 	size_t n_top;
 	struct opmfu_module_top top_ops[OPMFU_NTOP];  /* op names */
@@ -159,7 +161,7 @@ struct opmfu_report {
 	char *out_db;    /* cluster_analysis.db written, or NULL */
 	char *out_dir;   /* cluster_analysis_output directory */
 	char *xlsx_dir;  /* OperatorMfu directory when xlsx was asked for, or NULL */
-	size_t xlsx_files; /* workbooks written */
+	size_t xlsx_files; /* workbooks written: the ranks' and opmfu_summary.xlsx */
 	char *csv_dir;   /* csv directory when csv was asked for and written, or NULL */
 	char *json_dir;  /* json directory when json was asked for and written, or NULL */
 	size_t n_tables; /* tables of the run: the files in csv_dir and in json_dir */

@@ -31,7 +31,7 @@ LAYERS = {
 # third-party headers -> where they may appear (layer, or layer/file.c)
 LIBRARIES = {
     'sqlite3.h': ['read', 'write/write_sqlite.c'],
-    'xlsxwriter.h': ['write/write_xlsx.c'],
+    'xlsxwriter.h': ['write/xlsx_book.h', 'write/xlsx_book.c', 'write/write_xlsx.c', 'write/summary_xlsx.c'],
     'yajl/': ['read'],
     'zlib.h': ['read'],
 }

@@ -3,11 +3,12 @@
  */
 #include "analyze/module_table.h"
 
-/* Widths by the workbook's header (SPEC 5.4). Parent Module merges its runs
+/* Widths by the workbook's header (SPEC 5.4); Rank ID's is ours (its
+ * header and the filter button, SPEC 14). Parent Module merges its runs
  * of equal cells; Module merges its runs inside one Parent Module run, never
  * across two. */
 static const struct opmfu_column cols[] = {
-	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
+	{ "rank_id", OPMFU_COL_INT, "Rank ID", 10, 0 },
 	{ "parent_module", OPMFU_COL_TEXT, "Parent Module", 40, OPMFU_COLF_MERGE },
 	{ "module", OPMFU_COL_TEXT, "Module", 40, OPMFU_COLF_MERGE_IN_PREV },
 	{ "op_name", OPMFU_COL_TEXT, "Op Name", 40, 0 },

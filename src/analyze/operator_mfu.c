@@ -9,22 +9,26 @@
 #include "base/mem.h"
 #include "model/parse.h"
 
-/* Widths and flags are the workbook's (SPEC 5.4). The timestamp columns are
- * ours: they hold 19-digit text that a default-width column would cut. */
+/* Widths and flags are the workbook's (SPEC 4 names Op Name, Kernel Name,
+ * Kernel Duration(ns) and MFU). The others are ours (SPEC 14: wide enough
+ * for their headers and numbers): the timestamps hold 19-digit text; a
+ * header gets its length plus 3 for the filter button (Rank ID 10,
+ * actual_tflops 16, chip_peak_tflops 19); flops up to 16 digits (18); the
+ * texts room for a typical record name (24) or shape list (30). */
 static const struct opmfu_column cols[] = {
-	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
+	{ "rank_id", OPMFU_COL_INT, "Rank ID", 10, 0 },
 	{ "op_name", OPMFU_COL_TEXT, "Op Name", 40, 0 },
 	{ "kernel_name", OPMFU_COL_TEXT, "Kernel Name", 50, 0 },
 	{ "kernel_start(ns)", OPMFU_COL_INT, "Kernel Start(ns)", 21, OPMFU_COLF_BIG_INT_TEXT },
 	{ "kernel_end(ns)", OPMFU_COL_INT, "Kernel End(ns)", 21, OPMFU_COLF_BIG_INT_TEXT },
 	{ "kernel_duration(ns)", OPMFU_COL_INT, "Kernel Duration(ns)", 15, 0 },
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT | OPMFU_COLF_COLOR_SCALE },
-	{ "actual_tflops", OPMFU_COL_REAL, "actual_tflops", 0, 0 },
-	{ "chip_peak_tflops", OPMFU_COL_REAL, "chip_peak_tflops", 0, 0 },
-	{ "flops", OPMFU_COL_INT, "flops", 0, 0 },
-	{ "flops_op_name", OPMFU_COL_TEXT, "flops_op_name", 0, 0 },
-	{ "input_shapes", OPMFU_COL_TEXT, "input_shapes", 0, 0 },
-	{ "output_shapes", OPMFU_COL_TEXT, "output_shapes", 0, 0 },
+	{ "actual_tflops", OPMFU_COL_REAL, "actual_tflops", 16, 0 },
+	{ "chip_peak_tflops", OPMFU_COL_REAL, "chip_peak_tflops", 19, 0 },
+	{ "flops", OPMFU_COL_INT, "flops", 18, 0 },
+	{ "flops_op_name", OPMFU_COL_TEXT, "flops_op_name", 24, 0 },
+	{ "input_shapes", OPMFU_COL_TEXT, "input_shapes", 30, 0 },
+	{ "output_shapes", OPMFU_COL_TEXT, "output_shapes", 30, 0 },
 };
 
 const struct opmfu_table_def opmfu_operator_mfu_def = {

@@ -102,6 +102,27 @@ static enum opmfu_status neither(const char *path, const char *why, struct opmfu
 			     why);
 }
 
+/* Whether a reader claims the file as one of its ranks for sure (YES: not
+ * the MAYBE that any file a user names gets), as a Kineto trace is. */
+static enum opmfu_status claimed(const char *path, int *yes, struct opmfu_err *err)
+{
+	const struct opmfu_reader *const *r;
+	*yes = 0;
+	for (r = opmfu_readers(); *r && !*yes; r++) {
+		struct opmfu_rank_input in;
+		enum opmfu_probe p;
+		if (!(*r)->probe_file)
+			continue;
+		memset(&in, 0, sizeof(in));
+		if ((p = (*r)->probe_file(path, 1, &in)) == OPMFU_PROBE_NOMEM)
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+		if (p != OPMFU_PROBE_NO)
+			opmfu_rank_input_release(&in);
+		*yes = p == OPMFU_PROBE_YES;
+	}
+	return OPMFU_OK;
+}
+
 /* A folder is a result when it holds an opmfu cluster_analysis.db, itself
  * or in its cluster_analysis_output/; a file when it is one. */
 static enum opmfu_status resolve(struct side *sd, struct opmfu_err *err)
@@ -146,8 +167,9 @@ static enum opmfu_status resolve(struct side *sd, struct opmfu_err *err)
 	case OPMFU_DB_OTHER:
 		return neither(path, "a database with neither an OpmfuRankSummary nor a TASK table", err);
 	default:
-		/* a Kineto trace (JSON) will be an input here once its reader is in */
-		return neither(path, "not an SQLite database", err);
+		if ((st = claimed(path, &k, err)))
+			return st;
+		return k ? find_input(sd, path, err) : neither(path, "not an SQLite database or a profiler trace", err);
 	}
 }
 

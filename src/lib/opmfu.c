@@ -197,6 +197,9 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	}
 	if ((st = opmfu_writers_commit(&ws, err)))
 		goto out;
+	/* the xlsx writer's commit wrote opmfu_summary.xlsx (every rank put its summary row) */
+	if (rep->xlsx_dir)
+		rep->xlsx_files++;
 	if (rep->n_failed)
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu ranks failed", rep->n_failed, rep->n_ranks);
 out:

@@ -88,6 +88,36 @@ nomem:
 	return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory adding a row to %s", cs->def->name);
 }
 
+enum opmfu_status opmfu_cell_store_add_table(struct opmfu_cell_store *cs, const struct opmfu_table *t,
+					     struct opmfu_err *err)
+{
+	size_t n0 = cs->n_rows, i;
+	struct opmfu_cell *row;
+	enum opmfu_status st = OPMFU_OK;
+
+	if (t->def != cs->def)
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "rows of %s given to a store of %s", t->def->name,
+				     cs->def->name);
+	if (!t->n_rows)
+		return OPMFU_OK;
+	if (!(row = opmfu_calloc(cs->def->n_cols, sizeof(*row))))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory adding a row to %s", cs->def->name);
+	for (i = 0; i < t->n_rows && st == OPMFU_OK; i++) {
+		t->row(t->src, i, row);
+		st = opmfu_cell_store_add(cs, row, err);
+	}
+	opmfu_free(row);
+	if (st)
+		opmfu_cell_store_truncate(cs, n0);
+	return st;
+}
+
+void opmfu_cell_store_truncate(struct opmfu_cell_store *cs, size_t n)
+{
+	if (n < cs->n_rows)
+		cs->n_rows = n;
+}
+
 static void store_row(const void *src, size_t i, struct opmfu_cell *cells)
 {
 	const struct opmfu_cell_store *cs = src;

@@ -118,6 +118,15 @@ void opmfu_cell_store_release(struct opmfu_cell_store *cs);
 enum opmfu_status opmfu_cell_store_add(struct opmfu_cell_store *cs, const struct opmfu_cell *row,
 				       struct opmfu_err *err);
 
+/* Appends every row of t (whose def must be the store's). On error the
+ * store holds the rows it held before. */
+enum opmfu_status opmfu_cell_store_add_table(struct opmfu_cell_store *cs, const struct opmfu_table *t,
+					     struct opmfu_err *err);
+
+/* Keeps the first n rows (n <= n_rows): rows put for a rank that is then
+ * dropped are taken back (their texts stay allocated until release). */
+void opmfu_cell_store_truncate(struct opmfu_cell_store *cs, size_t n);
+
 /* The table of the store's rows; valid until the store changes. */
 struct opmfu_table opmfu_cell_store_table(const struct opmfu_cell_store *cs);
 

@@ -1,211 +1,61 @@
 /*
- * write_xlsx.c - the Excel export with libxlsxwriter, the only file that
- * includes xlsxwriter.h: any table's sheet from its def (titles as headers,
- * widths, merges, formats), one workbook per table and rank.
+ * write_xlsx.c - the Excel export with libxlsxwriter: any table's sheet from
+ * its def (titles as headers, widths, merges, formats), one workbook per
+ * table and rank (write/xlsx_book.c holds what a workbook needs whatever it
+ * shows); at commit, the run's summary workbook (write/summary_xlsx.c).
  */
 #include "write/write_xlsx.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <xlsxwriter.h>
 
 #include "base/mem.h"
 #include "base/sbuf.h"
-#include "write/stage.h"
-#include "write/utf8.h"
+#include "write/summary_xlsx.h"
+#include "write/xlsx_book.h"
 
-#define CELL_CHARS_MAX 32767 /* characters in one Excel cell */
 #define HEADER_HEIGHT 27
 
-/* One workbook being written. */
+/* One workbook being written: its one sheet and the formats of SPEC 4. */
 struct xw {
-	const char *path; /* final name */
-	char *dir;        /* its directory: temporary files go there too */
-	char *tmp;        /* the name written until complete */
-	lxw_workbook *wb;
+	struct opmfu_xbook b;
 	lxw_worksheet *ws;
 	lxw_format *cell, *head, *pct, *suspect;
-	struct sbuf scratch;
-	struct opmfu_write_stats st; /* what the cells could not hold as they are */
-	lxw_error lerr; /* first libxlsxwriter error; later writes are skipped */
-	lxw_row_t err_row;
-	lxw_col_t err_col;
-	int oom;
 };
-
-/* ---- strings ---- */
-
-/* Length of the valid UTF-8 sequence at s (n > 0 bytes), or 0. U+FFFE and
- * U+FFFF are refused too: XML cannot carry them. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t k = opmfu_utf8_seq(s, n);
-	if (k == 3 && s[0] == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF))
-		return 0;
-	return k;
-}
-
-/*
- * s[0..n) as a cell can hold it: NUL-terminated valid UTF-8 of at most
- * CELL_CHARS_MAX characters. Returns s itself when it already is; otherwise a
- * copy in x->scratch with bad bytes (and NULs) as U+FFFD and the tail cut,
- * as the reference's XlsxWriter cuts it.
- */
-static const char *cell_text(struct xw *x, const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, chars = 0, k;
-	int bad = 0;
-
-	while (i < n) {
-		k = utf8_seq(u + i, n - i);
-		if (k == 0 || u[i] == 0 || ++chars > CELL_CHARS_MAX)
-			break;
-		i += k;
-	}
-	if (i == n && s[n] == '\0')
-		return s;
-	sbuf_reset(&x->scratch);
-	if (i == n) {
-		/* valid, only not terminated (a stripped shape): one copy */
-		sbuf_add(&x->scratch, s, n);
-		if (x->scratch.oom)
-			x->oom = 1;
-		return x->scratch.buf;
-	}
-	i = chars = 0;
-	while (i < n && chars < CELL_CHARS_MAX) {
-		k = utf8_seq(u + i, n - i);
-		if (k == 0 || u[i] == 0) {
-			sbuf_add(&x->scratch, "\xEF\xBF\xBD", 3);
-			bad = 1;
-			k = 1;
-		} else {
-			sbuf_add(&x->scratch, s + i, k);
-		}
-		i += k;
-		chars++;
-	}
-	if (bad)
-		x->st.repaired++;
-	if (i < n)
-		x->st.truncated++;
-	if (x->scratch.oom)
-		x->oom = 1;
-	return x->scratch.buf;
-}
-
-/* ---- cells ---- */
 
 static void note(struct xw *x, lxw_error e, lxw_row_t r, lxw_col_t c)
 {
-	if (e && !x->lerr) {
-		x->lerr = e;
-		x->err_row = r;
-		x->err_col = c;
-	}
+	opmfu_xbook_note(&x->b, e, r, c);
 }
 
-/* Always a string cell, never a formula, whatever the text starts with. */
 static void put_str(struct xw *x, lxw_row_t r, lxw_col_t c, const char *s, size_t n, lxw_format *f)
 {
-	if (x->lerr)
-		return;
-	if (!s)
-		note(x, worksheet_write_blank(x->ws, r, c, f), r, c);
-	else
-		note(x, worksheet_write_string(x->ws, r, c, cell_text(x, s, n), f), r, c);
+	opmfu_xbook_str(&x->b, x->ws, r, c, s, n, f);
 }
 
 static void put_cstr(struct xw *x, lxw_row_t r, lxw_col_t c, const char *s, lxw_format *f)
 {
-	put_str(x, r, c, s, s ? strlen(s) : 0, f);
+	opmfu_xbook_cstr(&x->b, x->ws, r, c, s, f);
 }
-
-/* NaN and infinities have no spelling in a sheet (libxlsxwriter would write
- * "-NAN", which Excel rejects): they become empty cells. */
-static void put_num(struct xw *x, lxw_row_t r, lxw_col_t c, double v, lxw_format *f)
-{
-	if (x->lerr)
-		return;
-	if (!isfinite(v)) {
-		x->st.blanks++;
-		note(x, worksheet_write_blank(x->ws, r, c, f), r, c);
-		return;
-	}
-	note(x, worksheet_write_number(x->ws, r, c, v, f), r, c);
-}
-
-/* The decimal digits of v, exactly. */
-static void put_i64_text(struct xw *x, lxw_row_t r, lxw_col_t c, int64_t v, lxw_format *f)
-{
-	char buf[24];
-	snprintf(buf, sizeof(buf), "%lld", (long long)v);
-	put_cstr(x, r, c, buf, f);
-}
-
-/* ---- files ---- */
 
 static enum opmfu_status nomem(const char *path, struct opmfu_err *err)
 {
-	return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory writing the workbook", path);
-}
-
-/* The temporary name the workbook is written under, and its folder (for
- * libxlsxwriter's own scratch files). */
-static enum opmfu_status make_tmp(struct xw *x, struct opmfu_err *err)
-{
-	const char *slash = strrchr(x->path, '/');
-	enum opmfu_status st;
-	int fd;
-
-	x->dir = slash ? opmfu_strndup(x->path, (size_t)(slash - x->path) + (slash == x->path)) : opmfu_strdup(".");
-	if (!x->dir)
-		return nomem(x->path, err);
-	if ((st = opmfu_stage_file(x->path, &x->tmp, &fd, err)))
-		return st;
-	close(fd);
-	return OPMFU_OK;
-}
-
-static void xw_free(struct xw *x)
-{
-	if (x->wb)
-		lxw_workbook_free(x->wb);
-	if (x->tmp)
-		unlink(x->tmp);
-	opmfu_free(x->tmp);
-	opmfu_free(x->dir);
-	sbuf_release(&x->scratch);
-	memset(x, 0, sizeof(*x));
+	return opmfu_xbook_nomem(path, err);
 }
 
 static enum opmfu_status xw_open(struct xw *x, const char *path, int constant_memory, struct opmfu_err *err)
 {
-	lxw_workbook_options wo;
 	enum opmfu_status st;
 
 	memset(x, 0, sizeof(*x));
-	x->path = path;
-	sbuf_init(&x->scratch);
-	if ((st = make_tmp(x, err))) {
-		xw_free(x);
+	if ((st = opmfu_xbook_open(&x->b, path, constant_memory, err)))
 		return st;
-	}
-	memset(&wo, 0, sizeof(wo));
-	wo.constant_memory = constant_memory ? LXW_TRUE : LXW_FALSE;
-	/* libxlsxwriter's scratch files go next to the output, not to /tmp,
-	 * which is often memory-backed */
-	wo.tmpdir = x->dir;
-	x->wb = workbook_new_opt(x->tmp, &wo);
-	if (!x->wb || !(x->ws = workbook_add_worksheet(x->wb, "Sheet1")) || !(x->cell = workbook_add_format(x->wb)) ||
-	    !(x->head = workbook_add_format(x->wb)) || !(x->pct = workbook_add_format(x->wb)) ||
-	    !(x->suspect = workbook_add_format(x->wb))) {
-		xw_free(x);
+	if (!(x->ws = workbook_add_worksheet(x->b.wb, "Sheet1")) || !(x->cell = opmfu_xbook_format(&x->b)) ||
+	    !(x->head = opmfu_xbook_format(&x->b)) || !(x->pct = opmfu_xbook_format(&x->b)) ||
+	    !(x->suspect = opmfu_xbook_format(&x->b))) {
+		opmfu_xbook_free(&x->b);
 		return nomem(path, err);
 	}
 	format_set_font_name(x->cell, "Times New Roman");
@@ -228,7 +78,8 @@ static enum opmfu_status xw_open(struct xw *x, const char *path, int constant_me
 	return OPMFU_OK;
 }
 
-/* Header row, widths, frozen header, autofilter. */
+/* Header row, widths, frozen header, autofilter; printed landscape, one
+ * page wide (SPEC 14). */
 static void xw_sheet(struct xw *x, const struct opmfu_table_def *def, size_t nrows)
 {
 	size_t c;
@@ -239,58 +90,9 @@ static void xw_sheet(struct xw *x, const struct opmfu_table_def *def, size_t nro
 	note(x, worksheet_set_row(x->ws, 0, HEADER_HEIGHT, NULL), 0, 0);
 	worksheet_freeze_panes(x->ws, 1, 0);
 	note(x, worksheet_autofilter(x->ws, 0, 0, (lxw_row_t)nrows, (lxw_col_t)(def->n_cols - 1)), 0, 0);
+	opmfu_xbook_print_setup(&x->b, x->ws, 1);
 	for (c = 0; c < def->n_cols; c++)
 		put_cstr(x, 0, (lxw_col_t)c, def->cols[c].title, x->head);
-}
-
-/* Closes the workbook and leaves it complete on disk under its temporary
- * name, which *staged takes over; adds x's counts to stats. */
-static enum opmfu_status xw_finish(struct xw *x, struct opmfu_write_stats *stats, char **staged,
-				   struct opmfu_err *err)
-{
-	enum opmfu_status st = OPMFU_OK;
-	lxw_error e;
-	int fd;
-
-	if (x->oom || x->lerr == LXW_ERROR_MEMORY_MALLOC_FAILED) {
-		st = nomem(x->path, err);
-		goto out;
-	}
-	if (x->lerr) {
-		char cell[LXW_MAX_CELL_NAME_LENGTH];
-		lxw_rowcol_to_cell(cell, x->err_row, x->err_col);
-		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot write cell %s: %s", x->path, cell,
-				   lxw_strerror(x->lerr));
-		goto out;
-	}
-	errno = 0;
-	e = workbook_close(x->wb);
-	x->wb = NULL;
-	if (e) {
-		int sys = errno;
-		st = opmfu_err_set(err, e == LXW_ERROR_MEMORY_MALLOC_FAILED ? OPMFU_ERR_NOMEM : OPMFU_ERR_IO,
-				   "%s: cannot write the workbook: %s%s%s%s", x->path, lxw_strerror(e),
-				   sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
-		goto out;
-	}
-	/* on disk before the rename, so a crash cannot leave an empty file in
-	 * place of the previous one */
-	fd = open(x->tmp, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd) != 0) {
-		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot write the workbook: %s", x->path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		goto out;
-	}
-	close(fd);
-	*staged = x->tmp;
-	x->tmp = NULL;
-out:
-	stats->truncated += x->st.truncated;
-	stats->repaired += x->st.repaired;
-	stats->blanks += x->st.blanks;
-	xw_free(x);
-	return st;
 }
 
 /* An empty table yields no file; one left by an earlier run would be read as
@@ -338,12 +140,12 @@ static void put_cell(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_
 		/* epoch nanoseconds have 19 digits; a sheet number keeps 15-16
 		 * and would be off by up to a microsecond */
 		if (col->flags & OPMFU_COLF_BIG_INT_TEXT)
-			put_i64_text(x, r, c, v->v.i, f);
+			opmfu_xbook_i64_text(&x->b, x->ws, r, c, v->v.i, f);
 		else
-			put_num(x, r, c, (double)v->v.i, f);
+			opmfu_xbook_num(&x->b, x->ws, r, c, (double)v->v.i, f);
 		break;
 	case OPMFU_COL_REAL:
-		put_num(x, r, c, v->v.r, f);
+		opmfu_xbook_num(&x->b, x->ws, r, c, v->v.r, f);
 		break;
 	case OPMFU_COL_TEXT:
 		put_str(x, r, c, v->v.t.s, v->v.t.n, f);
@@ -424,12 +226,12 @@ static void put_run(struct xw *x, size_t a, size_t b, lxw_col_t c, const struct 
 	lxw_row_t first = (lxw_row_t)a + 1, last = (lxw_row_t)b;
 	const char *s = "";
 
-	if (b - a == 1 || x->lerr) {
+	if (b - a == 1 || x->b.lerr) {
 		put_cell(x, first, c, col, v);
 		return;
 	}
 	if (col->type == OPMFU_COL_TEXT && !v->null)
-		s = cell_text(x, v->v.t.s, v->v.t.n);
+		s = opmfu_xbook_text(&x->b, v->v.t.s, v->v.t.n);
 	/* merge_range writes the text with worksheet_write_string: never a formula */
 	note(x, worksheet_merge_range(x->ws, first, c, last, c, s, format_of(x, col)), first, c);
 	if (col->type != OPMFU_COL_TEXT && !v->null)
@@ -447,7 +249,7 @@ static void put_runs(struct xw *x, const struct opmfu_table *t, struct opmfu_cel
 
 	for (next = c + 1; next < t->def->n_cols && !merges(&cols[next]); next++)
 		;
-	for (i = a; i < b && !x->lerr; i = e) {
+	for (i = a; i < b && !x->b.lerr; i = e) {
 		t->row(t->src, i, buf);
 		v = buf[c];
 		for (e = i + 1; e < b; e++) {
@@ -469,7 +271,7 @@ static void put_table(struct xw *x, const struct opmfu_table *t, struct opmfu_ce
 
 	xw_sheet(x, def, t->n_rows);
 	sheet_rules(x, def, t->n_rows);
-	for (i = 0; i < t->n_rows && !x->lerr; i++) {
+	for (i = 0; i < t->n_rows && !x->b.lerr; i++) {
 		t->row(t->src, i, buf);
 		for (c = 0; c < def->n_cols; c++)
 			if (!merges(&def->cols[c]))
@@ -503,6 +305,7 @@ struct xlsx_writer {
 	struct opmfu_cell *cells; /* one row of the widest table */
 	struct opmfu_write_stats st; /* the rank's so far */
 	size_t max_rows;
+	struct opmfu_summary sum; /* what opmfu_summary.xlsx will show */
 };
 
 extern const struct opmfu_writer_type opmfu_writer_xlsx;
@@ -528,6 +331,7 @@ static void xlsx_close(struct opmfu_writer *w)
 	opmfu_free(o->sg);
 	opmfu_free(o->cells);
 	opmfu_free(o->dir);
+	opmfu_summary_release(&o->sum);
 	opmfu_free(o);
 }
 
@@ -540,6 +344,7 @@ static enum opmfu_status xlsx_open(struct opmfu_writer **out, const char *dir,
 	*out = NULL;
 	if (!o)
 		return nomem(dir, err);
+	opmfu_summary_init(&o->sum);
 	for (k = 0; k < n_defs; k++)
 		widest = defs[k]->n_cols > widest ? defs[k]->n_cols : widest;
 	if (!(o->dir = opmfu_strdup(dir)) || !(o->sg = opmfu_calloc(n_defs ? n_defs : 1, sizeof(*o->sg))) ||
@@ -581,7 +386,7 @@ static enum opmfu_status write_book(struct xlsx_writer *o, const char *path, con
 	if ((st = xw_open(&x, path, !merged, err)))
 		return st;
 	put_table(&x, t, o->cells);
-	return xw_finish(&x, &o->st, tmp, err);
+	return opmfu_xbook_finish(&x.b, &o->st, tmp, err);
 }
 
 static enum opmfu_status xlsx_put(struct opmfu_writer *w, int rank, const struct opmfu_table *t, struct opmfu_err *err)
@@ -596,6 +401,9 @@ static enum opmfu_status xlsx_put(struct opmfu_writer *w, int rank, const struct
 		;
 	if (k == o->n_defs)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s was not opened", o->dir, t->def->name);
+	/* the summary's tables (by name) are gathered for the summary workbook */
+	if ((st = opmfu_summary_add(&o->sum, t, err)))
+		return st;
 	if (!t->def->xlsx_name)
 		return OPMFU_OK;
 	sg = &o->sg[k];
@@ -636,6 +444,8 @@ static enum opmfu_status xlsx_keep_rank(struct opmfu_writer *w, int rank, struct
 next:
 		discard(sg);
 	}
+	if (s == OPMFU_OK)
+		s = opmfu_summary_keep(&o->sum, err);
 	*st = o->st;
 	memset(&o->st, 0, sizeof(o->st));
 	return s;
@@ -650,16 +460,21 @@ static enum opmfu_status xlsx_drop_rank(struct opmfu_writer *w, int rank, struct
 	(void)err;
 	for (k = 0; k < o->n_defs; k++)
 		discard(&o->sg[k]);
+	opmfu_summary_drop(&o->sum);
 	memset(&o->st, 0, sizeof(o->st));
 	return OPMFU_OK;
 }
 
-/* each rank's workbooks are final at its keep_rank */
+/* Each rank's workbooks are final at its keep_rank; the summary workbook
+ * of the kept ranks is written now, complete, and renamed over an earlier
+ * one (a run that never commits leaves that as it was). */
 static enum opmfu_status xlsx_commit(struct opmfu_writer *w, struct opmfu_err *err)
 {
-	(void)w;
-	(void)err;
-	return OPMFU_OK;
+	struct xlsx_writer *o = (struct xlsx_writer *)w;
+	struct opmfu_write_stats st;
+
+	memset(&st, 0, sizeof(st));
+	return opmfu_summary_seen(&o->sum) ? opmfu_summary_xlsx_save(&o->sum, o->dir, &st, err) : OPMFU_OK;
 }
 
 const struct opmfu_writer_type opmfu_writer_xlsx = {

@@ -14,6 +14,17 @@ Standard library only (zipfile + ElementTree). For each sheet, in this order:
   merge B2:B4
   conditional G2:G10 colorScale num 0 FFF8696B, num 0.5 FFFFEB84, num 1 FF63BE7B
   ignore D2:E10 numberStoredAsText
+  page landscape fit 1x0      orientation; fit to W pages wide and H high (0: as many as needed)
+  print titles $1:$1          rows repeated on every printed page
+  break after row 31          a manual page break (rows 1-based)
+  chart A10:P31 bar col percentStacked gap 50 overlap 100 legend b title "Where the step went"
+    series name Ranks!$L$1 cat Ranks!$A$2:$A$9 val Ranks!$L$2:$L$9 fill 2E7D32 cached 8
+    axis cat b deleted reverse min 0 max 1 format "0%" skip 2 crosses max labels low title "Rank"
+                              one chart of the sheet's drawing, where it is anchored (from
+                              and to cells), its plot (bar/line/scatter..., direction,
+                              grouping); its series (name: a literal in quotes or a
+                              reference; categories and values references; fill colour;
+                              points cached in the file) and axes (only what is set)
   style 1: font "Times New Roman" 11 bold; fill solid FFAFEEEE; border thin; valign center; numfmt General
                               the styles that cells of this sheet use
   A1=Rank ID (s) s1           every cell: value, type, style index
@@ -24,6 +35,7 @@ without a value); a cell with a formula shows (formula =TEXT) as its type.
 In values, backslash, tab, line breaks and other control characters are escaped
 (\\\\, \\t, \\n, \\r, \\xHH); the _xHHHH_ escapes of the file are decoded first.
 """
+import os
 import re
 import sys
 import zipfile
@@ -33,6 +45,10 @@ NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
       "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
       "rel": "http://schemas.openxmlformats.org/package/2006/relationships"}
 M = "{%s}" % NS["m"]
+C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+XDR = "{http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing}"
+R_ID = "{%s}id" % NS["r"]
 
 BUILTIN_NUMFMT = {0: "General", 1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00", 9: "0%",
                   10: "0.00%", 11: "0.00E+00", 12: "# ?/?", 13: "# ??/??", 14: "m/d/yyyy",
@@ -159,7 +175,7 @@ def dxf_desc(d):
     return ", ".join(parts) or "none"
 
 
-def dump_sheet(z, name, path, sst, styles):
+def dump_sheet(z, name, path, sst, styles, titles=None):
     root = ET.fromstring(z.read(path))
     lines = ["sheet " + name]
     dim = root.find(M + "dimension")
@@ -217,6 +233,8 @@ def dump_sheet(z, name, path, sst, styles):
         for e in ie:
             kinds = " ".join(k for k, v in sorted(e.attrib.items()) if k != "sqref" and v == "1")
             lines.append("ignore %s %s" % (e.get("sqref"), kinds))
+    lines.extend(page_lines(root, titles))
+    lines.extend(chart_lines(z, path, root))
     cells = []
     used = set()
     for row in rows:
@@ -243,6 +261,145 @@ def dump_sheet(z, name, path, sst, styles):
     return lines + cells
 
 
+def page_lines(root, titles):
+    """Orientation and fit to pages, print titles, manual row breaks."""
+    lines = []
+    ps = root.find(M + "pageSetup")
+    pr = root.find(M + "sheetPr")
+    fit = pr is not None and pr.find(M + "pageSetUpPr") is not None and \
+        pr.find(M + "pageSetUpPr").get("fitToPage") == "1"
+    if ps is not None and (ps.get("orientation") or fit):
+        desc = "page " + ps.get("orientation", "default")
+        if fit:
+            desc += " fit %sx%s" % (ps.get("fitToWidth", "1"), ps.get("fitToHeight", "1"))
+        lines.append(desc)
+    if titles:
+        lines.append("print titles " + titles)
+    rb = root.find(M + "rowBreaks")
+    if rb is not None:
+        for brk in rb:
+            lines.append("break after row %d" % (int(brk.get("id")) + 0))
+    return lines
+
+
+def rels_of(z, part):
+    """The relationships of a part: id -> target part name."""
+    d, base = part.rsplit("/", 1)
+    rp = "%s/_rels/%s.rels" % (d, base)
+    if rp not in z.namelist():
+        return {}
+    res = {}
+    for r in ET.fromstring(z.read(rp)):
+        t = r.get("Target")
+        res[r.get("Id")] = t.lstrip("/") if t.startswith("/") else os.path.normpath(d + "/" + t)
+    return res
+
+
+def val_of(el, tag):
+    x = el.find(tag) if el is not None else None
+    return x.get("val") if x is not None else None
+
+
+def anchor_cell(el):
+    return "%s%d" % (col_name(int(el.find(XDR + "col").text) + 1), int(el.find(XDR + "row").text) + 1)
+
+
+def series_line(ser):
+    parts = []
+    tx = ser.find(C + "tx")
+    if tx is not None:
+        f = tx.find(".//" + C + "f")
+        v = tx.find(C + "v")
+        parts.append("name " + (f.text if f is not None else '"%s"' % (v.text if v is not None else "")))
+    for tag, word in (("cat", "cat"), ("xVal", "x"), ("val", "val"), ("yVal", "y")):
+        el = ser.find(C + tag)
+        f = el.find(".//" + C + "f") if el is not None else None
+        if f is not None:
+            parts.append("%s %s" % (word, f.text))
+    sp = ser.find(C + "spPr")
+    clr = sp.find(A + "solidFill/" + A + "srgbClr") if sp is not None else None
+    if clr is not None:
+        parts.append("fill " + clr.get("val"))
+    ln = sp.find(A + "ln") if sp is not None else None
+    if ln is not None:
+        lc = ln.find(A + "solidFill/" + A + "srgbClr")
+        parts.append("line" + (" " + lc.get("val") if lc is not None else "") +
+                     (" none" if ln.find(A + "noFill") is not None else ""))
+    cached = ser.find(C + "val/" + C + "numRef/" + C + "numCache/" + C + "ptCount")
+    if cached is None:
+        cached = ser.find(C + "yVal/" + C + "numRef/" + C + "numCache/" + C + "ptCount")
+    parts.append("cached %s" % (cached.get("val") if cached is not None else 0))
+    return "    series " + " ".join(parts)
+
+
+def axis_line(ax):
+    kind = ax.tag[len(C):-2]
+    parts = ["    axis", kind, val_of(ax, C + "axPos") or "?"]
+    if val_of(ax, C + "delete") == "1":
+        parts.append("deleted")
+    if val_of(ax.find(C + "scaling"), C + "orientation") == "maxMin":
+        parts.append("reverse")
+    for tag, word in (("min", "min"), ("max", "max")):
+        v = val_of(ax.find(C + "scaling"), C + tag)
+        if v is not None:
+            parts.append("%s %s" % (word, v))
+    nf = ax.find(C + "numFmt")
+    if nf is not None and nf.get("sourceLinked") == "0":
+        parts.append('format "%s"' % nf.get("formatCode"))
+    for tag, word in (("tickLblSkip", "skip"), ("crossesAt", "crosses at"), ("crosses", "crosses")):
+        v = val_of(ax, C + tag)
+        if v is not None and v != "autoZero":
+            parts.append("%s %s" % (word, v))
+    if val_of(ax, C + "tickLblPos") not in (None, "nextTo"):
+        parts.append("labels " + val_of(ax, C + "tickLblPos"))
+    t = ax.find(C + "title")
+    if t is not None:
+        parts.append('title "%s"' % "".join(x.text or "" for x in t.iter(A + "t")))
+    return " ".join(parts)
+
+
+def chart_lines(z, sheet_part, root):
+    """Each chart of the sheet's drawing, in drawing order."""
+    dr = root.find(M + "drawing")
+    if dr is None:
+        return []
+    drawing = rels_of(z, sheet_part)[dr.get(R_ID)]
+    charts = rels_of(z, drawing)
+    lines = []
+    for anchor in ET.fromstring(z.read(drawing)):
+        ref = anchor.find(".//" + C + "chart")
+        if ref is None:
+            continue
+        ch = ET.fromstring(z.read(charts[ref.get(R_ID)])).find(C + "chart")
+        where = anchor_cell(anchor.find(XDR + "from"))
+        if anchor.find(XDR + "to") is not None:
+            where += ":" + anchor_cell(anchor.find(XDR + "to"))
+        head = ["chart", where]
+        plot = ch.find(C + "plotArea")
+        sers, axes = [], []
+        for el in plot:
+            tag = el.tag[len(C):]
+            if tag.endswith("Chart"):
+                head.append(tag[:-5])
+                for t, fmt in (("barDir", "%s"), ("grouping", "%s"), ("scatterStyle", "%s"),
+                               ("gapWidth", "gap %s"), ("overlap", "overlap %s")):
+                    v = val_of(el, C + t)
+                    if v is not None:
+                        head.append(fmt % v)
+                sers.extend(series_line(s) for s in el.findall(C + "ser"))
+            elif tag in ("catAx", "valAx", "dateAx", "serAx"):
+                axes.append(axis_line(el))
+        legend = ch.find(C + "legend")
+        head.append("legend " + (val_of(legend, C + "legendPos") or "r") if legend is not None else "no legend")
+        title = ch.find(C + "title")
+        if title is not None:
+            head.append('title "%s"' % "".join(x.text or "" for x in title.iter(A + "t")))
+        lines.append(" ".join(head))
+        lines.extend(sers)
+        lines.extend(axes)
+    return lines
+
+
 def dump(path):
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
@@ -256,9 +413,14 @@ def dump(path):
             target = r.get("Target")
             rels[r.get("Id")] = target.lstrip("/") if target.startswith("/") else "xl/" + target
         out = []
-        for sh in ET.fromstring(z.read("xl/workbook.xml")).iter(M + "sheet"):
+        book = ET.fromstring(z.read("xl/workbook.xml"))
+        titles = {}
+        for dn in book.iter(M + "definedName"):
+            if dn.get("name") == "_xlnm.Print_Titles":
+                titles[int(dn.get("localSheetId", -1))] = (dn.text or "").split("!")[-1]
+        for i, sh in enumerate(book.iter(M + "sheet")):
             rid = sh.get("{%s}id" % NS["r"])
-            out.extend(dump_sheet(z, sh.get("name"), rels[rid], sst, styles))
+            out.extend(dump_sheet(z, sh.get("name"), rels[rid], sst, styles, titles.get(i)))
     return "\n".join(out) + "\n"
 
 

@@ -6,8 +6,11 @@
 #define OPMFU_TEST_FILES_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 
@@ -64,6 +67,22 @@ static inline int tmp_files(const char *dir)
 static inline int dir_entries(const char *dir)
 {
 	return dir_files(dir, "");
+}
+
+/* A fresh directory base/runXXXXXX (base made if needed) into dir[size];
+ * 0, or -1 after saying why on stderr. */
+static inline int scratch_run_dir(const char *base, char *dir, size_t size)
+{
+	if (mkdir(base, 0777) != 0 && errno != EEXIST) {
+		perror(base);
+		return -1;
+	}
+	snprintf(dir, size, "%s/runXXXXXX", base);
+	if (!mkdtemp(dir)) {
+		perror(dir);
+		return -1;
+	}
+	return 0;
 }
 
 #endif

@@ -8,7 +8,8 @@
  * rank fails, the other's results are written and the failed one leaves
  * nothing behind, even when it failed after its OperatorMFU rows and kernel
  * workbook had been written (its module tree ran out of memory); a run that
- * commits nothing leaves the earlier CSV and JSON files as they were.
+ * commits nothing leaves the earlier CSV and JSON files and summary workbook as
+ * they were, and one that commits replaces the summary workbook.
  */
 #include <errno.h>
 #include <sqlite3.h>
@@ -139,7 +140,7 @@ static enum opmfu_status run2(const char *const *in, const char *out, struct opm
 /* Rank 0 = argv[1] (the sample); rank 1 = a copy of its database under scratch. */
 static void two_ranks(const char *rank0, const char *scratch)
 {
-	char r1[4096], from[4200], to[4200], out[4200], db[4300], xdir[4300], kx[4400], mx[4400], cdir[4300],
+	char r1[4096], from[4200], to[4200], out[4200], db[4300], xdir[4300], kx[4400], mx[4400], sx[4400], cdir[4300],
 		jdir[4300];
 	const char *in[2];
 	struct opmfu_report rep;
@@ -159,6 +160,7 @@ static void two_ranks(const char *rank0, const char *scratch)
 	snprintf(out, sizeof(out), "%s/two-out", scratch);
 	snprintf(db, sizeof(db), "%s/cluster_analysis_output/cluster_analysis.db", out);
 	snprintf(xdir, sizeof(xdir), "%s/cluster_analysis_output/OperatorMfu", out);
+	snprintf(sx, sizeof(sx), "%s/opmfu_summary.xlsx", xdir);
 	snprintf(cdir, sizeof(cdir), "%s/cluster_analysis_output/csv", out);
 	snprintf(jdir, sizeof(jdir), "%s/cluster_analysis_output/json", out);
 	in[0] = rank0;
@@ -175,6 +177,7 @@ static void two_ranks(const char *rank0, const char *scratch)
 	for (k = 1; k <= total + 5; k++) {
 		enum opmfu_status st;
 		earlier_texts(out, 0);
+		put_file(sx, "earlier");
 		for (r = 0; r < 2; r++) {
 			snprintf(kx, sizeof(kx), "%s/operator_mfu_kernel_%d.xlsx", xdir, r);
 			snprintf(mx, sizeof(mx), "%s/operator_mfu_module_%d.xlsx", xdir, r);
@@ -189,6 +192,8 @@ static void two_ranks(const char *rank0, const char *scratch)
 		CHECK_INT(tmp_files(jdir), 0);
 		if (st == OPMFU_OK)
 			CHECK_INT(text_rows(out, "OperatorMFU", 0) + text_rows(out, "OperatorMFU", 1), 12);
+		/* the summary workbook is replaced exactly when the run commits */
+		CHECK(file_is(sx, "earlier") == !(st == OPMFU_OK || st == OPMFU_ERR_PARTIAL));
 		if (st == OPMFU_ERR_PARTIAL && rep.n_failed == 1) {
 			int bad = rep.ranks[0].state == OPMFU_RANK_FAILED ? 0 : 1;
 			partial++;

@@ -23,57 +23,9 @@
 #include "check.h"
 #include "files.h"
 #include "write/write_xlsx.h"
+#include "xlsx_dump.h"
 
-static const char *python, *dumper;
 static char dir[4096];
-
-/* The dump of a workbook by xlsx_cells.py (malloc'd), or NULL. */
-static char *dump(const char *path)
-{
-	char cmd[8192], *out = NULL;
-	size_t n = 0, cap = 0, got;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", python, dumper, path);
-	p = popen(cmd, "r");
-	if (!p)
-		return NULL;
-	do {
-		if (n + 4096 + 1 > cap) {
-			char *nb = realloc(out, cap = cap * 2 + 8192);
-			if (!nb)
-				break;
-			out = nb;
-		}
-		got = fread(out + n, 1, 4096, p);
-		n += got;
-	} while (got > 0);
-	if (out)
-		out[n] = '\0';
-	if (pclose(p) != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
-static void check_dump(const char *path, const char *want)
-{
-	char *got = dump(path);
-	CHECK(got != NULL);
-	if (got && strcmp(got, want) != 0) {
-		fprintf(stderr, "dump of %s differs; got:\n%s", path, got);
-		CHECK(0);
-	}
-	free(got);
-}
-
-static int dump_has(const char *dumped, const char *line)
-{
-	char buf[256];
-	snprintf(buf, sizeof(buf), "\n%s\n", line);
-	return dumped && strstr(dumped, buf) != NULL;
-}
 
 static int exists(const char *path)
 {
@@ -174,6 +126,9 @@ static struct opmfu_module_row mrow(const char *parent, const char *module, cons
 }
 
 /*
+ * Widths: SPEC 4's by header name; Rank ID (A), which SPEC 4 leaves at the
+ * default, its 7 characters plus 3 for the filter button (SPEC 14). Printed
+ * landscape, one page wide, the header row on every page (SPEC 14).
  * Parent runs: Model/Layer rows 2-5, Model/Head 6-7, "" 8-9, Model/Layer
  * again at 10 (not adjacent to the first run: not merged with it). Module
  * MLP ends the first run (row 5) and starts the second (row 6): equal, but in
@@ -184,6 +139,7 @@ static const char module_want[] =
 	"dimension A1:I10\n"
 	"freeze A2\n"
 	"autofilter A1:I10\n"
+	"col A width 10 (xml 10.7109375)\n"
 	"col B width 40 (xml 40.7109375)\n"
 	"col C width 40 (xml 40.7109375)\n"
 	"col D width 40 (xml 40.7109375)\n"
@@ -199,6 +155,8 @@ static const char module_want[] =
 	"merge B6:B7\n"
 	"merge B8:B9\n"
 	"merge C8:C9\n"
+	"page landscape fit 1x0\n"
+	"print titles $1:$1\n"
 	"style 1: font \"Times New Roman\" 11 bold; fill solid FFAFEEEE; border thin; valign center; numfmt \"General\"\n"
 	"style 2: font \"Times New Roman\" 11; fill none; border thin; valign center; numfmt \"General\"\n"
 	"A1=Rank ID (s) s1\nB1=Parent Module (s) s1\nC1=Module (s) s1\nD1=Op Name (s) s1\nE1=Kernel List (s) s1\n"
@@ -248,7 +206,7 @@ static void test_module(void)
 	CHECK_INT(write_module(dir, 7, &mod, 0, &xs, &e), OPMFU_OK);
 	CHECK_INT(xs.files, MODULE_FILE);
 	CHECK_INT(xs.truncated + xs.repaired + xs.blanks, 0);
-	check_dump(path, module_want);
+	xlsx_check_dump(path, module_want);
 	CHECK_INT(leftovers(), 0);
 
 	/* the limit counts the header: 9 data rows need 10 */
@@ -256,7 +214,7 @@ static void test_module(void)
 	CHECK_INT(write_module(dir, 7, &mod, 9, NULL, &e), OPMFU_ERR_LIMIT);
 	CHECK(strstr(e.msg, path) && strstr(e.msg, "--export db"));
 	/* a refused write leaves the previous file as it was */
-	check_dump(path, module_want);
+	xlsx_check_dump(path, module_want);
 	CHECK_INT(leftovers(), 0);
 }
 
@@ -287,17 +245,17 @@ static void test_module_edges(void)
 	CHECK_INT(xs.truncated, 2);
 	CHECK_INT(xs.repaired, 1);
 	CHECK_INT(xs.blanks, 3);
-	got = dump(path);
+	got = xlsx_dump(path);
 	CHECK(got != NULL);
-	CHECK(dump_has(got, "merge B2:B3"));
-	CHECK(dump_has(got, "merge C2:C3"));
-	CHECK(dump_has(got, "E2=bad\xef\xbf\xbd\xef\xbf\xbdutf8 (s) s2"));
-	CHECK(dump_has(got, "E3=\xe2\x82\xac ok (s) s2"));
-	CHECK(dump_has(got, "F2= (blank) s2"));
-	CHECK(dump_has(got, "G2= (blank) s2"));
-	CHECK(dump_has(got, "F3= (blank) s2"));
-	CHECK(dump_has(got, "G3=5 (n) s2"));
-	CHECK(dump_has(got, "I2==A1 (s) s2"));
+	CHECK(xlsx_dump_has(got, "merge B2:B3"));
+	CHECK(xlsx_dump_has(got, "merge C2:C3"));
+	CHECK(xlsx_dump_has(got, "E2=bad\xef\xbf\xbd\xef\xbf\xbdutf8 (s) s2"));
+	CHECK(xlsx_dump_has(got, "E3=\xe2\x82\xac ok (s) s2"));
+	CHECK(xlsx_dump_has(got, "F2= (blank) s2"));
+	CHECK(xlsx_dump_has(got, "G2= (blank) s2"));
+	CHECK(xlsx_dump_has(got, "F3= (blank) s2"));
+	CHECK(xlsx_dump_has(got, "G3=5 (n) s2"));
+	CHECK(xlsx_dump_has(got, "I2==A1 (s) s2"));
 	/* cut to exactly 32767 characters */
 	longop[32767] = '\0';
 	longparent[32767] = '\0';
@@ -480,27 +438,39 @@ static void test_kernel(void)
 	in_dir(path, sizeof(path), "operator_mfu_kernel_5.xlsx");
 	CHECK_INT(write_kernel(dir, 5, &T, &op, 4, &xs, &e), OPMFU_OK);
 	CHECK_INT(xs.files, KERNEL_FILE);
-	got = dump(path);
+	got = xlsx_dump(path);
 	CHECK(got != NULL);
-	CHECK(dump_has(got, "freeze A2"));
-	CHECK(dump_has(got, "autofilter A1:M4"));
-	CHECK(dump_has(got, "col C width 50 (xml 50.7109375)"));
-	CHECK(dump_has(got, "col G width 10 (xml 10.7109375)"));
-	CHECK(dump_has(got, "conditional G2:G4 colorScale num 0 FFF8696B, num 0.5 FFFFEB84, num 1 FF63BE7B"));
+	CHECK(xlsx_dump_has(got, "freeze A2"));
+	CHECK(xlsx_dump_has(got, "autofilter A1:M4"));
+	CHECK(xlsx_dump_has(got, "col C width 50 (xml 50.7109375)"));
+	CHECK(xlsx_dump_has(got, "col G width 10 (xml 10.7109375)"));
+	/* SPEC 14: the columns SPEC 4 does not size fit their headers (length +
+	 * 3 for the filter button) and numbers: Rank ID 10, actual_tflops 16,
+	 * chip_peak_tflops 19, flops 18 (16 digits); the texts 24 and 30 */
+	CHECK(xlsx_dump_has(got, "col A width 10 (xml 10.7109375)"));
+	CHECK(xlsx_dump_has(got, "col H width 16 (xml 16.7109375)"));
+	CHECK(xlsx_dump_has(got, "col I width 19 (xml 19.7109375)"));
+	CHECK(xlsx_dump_has(got, "col J width 18 (xml 18.7109375)"));
+	CHECK(xlsx_dump_has(got, "col K width 24 (xml 24.7109375)"));
+	CHECK(xlsx_dump_has(got, "col L width 30 (xml 30.7109375)"));
+	CHECK(xlsx_dump_has(got, "col M width 30 (xml 30.7109375)"));
+	CHECK(xlsx_dump_has(got, "page landscape fit 1x0"));
+	CHECK(xlsx_dump_has(got, "print titles $1:$1"));
+	CHECK(xlsx_dump_has(got, "conditional G2:G4 colorScale num 0 FFF8696B, num 0.5 FFFFEB84, num 1 FF63BE7B"));
 	/* MFU above 100 % is marked suspect, not as green as a perfect kernel */
-	CHECK(dump_has(got, "conditional G2:G4 cellIs dxfId=0 operator=greaterThan stopIfTrue=1 formula 1 style (bold, "
+	CHECK(xlsx_dump_has(got, "conditional G2:G4 cellIs dxfId=0 operator=greaterThan stopIfTrue=1 formula 1 style (bold, "
 			    "font FF7F0000, fill bgColor FFB4A7D6)"));
-	CHECK(dump_has(got, "ignore D2:E4 numberStoredAsText"));
-	CHECK(dump_has(got, "A2=5 (n) s2"));
-	CHECK(dump_has(got, "B2==1+1 (inlineStr) s2"));
-	CHECK(dump_has(got, "C2=-k (inlineStr) s2"));
-	CHECK(dump_has(got, "G2=0.5 (n) s3"));
-	CHECK(dump_has(got, "K2==cmd|' /C calc'!A0 (inlineStr) s2"));
-	CHECK(dump_has(got, "L2=4,4;4,4 (inlineStr) s2"));
-	CHECK(dump_has(got, "M2=4,4 (inlineStr) s2"));
-	CHECK(dump_has(got, "C3=MatMulV3 (inlineStr) s2"));
-	CHECK(dump_has(got, "G3=0.5 (n) s3"));
-	CHECK(dump_has(got, "E4=1736410576000013500 (inlineStr) s2"));
+	CHECK(xlsx_dump_has(got, "ignore D2:E4 numberStoredAsText"));
+	CHECK(xlsx_dump_has(got, "A2=5 (n) s2"));
+	CHECK(xlsx_dump_has(got, "B2==1+1 (inlineStr) s2"));
+	CHECK(xlsx_dump_has(got, "C2=-k (inlineStr) s2"));
+	CHECK(xlsx_dump_has(got, "G2=0.5 (n) s3"));
+	CHECK(xlsx_dump_has(got, "K2==cmd|' /C calc'!A0 (inlineStr) s2"));
+	CHECK(xlsx_dump_has(got, "L2=4,4;4,4 (inlineStr) s2"));
+	CHECK(xlsx_dump_has(got, "M2=4,4 (inlineStr) s2"));
+	CHECK(xlsx_dump_has(got, "C3=MatMulV3 (inlineStr) s2"));
+	CHECK(xlsx_dump_has(got, "G3=0.5 (n) s3"));
+	CHECK(xlsx_dump_has(got, "E4=1736410576000013500 (inlineStr) s2"));
 	free(got);
 	CHECK_INT(leftovers(), 0);
 
@@ -599,11 +569,11 @@ static void test_out_rank(void)
 	CHECK_INT(opmfu_writer_keep_rank(w, 2, &xs, &e), OPMFU_OK);
 	CHECK_INT(xs.files, KERNEL_FILE | MODULE_FILE);
 	CHECK_INT(leftovers(), 0);
-	got = dump(path);
+	got = xlsx_dump(path);
 	CHECK(got != NULL);
-	CHECK(dump_has(got, "A2=2 (n) s2"));
-	CHECK(dump_has(got, "C2=MatMulV3 (inlineStr) s2"));
-	CHECK(dump_has(got, "G2=0.5 (n) s3"));
+	CHECK(xlsx_dump_has(got, "A2=2 (n) s2"));
+	CHECK(xlsx_dump_has(got, "C2=MatMulV3 (inlineStr) s2"));
+	CHECK(xlsx_dump_has(got, "G2=0.5 (n) s3"));
 	free(got);
 	CHECK(!file_is(mpath, "earlier") && exists(mpath));
 	unlink(path);
@@ -633,24 +603,14 @@ static void test_out_rank(void)
 
 int main(int argc, char **argv)
 {
-	char tmpl[4096];
-
 	if (argc < 4) {
 		fprintf(stderr, "usage: t_write_xlsx PYTHON XLSX_CELLS_PY SCRATCH_DIR\n");
 		return 2;
 	}
-	python = argv[1];
-	dumper = argv[2];
-	if (mkdir(argv[3], 0777) != 0 && errno != EEXIST) {
-		perror(argv[3]);
+	xlsx_python = argv[1];
+	xlsx_dumper = argv[2];
+	if (scratch_run_dir(argv[3], dir, sizeof(dir)) != 0)
 		return 2;
-	}
-	snprintf(tmpl, sizeof(tmpl), "%s/runXXXXXX", argv[3]);
-	if (!mkdtemp(tmpl)) {
-		perror(tmpl);
-		return 2;
-	}
-	snprintf(dir, sizeof(dir), "%s", tmpl);
 
 	test_module();
 	test_module_edges();

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""opmfu_summary.xlsx against the database of the same run (SPEC 14).
+usage: summary_workbook.py OPMFU SOURCE_ROOT
+
+For several fixture trees (and the real Ascend level1 export and a real
+Kineto trace when ../shared/real is there) opmfu runs once with --export db,xlsx; then what each
+sheet of OperatorMfu/opmfu_summary.xlsx must hold is derived here, in Python,
+from the tables of cluster_analysis.db (docs/output-schema.md, "The summary
+workbook"), and compared with the workbook's cells (read with
+tests/tools/xlsx_cells.py) one by one:
+
+- Overview: the rank count, the failed and no_mfu counts;
+- Ranks: one row per OpmfuRankSummary row, in order: rank, status, chip,
+  peak, the MFU columns and the reason as the database has them; when the
+  run has OpmfuSteps, each rank's median step (the middle one by window, the
+  shorter of two) and its shares;
+- Steps (when the run has OpmfuSteps): its rows, times in ms;
+- Modules, and Op types when the run has OpmfuOpTypes: the rows summed by
+  name over ranks (ms = ns / 1e6; MFU = sum of mfu x flops_kernel_ns over
+  sum of flops_kernel_ns; the worst rank the one that lost most, the first on
+  a tie), most lost first;
+- the charts the data calls for, and no others.
+
+Numbers are compared as the workbook stores them (printf %.16G). Then a run in
+which every rank fails leaves an earlier summary workbook as it was, and no
+run leaves a temporary file.
+"""
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+OPMFU = os.path.abspath(sys.argv[1])
+ROOT = os.path.abspath(sys.argv[2])
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+from build_fixture import build_tree  # noqa: E402
+from xlsx_cells import dump  # noqa: E402
+
+CASES = [("module_tree", []), ("cluster", []), ("cluster_faults", []), ("module_deep", []),
+         ("xlsx_module", ["--peak", "fp16=100"]), ("kernel_mapping", []), ("steps_waterfall", [])]
+REAL = [("real/level1", ["--peak", "fp16=353.9"]), ("real/kineto/kineto_h100_bert_small_infer", [])]
+problems = []
+compared = [0]
+
+
+def problem(case, msg):
+    problems.append("%s: %s" % (case, msg))
+
+
+def col_index(ref):
+    letters = "".join(ch for ch in ref if ch.isalpha())
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n - 1, int(ref[len(letters):]) - 1
+
+
+def sheets_of(path):
+    """{sheet: ({(row, col): (value, type)}, [chart lines])} from the dump."""
+    res, cur = {}, None
+    for line in dump(path).splitlines():
+        if line.startswith("sheet "):
+            cur = res.setdefault(line[6:], ({}, []))
+        elif line.startswith("chart "):
+            cur[1].append(line)
+        elif "=" in line and line[0].isupper() and line.split("=", 1)[0].isalnum():
+            ref, rest = line.split("=", 1)
+            val, typ = rest.rsplit(" (", 1)
+            col, row = col_index(ref)
+            cur[0][(row, col)] = (val, typ.split(")")[0])
+    return res
+
+
+def shown(v, ms=False):
+    """What the workbook holds for the database value v."""
+    if v is None:
+        return ("", "blank")
+    if isinstance(v, str):
+        return (v, "s")
+    if ms:
+        v = v / 1e6
+    return ("%.16G" % v, "n")
+
+
+def db_rows(con, table):
+    try:
+        cur = con.execute('SELECT * FROM "%s" ORDER BY rowid' % table)
+    except sqlite3.OperationalError:
+        return None
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+class Sheet:
+    def __init__(self, case, name, cells, head=0):
+        self.case, self.name, self.cells = case, name, cells
+        self.cols = {}
+        c = 0
+        while (head, c) in cells:
+            self.cols[cells[(head, c)][0]] = c
+            c += 1
+
+    def rows(self):
+        return max([r for r, _ in self.cells] + [0])
+
+    def check(self, row, title, want):
+        compared[0] += 1
+        got = self.cells.get((row, self.cols.get(title, -1)), ("", "missing"))
+        if got[1] == "inlineStr":
+            got = (got[0], "s")
+        if got != want:
+            problem(self.case, "%s row %d %s: %r, expected %r" % (self.name, row + 1, title, got, want))
+
+
+def median_step(steps, rank):
+    mine = sorted((s for s in steps if s["rank_id"] == rank),
+                  key=lambda s: (s["window_ns"], float("inf") if s["step"] is None else s["step"]))
+    return mine[(len(mine) - 1) // 2] if mine else None
+
+
+def check_ranks(case, sh, ranks, steps):
+    if sh.rows() != len(ranks):
+        problem(case, "Ranks: %d rows, OpmfuRankSummary has %d" % (sh.rows(), len(ranks)))
+    for i, r in enumerate(ranks, 1):
+        for title, col in (("Rank", "rank_id"), ("Status", "status"), ("Chip", "chip_seen"),
+                           ("Peak FP16 (TFLOPS)", "peak_fp16_tflops"), ("Trace MFU", "trace_mfu"),
+                           ("MFU (time with FLOPs)", "mfu_recorded"), ("MFU (compute time)", "mfu_busy"),
+                           ("FLOPs coverage", "flops_coverage"), ("Reason", "reason")):
+            sh.check(i, title, shown(r.get(col)))
+        if steps is None:
+            continue
+        m = median_step(steps, r["rank_id"])
+        sh.check(i, "Steps", shown(sum(1 for s in steps if s["rank_id"] == r["rank_id"])))
+        for title, col in (("Waterfall step", "step"), ("Step MFU", "trace_mfu"),
+                           ("Inefficiency", "share_inefficiency"), ("Other compute", "share_other_compute"),
+                           ("Exposed comm", "share_comm"), ("Idle", "share_idle")):
+            sh.check(i, title, shown(m[col] if m else None))
+
+
+def check_steps(case, sh, steps):
+    if sh.rows() != len(steps):
+        problem(case, "Steps: %d rows, OpmfuSteps has %d" % (sh.rows(), len(steps)))
+    for i, s in enumerate(steps, 1):
+        for title, col, ms in (("Rank", "rank_id", 0), ("Step", "step", 0), ("Step time (ms)", "window_ns", 1),
+                               ("Idle (ms)", "idle_ns", 1), ("FLOPs", "flops", 0), ("Trace MFU", "trace_mfu", 0)):
+            sh.check(i, title, shown(s[col], ms))
+
+
+def summed(rows, key, count):
+    """The rows summed by name in first-seen order, then most lost first."""
+    groups = {}
+    for r in rows:
+        if r[key] is None:
+            continue
+        g = groups.setdefault(r[key], {"name": r[key], "ranks": 0, "count": 0, "kernel": 0, "fk": 0, "flops": None,
+                                       "lost": 0, "own": 0, "mfu_ns": 0.0, "base": 0, "worst": None,
+                                       "worst_lost": None, "depth": r.get("depth")})
+        fk, lost = r["flops_kernel_ns"] or 0, r["lost_ns"] or 0
+        g["ranks"] += 1
+        g["count"] += r[count] or 0
+        g["kernel"] += r["kernel_ns"] or 0
+        g["fk"] += fk
+        if r["flops"] is not None:
+            g["flops"] = (g["flops"] or 0) + r["flops"]
+        g["lost"] += lost
+        g["own"] += r.get("self_lost_ns") or 0
+        if r["mfu"] is not None and fk > 0:
+            g["mfu_ns"] += r["mfu"] * fk
+            g["base"] += fk
+        if g["worst_lost"] is None or lost > g["worst_lost"]:
+            g["worst"], g["worst_lost"] = r["rank_id"], lost
+    return sorted(groups.values(), key=lambda g: -g["lost"])
+
+
+def check_group(case, sh, rows, key, count, first_title):
+    groups = summed(rows, key, count)
+    if sh.rows() != len(groups):
+        problem(case, "%s: %d rows, expected %d" % (sh.name, sh.rows(), len(groups)))
+    for i, g in enumerate(groups, 1):
+        sh.check(i, first_title, shown(g["name"]))
+        for title, v, ms in (("Ranks", g["ranks"], 0), ("Kernel time (ms)", g["kernel"], 1),
+                             ("Time with FLOPs (ms)", g["fk"], 1), ("FLOPs", g["flops"], 0),
+                             ("MFU", g["mfu_ns"] / g["base"] if g["base"] > 0 else None, 0),
+                             ("Lost (ms)", g["lost"], 1), ("Lost per rank (ms)", g["lost"] / g["ranks"], 1),
+                             ("Worst rank", g["worst"], 0), ("Worst rank lost (ms)", g["worst_lost"], 1)):
+            sh.check(i, title, shown(v if not ms else float(v), ms))
+        if key == "module":
+            sh.check(i, "Short name", shown("/".join(g["name"].split("/")[-2:])))
+            sh.check(i, "Calls", shown(g["count"]))
+            sh.check(i, "Depth", shown(g["depth"]))
+            sh.check(i, "Own lost (ms)", shown(float(g["own"]), 1))
+
+
+def run_case(case, tree, extra, tmp):
+    out = os.path.join(tmp, case.replace("/", "_") + "_out")
+    p = subprocess.run([OPMFU, "analyze", tree, "-o", out, "-q", "--export", "db,xlsx"] + extra,
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode not in (0, 3):
+        return problem(case, "exit %d: %s" % (p.returncode, p.stderr))
+    d = os.path.join(out, "cluster_analysis_output")
+    xdir = os.path.join(d, "OperatorMfu")
+    if any(n.endswith(".tmp") for n in os.listdir(xdir)):
+        problem(case, "a temporary file was left in %s" % xdir)
+    con = sqlite3.connect("file:%s?mode=ro" % os.path.join(d, "cluster_analysis.db"), uri=True)
+    ranks, steps = db_rows(con, "OpmfuRankSummary"), db_rows(con, "OpmfuSteps")
+    mods, ops = db_rows(con, "OpmfuModules"), db_rows(con, "OpmfuOpTypes")
+    con.close()
+    book = sheets_of(os.path.join(xdir, "opmfu_summary.xlsx"))
+    want = ["Overview", "Ranks"] + (["Steps"] if steps is not None else []) + ["Modules"] + \
+        (["Op types"] if ops is not None else [])
+    if list(book) != want:
+        return problem(case, "sheets %r, expected %r" % (list(book), want))
+    ov = Sheet(case, "Overview", book["Overview"][0], head=2)
+    for row, v in ((3, len(ranks)), (4, sum(r["status"] == "failed" for r in ranks)),
+                   (5, sum(r["status"] == "no_mfu" for r in ranks))):
+        ov.check(row, "Value", shown(v))
+    check_ranks(case, Sheet(case, "Ranks", book["Ranks"][0]), ranks, steps)
+    if steps is not None:
+        check_steps(case, Sheet(case, "Steps", book["Steps"][0]), steps)
+    check_group(case, Sheet(case, "Modules", book["Modules"][0]), mods, "module", "calls", "Module")
+    if ops is not None:
+        check_group(case, Sheet(case, "Op types", book["Op types"][0]), ops, "op_name", "ops", "Op")
+    charts = " ".join(book["Overview"][1])
+    for what, there in (("Where the median step went", bool(steps)),
+                        ("Trace MFU per rank", any(r.get("trace_mfu") is not None for r in ranks)),
+                        ("Lost time by module", bool(mods)), ("Lost time by op type", bool(ops))):
+        if (what in charts) != there:
+            problem(case, "chart %r %s" % (what, "missing" if there else "unexpected"))
+    print("%-18s %d ranks, %d module rows: %s" % (case, len(ranks), len(mods),
+                                                   "ok" if not any(p.startswith(case + ":") for p in problems)
+                                                   else "FAILED"))
+
+
+def failed_run(tmp):
+    """Every rank fails: the earlier summary workbook stays."""
+    tree = os.path.join(tmp, "bad", "r_ascend_pt", "ASCEND_PROFILER_OUTPUT")
+    os.makedirs(tree)
+    with open(os.path.join(tree, "ascend_pytorch_profiler_0.db"), "w") as f:
+        f.write("not a database")
+    out = os.path.join(tmp, "bad_out")
+    xdir = os.path.join(out, "cluster_analysis_output", "OperatorMfu")
+    os.makedirs(xdir)
+    with open(os.path.join(xdir, "opmfu_summary.xlsx"), "w") as f:
+        f.write("earlier")
+    p = subprocess.run([OPMFU, "analyze", os.path.join(tmp, "bad"), "-o", out, "-q", "--export", "xlsx"],
+                       capture_output=True, text=True, timeout=60)
+    with open(os.path.join(xdir, "opmfu_summary.xlsx")) as f:
+        kept = f.read() == "earlier"
+    if p.returncode == 0 or not kept or any(n.endswith(".tmp") for n in os.listdir(xdir)):
+        problem("failed run", "exit %d, earlier workbook %s, files %r" % (p.returncode, "kept" if kept else "replaced",
+                                                                          os.listdir(xdir)))
+    print("%-18s %s" % ("failed run", "ok" if not any(p.startswith("failed run") for p in problems) else "FAILED"))
+
+
+def main():
+    with open(os.path.join(ROOT, "schema", "in", "ascend.sql"), encoding="utf-8") as f:
+        schema = f.read()
+    tmp = tempfile.mkdtemp(prefix="opmfu-summary-")
+    try:
+        for case, extra in CASES:
+            tree = os.path.join(tmp, case)
+            build_tree(os.path.join(ROOT, "fixtures", case, "tree"), tree, schema)
+            run_case(case, tree, extra, tmp)
+        for case, extra in REAL:
+            if os.path.isdir(os.path.join(SHARED, case)):
+                run_case(case, os.path.join(SHARED, case), extra, tmp)
+            else:
+                print("%-18s skipped: %s is not there" % (case, os.path.join(SHARED, case)))
+        failed_run(tmp)
+        # a test that compares nothing cannot fail
+        if compared[0] < 300:
+            problem("all", "only %d cells compared" % compared[0])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for p in problems:
+        print(p)
+    print("summary_workbook: %s (%d cells compared)" % ("ok" if not problems else "%d problems" % len(problems),
+                                                       compared[0]))
+    return 1 if problems else 0
+
+
+sys.exit(main())
