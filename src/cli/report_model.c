@@ -20,6 +20,16 @@ static const char *pct(double v, char *buf, size_t size)
 	return buf;
 }
 
+/* coverage: "25.9%" up to 10 times, then "1.676e3x" */
+static const char *ratio(double v, char *buf, size_t size)
+{
+	char sci[24];
+	if (v < 10)
+		return pct(v, buf, size);
+	snprintf(buf, size, "%sx", opmfu_format_sci(v, sci, sizeof(sci)));
+	return buf;
+}
+
 void opmfu_print_model_report(const struct opmfu_report *rep)
 {
 	static const char *const class_names[OPMFU_NCLASS] = { "fp32", "tf32", "bf16/fp16", "fp8", "int8", "fp4" };
@@ -49,6 +59,6 @@ void opmfu_print_model_report(const struct opmfu_report *rep)
 		printf("  %-12s %10s %8s %9s %8s  %s\n", opmfu_convention_name(r->conv),
 		       opmfu_format_sci(r->flops_per_step, b[0], sizeof(b[0])),
 		       opmfu_format_sci(r->flops_per_device, b[1], sizeof(b[1])), pct(r->model_mfu, b[2], sizeof(b[2])),
-		       pct(r->coverage, b[3], sizeof(b[3])), r->note ? r->note : "");
+		       ratio(r->coverage, b[3], sizeof(b[3])), r->note ? r->note : "");
 	}
 }

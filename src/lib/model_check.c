@@ -44,6 +44,7 @@ const struct opmfu_table_def opmfu_model_def = {
 #define THREE_LO 2.2      /* around 3: a training trace against forward-only model FLOPs */
 #define THREE_HI 4.0
 #define RECOMPUTE_HI 1.45 /* up to about 4/3: the forward run twice */
+#define FAR 10.0          /* beyond 10x either way no counting difference explains: another model? */
 
 const char *opmfu_model_note(const struct opmfu_note_in *in)
 {
@@ -64,14 +65,17 @@ const char *opmfu_model_note(const struct opmfu_note_in *in)
 					: "≈ 1/3: a forward-only trace? (give --forward-only)";
 	if (!in->training && c >= THREE_LO && c <= THREE_HI)
 		return "≈ 3: the trace has a backward (leave out --forward-only)";
+	if (c > NEAR_HI && in->training && c <= RECOMPUTE_HI)
+		return "≈ 4/3: recomputation (activation checkpointing)";
+	if (c > FAR || (c < 1 / FAR && !few))
+		return c > 1 ? "far above 1: is --model the model that ran?" : "far below 1: is --model the model that ran?";
 	if (c > NEAR_HI)
-		return in->training && c <= RECOMPUTE_HI ? "≈ 4/3: recomputation (activation checkpointing)"
-							 : "above 1: the trace overcounts, or run options too small";
+		return "above 1: trace overcounts, or config/options undercount";
 	if (few)
 		return "the trace has FLOPs for under half the compute time";
 	if (in->full_attention && c >= MORE_LO)
 		return "counts all T² attention pairs (no causal halving)";
-	return "below 1: compute without FLOPs, or run options too large";
+	return "below 1: work without FLOPs, or config/options overcount";
 }
 
 /* ---- the run's state ---- */
