@@ -115,6 +115,8 @@ struct opmfu_rank_report {
 	size_t modules;             /* Module ranges read */
 	size_t module_ops_too_deep; /* ops left out of ModuleMFU: nested deeper than 20 modules */
 	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
+	char note[320];             /* what the reader tells about the input (Kineto: kernels linked by each
+				       rule, modules, steps, GPU); empty: nothing */
 	struct opmfu_module_top top[OPMFU_NTOP];      /* module paths, own ops */
 	size_t n_top;
 	struct opmfu_module_top top_ops[OPMFU_NTOP];  /* op names */

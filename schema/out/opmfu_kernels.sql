@@ -7,6 +7,7 @@ CREATE TABLE "OpmfuKernels" (
     "kernels" INTEGER,         -- kernel-op links with this name
     "kernel_ns" INTEGER,
     "flops_kernel_ns" INTEGER, -- of which kernels of ops with FLOPs
+    "flops" INTEGER,           -- their share of their ops' FLOPs
     "mfu" REAL,                -- time-weighted; NULL: none
     "lost_ns" INTEGER
 );

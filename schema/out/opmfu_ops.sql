@@ -3,7 +3,7 @@
 -- FLOPs over the time of all its kernels (each kernel span once).
 CREATE TABLE "OpmfuOps" (
     "rank_id" INTEGER,
-    "step" INTEGER,            -- the step whose window holds its first kernel's start; NULL: no step marks
+    "step" INTEGER,            -- the step whose window holds its (first) op's start; NULL: no step marks or outside
     "op_name" TEXT,            -- the (first) framework op's name
     "module" TEXT,             -- innermost module path, "A/B/C"; NULL: outside every module
     "start_ns" INTEGER,        -- op span (of all its op instances)

@@ -15,7 +15,7 @@ CREATE TABLE "OpmfuSteps" (
     "comm_exposed_ns" INTEGER,    -- communication under no compute
     "comm_overlapped_ns" INTEGER, -- communication under compute
     "idle_ns" INTEGER,            -- window - flops_ns - other_compute_ns - comm_exposed_ns
-    "flops" INTEGER,              -- FLOPs of the ops whose first kernel starts in the step
+    "flops" INTEGER,              -- FLOPs of the OpmfuOps rows of the step (their step column)
     "flops_record" INTEGER,
     "flops_shape" INTEGER,
     "peak_tflops" REAL,           -- the peak of those FLOPs (kernel-time-weighted over their classes)

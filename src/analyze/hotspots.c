@@ -143,6 +143,7 @@ static const struct opmfu_column kernel_cols[] = {
 	{ "kernels", OPMFU_COL_INT, "Kernels", 0, 0 },
 	{ "kernel_ns", OPMFU_COL_INT, "Kernel Time(ns)", 15, 0 },
 	{ "flops_kernel_ns", OPMFU_COL_INT, "Kernel Time with FLOPs(ns)", 15, 0 },
+	{ "flops", OPMFU_COL_INT, "FLOPs", 18, 0 },
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
 };
@@ -158,10 +159,9 @@ static struct opmfu_cell name_cell(const struct opmfu_hotspots *hot, uint32_t si
 	return opmfu_cell_text(opmfu_strtab_str(st, sid), opmfu_strtab_len(st, sid));
 }
 
-static void op_row(const void *src, size_t i, struct opmfu_cell *c)
+/* One sum of either table (the same columns but the count's name). */
+static void hot_row(const struct opmfu_hotspots_table *ht, const struct opmfu_hot *h, struct opmfu_cell *c)
 {
-	const struct opmfu_hotspots_table *ht = src;
-	const struct opmfu_hot *h = &ht->hot->ops[i];
 	double mfu = opmfu_hot_mfu(h);
 	c[0] = opmfu_cell_int(ht->rank);
 	c[1] = name_cell(ht->hot, h->name);
@@ -173,18 +173,16 @@ static void op_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[7] = opmfu_cell_int(llround(h->lost_ns));
 }
 
+static void op_row(const void *src, size_t i, struct opmfu_cell *c)
+{
+	const struct opmfu_hotspots_table *ht = src;
+	hot_row(ht, &ht->hot->ops[i], c);
+}
+
 static void kernel_row(const void *src, size_t i, struct opmfu_cell *c)
 {
 	const struct opmfu_hotspots_table *ht = src;
-	const struct opmfu_hot *h = &ht->hot->kernels[i];
-	double mfu = opmfu_hot_mfu(h);
-	c[0] = opmfu_cell_int(ht->rank);
-	c[1] = name_cell(ht->hot, h->name);
-	c[2] = opmfu_cell_int(h->count);
-	c[3] = opmfu_cell_int(h->kernel_ns);
-	c[4] = opmfu_cell_int(h->flops_kernel_ns);
-	c[5] = mfu >= 0 ? opmfu_cell_real(mfu) : opmfu_cell_null();
-	c[6] = opmfu_cell_int(llround(h->lost_ns));
+	hot_row(ht, &ht->hot->kernels[i], c);
 }
 
 struct opmfu_table opmfu_op_types_table(const struct opmfu_hotspots_table *src)

@@ -137,7 +137,6 @@ static int measure(struct build *b, struct opmfu_unit *u, size_t n, int64_t *sha
 				*shape_link = b->lk[i];
 		}
 	}
-	u->step = opmfu_step_at(&b->t->steps, L[b->lk[0]].k_start);
 	return 0;
 }
 
@@ -308,6 +307,9 @@ static int make_units(struct build *b)
 	/* stable: units that start together keep the order they were made in */
 	if (opmfu_sort_array(b->res->v, b->res->n, sizeof(struct opmfu_unit), less_unit))
 		return -1;
+	/* a unit's step is its ops': the step marks are the host's */
+	for (o = 0; o < b->res->n; o++)
+		b->res->v[o].step = opmfu_step_at(&b->t->steps, b->res->v[o].start);
 	return map_ops(b);
 }
 

@@ -39,6 +39,7 @@ struct build {
 	struct ev *ev;
 	size_t n_ev, cap_ev;
 	int64_t outside_ns;
+	const int64_t *dev_first, *dev_last; /* per step: its linked device work's span (collect) */
 };
 
 static int step_before(const void *ctx, size_t i, const void *key)
@@ -56,12 +57,28 @@ static long step_of(const struct build *b, int64_t ts)
 	return i && ts < b->steps->v[i - 1].end ? (long)(i - 1) : -1;
 }
 
-static int add(struct build *b, int64_t start, int64_t end, int kind)
+/* The step of device time linked to no op (see collect), or -1. */
+static long device_step(const struct build *b, int64_t ts)
 {
-	long s;
+	size_t n = b->steps ? b->steps->n : 1, i;
+	long best = -1;
+	if (!b->steps)
+		return 0;
+	for (i = 0; i < n; i++) /* the last step whose device work had begun by ts */
+		if (b->dev_first[i] != INT64_MAX && b->dev_first[i] <= ts)
+			best = (long)i;
+	if (best < 0)
+		return step_of(b, ts); /* before any step's device work: by the host's windows */
+	if ((size_t)best + 1 == n && ts >= b->dev_last[best])
+		return -1; /* after the last step's work */
+	return best;
+}
+
+static int add(struct build *b, int64_t start, int64_t end, int kind, long s)
+{
 	if (end <= start)
 		return 0; /* takes no time */
-	if ((s = step_of(b, start)) < 0) {
+	if (s < 0) {
 		b->outside_ns += end - start;
 		return 0;
 	}
@@ -88,29 +105,58 @@ static int any_peak(const struct opmfu_ops *ops)
 	return 0;
 }
 
+/*
+ * Device work goes to a step: a kernel or communication linked to an op by
+ * the op's start (step marks are the host's: ProfilerStep#N, STEP_TIME), so
+ * a kernel that runs after the host has moved on still counts for the step
+ * that launched it; device time linked to no op by where it starts among
+ * the steps' device work: from a step's first linked kernel to the next
+ * step's (the last step: to its host end or its last linked kernel).
+ */
 static int collect(struct build *b)
 {
 	const struct opmfu_trace *t = b->ops->t;
-	int peaks = any_peak(b->ops);
-	size_t i;
+	size_t n_steps = b->steps ? b->steps->n : 1, i;
+	int peaks = any_peak(b->ops), rc = -1;
+	int64_t *first = opmfu_malloc(n_steps * sizeof(*first)), *last = opmfu_malloc(n_steps * sizeof(*last));
 
+	if (!first || !last)
+		goto out;
+	for (i = 0; i < n_steps; i++) {
+		first[i] = INT64_MAX;
+		last[i] = b->steps ? b->steps->v[i].end : INT64_MAX;
+	}
 	for (i = 0; i < t->n_links; i++) {
 		const struct opmfu_link *l = &t->links[i];
+		long s = step_of(b, l->op_start);
 		int kind = K_COMM;
 		if (i < t->n_compute) {
 			uint32_t u = b->ops->op_unit ? b->ops->op_unit[l->op] : OPMFU_UNIT_NONE;
 			kind = u != OPMFU_UNIT_NONE && flop_unit(b->ops, &b->ops->v[u], peaks) ? K_FLOPS : K_OTHER;
 		}
-		if (add(b, l->k_start, l->k_end, kind))
-			return -1;
+		if (s >= 0 && l->k_end > l->k_start) {
+			if (l->k_start < first[s])
+				first[s] = l->k_start;
+			if (l->k_end > last[s])
+				last[s] = l->k_end;
+		}
+		if (add(b, l->k_start, l->k_end, kind, s))
+			goto out;
 	}
+	b->dev_first = first;
+	b->dev_last = last;
 	for (i = 0; i < t->kernels.n; i++)
-		if (add(b, t->kernels.v[i].start, t->kernels.v[i].end, K_OTHER))
-			return -1;
+		if (add(b, t->kernels.v[i].start, t->kernels.v[i].end, K_OTHER, device_step(b, t->kernels.v[i].start)))
+			goto out;
 	for (i = 0; i < t->comm.n; i++)
-		if (add(b, t->comm.v[i].start, t->comm.v[i].end, K_COMM))
-			return -1;
-	return 0;
+		if (add(b, t->comm.v[i].start, t->comm.v[i].end, K_COMM, device_step(b, t->comm.v[i].start)))
+			goto out;
+	rc = 0;
+out:
+	b->dev_first = b->dev_last = NULL;
+	opmfu_free(first);
+	opmfu_free(last);
+	return rc;
 }
 
 /* (step, time, ends before starts at the same time: touching intervals do not overlap) */
@@ -155,7 +201,7 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-/* FLOPs and capacity of the units, by the step of their first kernel. */
+/* FLOPs and capacity of the units, by the step of their (first) op. */
 static void add_units(const struct build *b, struct opmfu_steps *res)
 {
 	const struct opmfu_ops *ops = b->ops;

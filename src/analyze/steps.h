@@ -24,7 +24,7 @@ struct opmfu_step_row {
 	int64_t comm_exposed_ns; /* communication under no compute */
 	int64_t comm_overlapped_ns;
 	int64_t idle_ns;
-	int64_t flops, flops_record, flops_shape; /* of the ops whose first kernel starts in the step */
+	int64_t flops, flops_record, flops_shape; /* of the ops that start in the step (OpmfuOps.step) */
 	double flops_peaked;     /* FLOPs of those with a peak */
 	double cap;              /* their kernel time x peak (FLOPs at peak) */
 	double unit_ns;          /* their kernel time */

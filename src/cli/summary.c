@@ -148,6 +148,8 @@ void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbos
 				print_timings(r);
 			continue;
 		}
+		if (r->note[0])
+			printf("  input: %s\n", r->note);
 		printf("  kernels: %zu kernel-op links", r->kernels);
 		if (r->comm_links)
 			printf(" (+%zu communication)", r->comm_links);

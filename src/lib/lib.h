@@ -45,9 +45,10 @@ struct rank_work {
 	struct opmfu_hotspots hot;    /* OpmfuOpTypes, OpmfuKernels */
 	struct peak_choice pc;
 	/* how far the analysis got (under the pool's lock): 1 kernel MFU done,
-	 * so OperatorMFU can be written while 2 (everything) is still to come */
+	 * so OperatorMFU can be written; 2 the units' tables; 3 everything */
 	int stage;
 	int have_ops; /* trace, flops and op are valid */
+	int have_units; /* ops, modules, steps and hot are valid too */
 	int analysed; /* trace, op and mod are valid */
 	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
 };
@@ -78,7 +79,9 @@ void opmfu_peak_source_text(const struct peak_choice *pc, char *out, size_t size
 /* Stage 1 of a rank: read, peaks, FLOPs, kernel MFU. */
 void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
 			    struct opmfu_rank_report *rr);
-/* Stage 2: module MFU, and what the rank's report says. */
+/* Stage 2: the OpmfuOps, OpmfuModules, OpmfuSteps and hotspot tables. */
+void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr);
+/* Stage 3: module MFU (SPEC 3), and what the rank's report says. */
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr);
 void opmfu_rank_work_release(struct rank_work *w);
 

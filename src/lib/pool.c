@@ -65,8 +65,10 @@ static void *worker(void *arg)
 
 		opmfu_rank_analyse_ops(p->o, &p->list->v[i], &p->work[i], &p->rep->ranks[i]);
 		set_stage(p, &p->work[i], 1);
-		opmfu_rank_analyse_modules(&p->work[i], &p->rep->ranks[i]);
+		opmfu_rank_analyse_units(&p->work[i], &p->rep->ranks[i]);
 		set_stage(p, &p->work[i], 2);
+		opmfu_rank_analyse_modules(&p->work[i], &p->rep->ranks[i]);
+		set_stage(p, &p->work[i], 3);
 	}
 }
 
@@ -260,7 +262,32 @@ static enum opmfu_status write_ops(struct rank_work *w, struct opmfu_rank_report
 	return st;
 }
 
-/* Step 2, once the rank is analysed: ModuleMFU and the summary row; then the
+/* Step 2, once the units are made: OpmfuOps (the largest of them), OpmfuModules,
+ * OpmfuSteps, OpmfuOpTypes, OpmfuKernels, while the worker builds the module tree. */
+static enum opmfu_status write_units(struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_writers *ws,
+				     struct opmfu_err *err)
+{
+	struct opmfu_ops_table ot = { &w->ops, rr->rank };
+	struct opmfu_modules_table mt = { &w->modules, rr->rank };
+	struct opmfu_steps_table stt = { &w->steps, rr->rank };
+	struct opmfu_hotspots_table ht = { &w->hot, rr->rank };
+	struct opmfu_table t[5];
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+
+	if (!w->have_units)
+		return OPMFU_OK;
+	t[0] = opmfu_ops_table(&ot);
+	t[1] = opmfu_modules_table(&mt);
+	t[2] = opmfu_steps_table(&stt);
+	t[3] = opmfu_op_types_table(&ht);
+	t[4] = opmfu_kernels_table(&ht);
+	for (k = 0; k < 5 && st == OPMFU_OK; k++)
+		st = put_all(ws, rr->rank, &t[k], err);
+	return st;
+}
+
+/* Step 3, once the rank is analysed: ModuleMFU and the summary row; then the
  * rank is kept (its workbooks move into place). A rank that failed after
  * step 1 takes its rows back first and keeps the workbooks of an earlier
  * run; its summary row says why. */
@@ -275,20 +302,8 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	for (k = 0; k < ws->n && st == OPMFU_OK && !w->analysed && w->have_ops; k++)
 		st = opmfu_writer_drop_rank(ws->v[k], rr->rank, err);
 	if (st == OPMFU_OK && w->analysed) {
-		struct opmfu_ops_table ot = { &w->ops, rr->rank };
-		struct opmfu_modules_table mt = { &w->modules, rr->rank };
-		struct opmfu_steps_table stt = { &w->steps, rr->rank };
-		struct opmfu_hotspots_table ht = { &w->hot, rr->rank };
-		struct opmfu_table more[6];
-		size_t k2;
-		more[0] = opmfu_module_table(&mv, &w->mod, rr->rank);
-		more[1] = opmfu_ops_table(&ot);
-		more[2] = opmfu_modules_table(&mt);
-		more[3] = opmfu_steps_table(&stt);
-		more[4] = opmfu_op_types_table(&ht);
-		more[5] = opmfu_kernels_table(&ht);
-		for (k2 = 0; k2 < 6 && st == OPMFU_OK; k2++)
-			st = put_all(ws, rr->rank, &more[k2], err);
+		t = opmfu_module_table(&mv, &w->mod, rr->rank);
+		st = put_all(ws, rr->rank, &t, err);
 		if (st == OPMFU_OK && rep->model)
 			st = put_model(rep, rr, &w->steps, ws, err);
 	}
@@ -365,15 +380,20 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		struct rank_work *w = &p.work[i];
 		if (started == 0) {
 			opmfu_rank_analyse_ops(o, &list->v[i], w, rr);
+			opmfu_rank_analyse_units(w, rr);
 			opmfu_rank_analyse_modules(w, rr);
 		} else {
 			wait_stage(&p, w, 1);
 		}
 		t = opmfu_now_s();
 		st = write_ops(w, rr, ws, err);
-		rr->seconds[OPMFU_STAGE_WRITE] = opmfu_now_s() - t;
 		if (started)
 			wait_stage(&p, w, 2);
+		if (st == OPMFU_OK)
+			st = write_units(w, rr, ws, err);
+		rr->seconds[OPMFU_STAGE_WRITE] = opmfu_now_s() - t;
+		if (started)
+			wait_stage(&p, w, 3);
 		if (rr->state == OPMFU_RANK_FAILED)
 			rep->n_failed++;
 		t = opmfu_now_s();

@@ -67,7 +67,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_modules_init(&w->modules);
 	opmfu_steps_init(&w->steps);
 	opmfu_hotspots_init(&w->hot);
-	w->have_ops = w->analysed = 0;
+	w->have_ops = w->have_units = w->analysed = 0;
 
 	st = in->reader->read(in, &w->trace, &ro, &e);
 	t1 = opmfu_now_s();
@@ -77,6 +77,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	rr->recs_read = w->trace.n_recs_read;
 	rr->modules = w->trace.mods.n;
 	rr->bad_rows = w->trace.n_bad_rows;
+	snprintf(rr->note, sizeof(rr->note), "%s", w->trace.note);
 	for (i = 0; i < OPMFU_NDROP; i++)
 		rr->drops[i] = w->trace.drops[i];
 	if (st) {
@@ -257,7 +258,28 @@ static void no_mfu_reason(const struct rank_work *w, int have_peak, struct opmfu
 	}
 }
 
-/* Stage 2: module MFU, the honest op and module tables, and what the rank's report says. */
+/* Stage 2: the honest op, module, step and hotspot tables (SPEC 10, 11). */
+void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+	double t0;
+
+	if (!w->have_ops)
+		return;
+	t0 = opmfu_now_s();
+	if (!(st = opmfu_ops_run(&w->trace, &w->flops, &w->pc.prec, &w->ops, &e)) &&
+	    !(st = opmfu_modules_run(&w->ops, &w->modules, &e)) && !(st = opmfu_steps_run(&w->ops, &w->steps, &e)))
+		st = opmfu_hotspots_run(&w->ops, &w->hot, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	w->have_units = 1;
+}
+
+/* Stage 3: module MFU (SPEC 3), and what the rank's report says. */
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
@@ -266,16 +288,13 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	size_t i;
 	double t0;
 
-	if (!w->have_ops)
+	if (!w->have_units)
 		return;
 	for (c = 0; c < OPMFU_NCLASS; c++)
 		have_peak |= w->pc.prec.flops[c] > 0;
 	t0 = opmfu_now_s();
-	if (!(st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e)) &&
-	    !(st = opmfu_ops_run(&w->trace, &w->flops, &w->pc.prec, &w->ops, &e)) &&
-	    !(st = opmfu_modules_run(&w->ops, &w->modules, &e)) && !(st = opmfu_steps_run(&w->ops, &w->steps, &e)))
-		st = opmfu_hotspots_run(&w->ops, &w->hot, &e);
-	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
+	st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -303,5 +322,5 @@ void opmfu_rank_work_release(struct rank_work *w)
 	opmfu_op_mfu_release(&w->op);
 	opmfu_flops_release(&w->flops);
 	opmfu_trace_release(&w->trace);
-	w->have_ops = w->analysed = 0;
+	w->have_ops = w->have_units = w->analysed = 0;
 }

@@ -119,6 +119,10 @@ struct opmfu_trace {
 	 * strings; NULL: the model's plain words) */
 	const char *why_no_links;   /* no compute kernel links to a framework op */
 	const char *why_no_records; /* no FLOPs records */
+	/* what the reader tells about its input beyond the links, one line for
+	 * the summary (Kineto: kernels linked by each rule, modules, steps,
+	 * GPU); empty: nothing */
+	char note[320];
 	struct opmfu_device device;  /* the chip, as the trace describes it */
 };
 

@@ -4,9 +4,13 @@
  * format is one entry here.
  */
 #include "read/ascend/ascend.h"
+#include "read/kineto/kineto.h"
 #include "read/reader.h"
 
+/* Kineto first: of two MAYBE answers for a file the user named, its own
+ * ("*.json" that is no trace: reading it says so) beats Ascend's (any file). */
 static const struct opmfu_reader *const readers[] = {
+	&opmfu_reader_kineto,
 	&opmfu_reader_ascend,
 	NULL
 };

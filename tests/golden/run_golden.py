@@ -7,8 +7,18 @@ A case directory holds:
   tree_from     instead of tree/: the case folder (relative) whose tree/ to use
   expected_from instead of expected/: the case folder (relative) whose expected/ to use
   dbpath        where the output database is (default {out}/cluster_analysis_output/...)
-  cmd           the opmfu arguments, one per line; {tree} and {out} are replaced
+  prepare       instead of (or besides) tree/: how to put input under {tree}, one
+                action per line ({shared} is replaced): "copy SRC [DEST]" copies a
+                file or folder to {tree}/DEST (default: SRC's name), "untar ARCHIVE
+                [DEST]" unpacks a tar archive (gzip'd or not) into {tree}/DEST (default:
+                {tree}); members may not leave it. The "inputs unchanged" check covers
+                what was put there.
+  cmd           the opmfu arguments, one per line; {tree}, {out} and {shared} (the
+                project's shared folder, ../shared) are replaced
                 (default: analyze {tree} -o {out})
+  stdout_keep   regular expressions, one per line: only the lines of stdout that match
+                one of them are compared with expected/stdout (for runs whose other
+                lines are not this case's subject and will change with other work)
   expected/     exit (default 0), <Table>.tsv for each table of
                 {out}/cluster_analysis_output/cluster_analysis.db to compare,
                 NAME.sql beside NAME.tsv: compare the result of that query instead of a table,
@@ -145,6 +155,12 @@ def main():
         src_tree = case_part(case, "tree")
         if os.path.isdir(src_tree):
             build_tree(src_tree, tree, schema)
+        prep = os.path.join(case, "prepare")
+        if os.path.exists(prep):
+            if not os.path.isdir(os.path.join(shared, "real")):
+                print("skip: %s/real is not there" % shared)
+                return 77
+            prepare(prep, tree, shared)
         cmd_file = os.path.join(case, "cmd")
         args = ["analyze", "{tree}", "-o", "{out}"]
         if os.path.exists(cmd_file):
@@ -182,6 +198,8 @@ def main():
                 with open(path, encoding="utf-8") as f:
                     want = f.read()
                 got = normalize(got, subst)
+                if stream == "stdout":
+                    got = keep_lines(case, got)
                 if want != got:
                     fails += diff(stream, want, got)
             # stdout.head: what stdout starts with (the per-rank blocks of --verbose)
@@ -285,6 +303,45 @@ def check_files(want_dir, out, subst):
                           "".join(repr(l)[2:-1] + "\n" for l in got.splitlines(True)))
         dirs_seen.add(os.path.dirname(got_path))
     return fails + temp_files_left(dirs_seen)
+
+
+def prepare(path, tree, shared):
+    """Runs the actions of a case's prepare file (see the docstring)."""
+    import tarfile
+    os.makedirs(tree, exist_ok=True)
+    with open(path, encoding="utf-8") as f:
+        actions = [l.split() for l in f if l.strip() and not l.startswith("#")]
+    for act in actions:
+        words = [w.replace("{shared}", shared) for w in act]
+        verb, src = words[0], words[1]
+        if verb == "copy":
+            dest = os.path.join(tree, words[2] if len(words) > 2 else os.path.basename(src))
+            if os.path.isdir(src):
+                shutil.copytree(src, dest)
+            else:
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                shutil.copyfile(src, dest)
+        elif verb == "untar":
+            dest = os.path.join(tree, words[2]) if len(words) > 2 else tree
+            root = os.path.realpath(dest)
+            with tarfile.open(src) as tar:
+                for m in tar.getmembers():
+                    target = os.path.realpath(os.path.join(dest, m.name))
+                    if not (m.isfile() or m.isdir()) or os.path.commonpath([root, target]) != root:
+                        raise SystemExit("%s: unsafe member %s" % (src, m.name))
+                tar.extractall(dest)
+        else:
+            raise SystemExit("%s: unknown action %s" % (path, verb))
+
+
+def keep_lines(case, text):
+    """The lines of text that a case's stdout_keep patterns select (all without one)."""
+    path = os.path.join(case, "stdout_keep")
+    if not os.path.exists(path):
+        return text
+    with open(path, encoding="utf-8") as f:
+        pats = [re.compile(l.rstrip("\n")) for l in f if l.strip()]
+    return "".join(l for l in text.splitlines(True) if any(p.search(l) for p in pats))
 
 
 def normalize_arg(a, subst):

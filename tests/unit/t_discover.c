@@ -12,10 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "base/mem.h"
 #include "check.h"
 #include "read/ascend/ascend.h"
+#include "read/kineto/kineto.h"
 #include "read/reader.h"
 
 static char root[64];
@@ -170,7 +172,8 @@ static void test_files(void)
 	mkdirs("empty/a/b");
 	CHECK_INT(find("empty", NULL, &l, &e), OPMFU_ERR_NOINPUT);
 	snprintf(want, sizeof(want),
-		 "%s: no rank found (looked for ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
+		 "%s: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or "
+		 "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
 		 at("empty"));
 	CHECK_STR(e.msg, want);
 	opmfu_rank_list_release(&l);
@@ -384,7 +387,8 @@ static void test_several(void)
 	/* a path with no rank at all is still an error */
 	CHECK_INT(find_all(none, 2, &l, &e), OPMFU_ERR_NOINPUT);
 	snprintf(want, sizeof(want),
-		 "%s: no rank found (looked for ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
+		 "%s: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or "
+		 "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
 		 at("empty2"));
 	CHECK_STR(e.msg, want);
 	opmfu_rank_list_release(&l);
@@ -469,21 +473,130 @@ static void test_mixed(void)
 	opmfu_rank_list_release(&l);
 }
 
-/* Every allocation of a discovery failing in turn: out of memory, nothing leaked. */
-static void test_nomem(void)
+/* ---- Kineto traces beside Ascend rank directories (SPEC 13) ---- */
+
+static void put_gz(const char *rel, const char *text)
 {
-	const struct opmfu_reader *const readers[] = { &opmfu_reader_ascend, &fake_reader, NULL };
+	gzFile f = gzopen(at(rel), "wb");
+	CHECK(f != NULL);
+	if (f) {
+		gzputs(f, text);
+		gzclose(f);
+	}
+}
+
+static void test_kineto(void)
+{
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	char want[2048];
+
+	/* an Ascend rank 0 (its profiler_info_0.json is inside its rank
+	 * directory, which the walk does not enter) */
+	put(DB("kin/a/host_1_20260101000000000_ascend_pt", 0), "");
+	put("kin/a/host_1_20260101000000000_ascend_pt/profiler_info_0.json", "{\"config\": {}}");
+	mkdirs("kin/k");
+	/* rank from the file name */
+	put("kin/k/rank1.json", "{\"traceEvents\": []}");
+	/* from distributedInfo before traceEvents, in a gzip'd file */
+	put_gz("kin/k/job.pt.trace.json.gz",
+	       "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 2}, \"traceEvents\": []}");
+	/* distributedInfo after traceEvents is not read: no rank in the name either */
+	put("kin/k/late.json", "{\"traceEvents\": [], \"distributedInfo\": {\"rank\": 5}}");
+	/* a cut trace is still a trace (reading it says what is wrong) */
+	put("kin/k/broken.json", "{\"metadata\": {\"a\": [1, 2]}, \"traceEvents\": [{\"ph\":");
+	/* JSON that is no trace, and files of other names: not taken */
+	put("kin/k/profiler_info_1.json", "{\"config\": {\"common_config\": {}}, \"end_info\": {}}");
+	put("kin/k/info.json", "{\"DeviceInfo\": [{\"ai_core_num\": 24}]}");
+	put("kin/k/array.json", "[{\"traceEvents\": []}]");
+	put("kin/k/text.json", "traceEvents");
+	put("kin/k/notes.txt", "{\"traceEvents\": []}");
+	put("kin/k/info.json.0", "{\"traceEvents\": []}");
+	CHECK_INT(find("kin", NULL, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 4);
+	if (l.n == 4) {
+		/* rank -1: broken.json, first in name order; late.json is its duplicate */
+		CHECK(l.v[0].rank == -1 && l.v[0].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[0].path, at("kin/k/broken.json"));
+		CHECK_STR(l.v[0].dir, at("kin/k"));
+		CHECK_STR(l.v[0].name, at("kin/k/broken.json"));
+		CHECK(l.v[0].stamp == NULL);
+		CHECK_STR(l.v[0].out_hint, at("kin"));
+		CHECK(l.v[1].rank == 0 && l.v[1].reader == &opmfu_reader_ascend);
+		CHECK(l.v[2].rank == 1 && l.v[2].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[2].path, at("kin/k/rank1.json"));
+		CHECK(l.v[3].rank == 2 && l.v[3].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[3].path, at("kin/k/job.pt.trace.json.gz"));
+	}
+	snprintf(want, sizeof(want),
+		 "rank -1 found twice: using %s (same or no timestamp: the first found), ignoring %s\n",
+		 at("kin/k/broken.json"), at("kin/k/late.json"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* duplicates: torch.profiler's file names carry a timestamp in ms; a
+	 * rank with a timestamp beats one without, across formats too */
+	put("kdup/w_1.1700000000002.pt.trace.json", "{\"distributedInfo\": {\"rank\": 4}, \"traceEvents\": []}");
+	put("kdup/w_2.1700000000001.pt.trace.json", "{\"distributedInfo\": {\"rank\": 4}, \"traceEvents\": []}");
+	put("kdup/x/rank3.json", "{\"traceEvents\": []}");
+	put(DB("kdup/y/host_1_20260101000000000_ascend_pt", 3), "");
+	CHECK_INT(find("kdup", NULL, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 2);
+	if (l.n == 2) {
+		CHECK_STR(l.v[0].path, at(DB("kdup/y/host_1_20260101000000000_ascend_pt", 3)));
+		CHECK_STR(l.v[1].path, at("kdup/w_1.1700000000002.pt.trace.json"));
+		CHECK_STR(l.v[1].stamp, "1700000000002");
+	}
+	snprintf(want, sizeof(want),
+		 "rank 4 found twice: using %s (newer timestamp), ignoring %s\n"
+		 "rank 3 found twice: using %s (newer timestamp), ignoring %s\n",
+		 at("kdup/w_1.1700000000002.pt.trace.json"), at("kdup/w_2.1700000000001.pt.trace.json"),
+		 at("kdup/y/host_1_20260101000000000_ascend_pt"), at("kdup/x/rank3.json"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* a trace named by the user: results beside it */
+	CHECK_INT(find("kin/k/rank1.json", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].rank == 1 && l.v[0].reader == &opmfu_reader_kineto);
+	if (l.n == 1)
+		CHECK_STR(l.v[0].out_hint, at("kin/k"));
+	opmfu_rank_list_release(&l);
+	/* a named *.json that is no trace goes to the Kineto reader, whose
+	 * reading says why; any other named file is still Ascend's fallback */
+	CHECK_INT(find("kin/k/profiler_info_1.json", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].rank == -1 && l.v[0].reader == &opmfu_reader_kineto);
+	if (l.n == 1) {
+		struct opmfu_read_opts ro = { 1, NULL, NULL };
+		struct opmfu_trace t;
+		opmfu_trace_init(&t);
+		CHECK_INT(l.v[0].reader->read(&l.v[0], &t, &ro, &e), OPMFU_ERR_FORMAT);
+		snprintf(want, sizeof(want), "%s: not a PyTorch profiler trace: no traceEvents list",
+			 at("kin/k/profiler_info_1.json"));
+		CHECK_STR(e.msg, want);
+		opmfu_trace_release(&t);
+	}
+	opmfu_rank_list_release(&l);
+	CHECK_INT(find("kin/k/notes.txt", NULL, &l, &e), OPMFU_OK);
+	CHECK(l.n == 1 && l.v[0].reader == &opmfu_reader_ascend);
+	opmfu_rank_list_release(&l);
+
+}
+
+/* Every allocation of a discovery of rel failing in turn: out of memory,
+ * nothing leaked. */
+static void nomem_walk(const char *rel, const struct opmfu_reader *const *readers)
+{
 	struct opmfu_rank_list l;
 	struct opmfu_err e;
 	long before = opmfu_mem_count(), total, k;
 
-	CHECK_INT(find("mix", readers, &l, &e), OPMFU_OK);
+	CHECK_INT(find(rel, readers, &l, &e), OPMFU_OK);
 	opmfu_rank_list_release(&l);
 	total = opmfu_mem_count() - before;
 	for (k = 1; k <= total + 1; k++) {
 		enum opmfu_status st;
 		opmfu_mem_fail_after(k);
-		st = find("mix", readers, &l, &e);
+		st = find(rel, readers, &l, &e);
 		opmfu_mem_fail_after(0);
 		if (st) {
 			CHECK_INT(st, OPMFU_ERR_NOMEM);
@@ -491,6 +604,14 @@ static void test_nomem(void)
 		}
 		opmfu_rank_list_release(&l);
 	}
+}
+
+static void test_nomem(void)
+{
+	const struct opmfu_reader *const readers[] = { &opmfu_reader_ascend, &fake_reader, NULL };
+	nomem_walk("mix", readers);
+	/* the Kineto probe: files read, gzip inflated, JSON sniffed */
+	nomem_walk("kin", NULL);
 }
 
 static void test_device(void)
@@ -554,6 +675,7 @@ int main(void)
 	test_duplicates();
 	test_several();
 	test_mixed();
+	test_kineto();
 	test_nomem();
 	test_device();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);

@@ -1,0 +1,190 @@
+/*
+ * kineto.h - the PyTorch profiler (Kineto) reader (read/reader.h, SPEC 13):
+ * which files are its ranks, and reading one into a struct opmfu_trace.
+ *
+ * A rank is one Chrome-trace JSON file, plain or gzip'd. Reading streams it
+ * (zlib, then yajl through read/json_stream.h) and keeps, per event of the
+ * kinds it uses, a compact record (kineto_events.c); the links between GPU
+ * kernels and cpu_ops are made after the last byte (kineto_link.c), since
+ * a kernel may come before or after its op in the file. Memory follows the
+ * events kept, never the file's size.
+ */
+#ifndef OPMFU_KINETO_H
+#define OPMFU_KINETO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#include "base/err.h"
+#include "base/idtab.h"
+#include "base/sbuf.h"
+#include "model/trace.h"
+#include "read/json_stream.h"
+#include "read/reader.h"
+
+extern const struct opmfu_reader opmfu_reader_kineto;
+
+/* A named *.json or *.json.gz file whose first MiB holds a top-level
+ * "traceEvents" key (YES), or any other named file of such a name (MAYBE:
+ * reading it says what is wrong); files met in a walk only on YES. */
+enum opmfu_probe opmfu_kineto_probe_file(const char *path, int named, struct opmfu_rank_input *in);
+
+/* Reads the trace at path into t (initialised by the caller), o->on_links
+ * included (o may be NULL). Errors name the file: malformed JSON with its
+ * byte offset (in the inflated text of a .gz), a truncated or corrupt gzip
+ * file, a JSON text that is not a trace. */
+enum opmfu_status opmfu_read_kineto(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
+				    struct opmfu_err *err);
+
+/* How much text the probe reads before giving up on finding traceEvents. */
+#define OPMFU_KINETO_SNIFF_MAX (1024 * 1024)
+
+/* ---- the file's text (kineto_input.c) ---- */
+
+struct kin_in {
+	const char *path;
+	int fd;
+	int gz;          /* gzip: inflated as it is read */
+	z_stream z;      /* next_in/avail_in: read but not yet used bytes of zbuf (both modes) */
+	int z_live;      /* inflateInit done */
+	int eof, done;   /* the file ended; the last gzip member ended */
+	unsigned char *zbuf;
+	uint64_t zread;  /* bytes read from the file */
+	uint64_t out;    /* bytes of text handed out */
+};
+
+/* Opens path (gzip when it starts with 1f 8b). On failure in must still be
+ * closed. */
+enum opmfu_status opmfu_kin_in_open(struct kin_in *in, const char *path, struct opmfu_err *err);
+/* Up to cap bytes of text into buf; *n == 0 at the end. Errors name the
+ * file: read errors, corrupt or truncated gzip data. */
+enum opmfu_status opmfu_kin_in_read(struct kin_in *in, void *buf, size_t cap, size_t *n, struct opmfu_err *err);
+void opmfu_kin_in_close(struct kin_in *in);
+
+/* ---- what the parse keeps (kineto_events.c) ---- */
+
+#define KIN_NONE UINT32_MAX
+
+/* A cpu_op. Times are ns without baseTimeNanoseconds. 48 bytes. */
+struct kin_op {
+	int64_t start, end;
+	int64_t ext;        /* External id; INT64_MIN: none */
+	uint32_t thread;    /* index into the (pid, tid) table; KIN_NONE: not numeric */
+	uint32_t name;      /* sid */
+	uint32_t shapes;    /* normalised Input Dims (sid), or t->shape_unknown */
+	uint32_t dtype;     /* index into t->dtypes; 0: no Input type */
+	uint32_t attrs;     /* Concrete Inputs joined by OPMFU_ATTR_SEP (sid); 0: none */
+	uint32_t link_op;   /* the op instance id once a link uses it (kineto_link.c); KIN_NONE before */
+};
+
+/* A runtime call (cuda_runtime, cuda_driver, ...) with a correlation id. */
+struct kin_launch {
+	int64_t ts, corr;
+	uint32_t thread;
+};
+
+/* A GPU kernel. 48 bytes. */
+struct kin_kernel {
+	int64_t start, end;
+	int64_t ext, corr;  /* INT64_MIN: none */
+	uint32_t name;      /* sid */
+	uint32_t comm;      /* communication: the sid COMM ranges name it by ("Collective name", else
+			       the kernel's name); 0: a compute kernel */
+	uint32_t op;        /* the kin_op it links to (kineto_link.c); KIN_NONE: none */
+	uint8_t by;         /* how: enum kin_link_by */
+};
+
+enum kin_link_by { KIN_BY_NONE = 0, KIN_BY_EXT = 1, KIN_BY_CORR = 2 };
+
+/* A ProfilerStep#N event: on the CPU (cpu_op, user_annotation) or the GPU
+ * timeline (gpu_user_annotation). */
+struct kin_step {
+	int64_t start, end, n;
+	int gpu;
+};
+
+struct kin_devprop {
+	int64_t id;
+	int has_id;
+	char name[64];
+};
+
+#define KIN_MAX_DEVPROPS 64
+#define KIN_DEVICE_COUNTS 64
+
+/* The parse: yajl callbacks fill it (kineto_events.c). */
+struct kin_parse {
+	struct opmfu_json json;
+	struct opmfu_trace *t; /* strings and dtypes go straight into it */
+	const char *path;
+
+	struct kin_op *ops;
+	size_t n_ops, cap_ops;
+	struct kin_launch *launches;
+	size_t n_launches, cap_launches;
+	struct kin_kernel *kernels;
+	size_t n_kernels, cap_kernels;
+	struct opmfu_ranges mods;  /* nn.Module calls, times without the base */
+	struct kin_step *steps;
+	size_t n_steps, cap_steps;
+	struct kin_devprop devprops[KIN_MAX_DEVPROPS];
+	size_t n_devprops;
+	size_t device_kernels[KIN_DEVICE_COUNTS]; /* kernels per device id */
+	int64_t base_ns;           /* baseTimeNanoseconds; 0: none */
+	int has_events;            /* a top-level traceEvents array was met */
+	size_t n_bad;              /* kept kinds of events with no usable ts or dur */
+
+	/* (pid, tid) of cpu_ops and launches -> dense thread index */
+	struct kin_thread { int64_t pid, tid; } *threads;
+	size_t n_threads, cap_threads;
+	struct opmfu_idtab thread_tab;
+	/* dtype list sid -> index into t->dtypes + 1 (0: not yet seen) */
+	uint32_t *dtype_of;
+	size_t n_dtype_of;
+
+	/* the walk through the document */
+	size_t depth;   /* containers open */
+	size_t skip;    /* > 0: inside a value no one reads, this many containers deep */
+	int ctx;        /* what the innermost container we read is (kineto_events.c) */
+	int top_object; /* the document is an object */
+	int key;        /* what the value after the last key is for */
+	size_t sub;     /* depth inside a list being collected (Input Dims, ...) */
+	/* the event being read */
+	struct kin_event {
+		int has_ph, ph_x, has_name, cat, verdict;
+		int ts_ok, dur_ok, pid_ok, tid_ok, has_ext, has_corr, has_device;
+		int has_dims, dims_bad, has_types, has_concrete, has_coll;
+		int64_t ts, dur, ext, corr, device, pid, tid;
+		size_t arg_dims;   /* dims written for the current Input Dims argument */
+		int arg_list;      /* the current argument is a list of tensors */
+		size_t n_items;    /* arguments begun in the list being collected */
+		struct sbuf name, dims, types, concrete, coll;
+	} ev;
+	struct kin_devprop cur_dev;
+};
+
+/* Starts a parse that keeps into t (strings, dtypes). */
+enum opmfu_status opmfu_kin_parse_init(struct kin_parse *p, struct opmfu_trace *t, const char *path,
+				       struct opmfu_err *err);
+/* The document ended: it must have been an object with traceEvents. */
+enum opmfu_status opmfu_kin_parse_check(struct kin_parse *p, struct opmfu_err *err);
+void opmfu_kin_parse_release(struct kin_parse *p);
+
+/* ---- from the parse to the trace (kineto_link.c) ---- */
+
+/* How the kernels linked, for the summary's note. */
+struct kin_counts {
+	size_t by_ext, by_corr, none;     /* compute kernels */
+	size_t comm, comm_linked;         /* communication kernels */
+};
+
+/* Links every kernel (External id, then correlation and the enclosing
+ * cpu_op on the launching thread) and writes t's links, kx, op count and
+ * the KERNEL and COMM ranges. On error (out of memory) the message names
+ * the file. */
+enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, struct opmfu_err *err);
+/* t's MODULE and STEP ranges (a step's GPU span when it has one). */
+enum opmfu_status opmfu_kin_ranges(struct kin_parse *p, struct opmfu_err *err);
+
+#endif

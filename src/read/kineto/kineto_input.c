@@ -1,0 +1,175 @@
+/*
+ * kineto_input.c - a trace file's text in chunks: read as it is, or
+ * inflated when it starts with gzip's magic bytes (whatever its name says),
+ * members of a concatenated gzip file one after the other, as `gzip -dc`
+ * does. zlib allocates through base/mem.
+ */
+#include "read/kineto/kineto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+
+#define ZBUF_SIZE (256 * 1024)
+
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+	(void)opaque;
+	if (size && items > SIZE_MAX / size)
+		return Z_NULL;
+	return opmfu_malloc((size_t)items * size);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+	(void)opaque;
+	opmfu_free(p);
+}
+
+/* Reads more of the file into zbuf after what is left in it. */
+static enum opmfu_status fill(struct kin_in *in, struct opmfu_err *err)
+{
+	ssize_t k;
+	size_t keep = in->z.avail_in;
+
+	if (keep && in->z.next_in != in->zbuf)
+		memmove(in->zbuf, in->z.next_in, keep);
+	in->z.next_in = in->zbuf;
+	do
+		k = read(in->fd, in->zbuf + keep, ZBUF_SIZE - keep);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: read error: %s", in->path, strerror(errno));
+	if (k == 0)
+		in->eof = 1;
+	in->zread += (uint64_t)k;
+	in->z.avail_in = (uInt)(keep + (size_t)k);
+	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_kin_in_open(struct kin_in *in, const char *path, struct opmfu_err *err)
+{
+	enum opmfu_status st;
+
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	in->fd = -1;
+	in->zbuf = opmfu_malloc(ZBUF_SIZE);
+	if (!in->zbuf)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory opening the trace", path);
+	do
+		in->fd = open(path, O_RDONLY);
+	while (in->fd < 0 && errno == EINTR);
+	if (in->fd < 0)
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+	/* two bytes decide: fill until they are in or the file ends */
+	while (in->z.avail_in < 2 && !in->eof)
+		if ((st = fill(in, err)))
+			return st;
+	if (in->z.avail_in >= 2 && in->zbuf[0] == 0x1f && in->zbuf[1] == 0x8b) {
+		int rc;
+		in->gz = 1;
+		in->z.zalloc = z_alloc;
+		in->z.zfree = z_free;
+		in->z.opaque = Z_NULL;
+		rc = inflateInit2(&in->z, 15 + 16); /* gzip wrapper only */
+		if (rc == Z_MEM_ERROR)
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory opening the trace", path);
+		if (rc != Z_OK)
+			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: zlib cannot start (%d)", path, rc);
+		in->z_live = 1;
+	}
+	return OPMFU_OK;
+}
+
+/* After a gzip member: another one follows, or the text ends (bytes after
+ * the last member that are no gzip header are ignored, as gzip does). */
+static enum opmfu_status next_member(struct kin_in *in, struct opmfu_err *err)
+{
+	enum opmfu_status st;
+	while (in->z.avail_in < 2 && !in->eof)
+		if ((st = fill(in, err)))
+			return st;
+	if (in->z.avail_in < 2 || in->z.next_in[0] != 0x1f || in->z.next_in[1] != 0x8b) {
+		in->done = 1;
+		return OPMFU_OK;
+	}
+	if (inflateReset(&in->z) != Z_OK)
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: zlib cannot restart", in->path);
+	return OPMFU_OK;
+}
+
+static enum opmfu_status inflate_some(struct kin_in *in, unsigned char *buf, size_t cap, size_t *n,
+				      struct opmfu_err *err)
+{
+	enum opmfu_status st;
+
+	*n = 0;
+	while (*n == 0 && !in->done) {
+		int rc;
+		if (in->z.avail_in == 0 && !in->eof && (st = fill(in, err)))
+			return st;
+		in->z.next_out = buf;
+		in->z.avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
+		rc = inflate(&in->z, Z_NO_FLUSH);
+		*n = (size_t)(in->z.next_out - buf);
+		in->out += *n;
+		if (rc == Z_STREAM_END) {
+			if ((st = next_member(in, err)))
+				return st;
+		} else if (rc == Z_MEM_ERROR) {
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory inflating the trace", in->path);
+		} else if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_STREAM_ERROR) {
+			return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: corrupt gzip data near compressed byte %llu: %s",
+					     in->path, (unsigned long long)(in->zread - in->z.avail_in),
+					     in->z.msg ? in->z.msg : "bad data");
+		} else if (*n == 0 && in->z.avail_in == 0 && in->eof) {
+			return opmfu_err_set(err, OPMFU_ERR_FORMAT,
+					     "%s: truncated gzip file: it ends after %llu compressed bytes (%llu bytes of "
+					     "text), inside its compressed stream",
+					     in->path, (unsigned long long)in->zread, (unsigned long long)in->out);
+		}
+	}
+	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_kin_in_read(struct kin_in *in, void *buf, size_t cap, size_t *n, struct opmfu_err *err)
+{
+	ssize_t k;
+
+	if (in->gz)
+		return inflate_some(in, buf, cap, n, err);
+	if (in->z.avail_in) {
+		/* what the magic-byte check read first */
+		size_t c = in->z.avail_in < cap ? in->z.avail_in : cap;
+		memcpy(buf, in->z.next_in, c);
+		in->z.next_in += c;
+		in->z.avail_in -= (uInt)c;
+		in->out += c;
+		*n = c;
+		return OPMFU_OK;
+	}
+	do
+		k = read(in->fd, buf, cap);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: read error: %s", in->path, strerror(errno));
+	*n = (size_t)k;
+	in->out += *n;
+	return OPMFU_OK;
+}
+
+void opmfu_kin_in_close(struct kin_in *in)
+{
+	if (in->z_live)
+		inflateEnd(&in->z);
+	if (in->fd >= 0)
+		close(in->fd);
+	opmfu_free(in->zbuf);
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+}

@@ -1,0 +1,393 @@
+/*
+ * kineto_link.c - from what the parse kept to the trace (SPEC 13): each GPU
+ * kernel is linked to the cpu_op whose "External id" it carries (torch >=
+ * 2.1); failing that, through its "correlation" id to the runtime call that
+ * launched it and then to the innermost cpu_op on the same (pid, tid) whose
+ * span holds that call (older traces, whose kernels carry their correlation
+ * id as External id, and kernels without an External id). Kernels that link to nothing become KERNEL ranges; communication
+ * kernels all become COMM ranges. Every step is a hash lookup or a sort.
+ */
+#include <string.h>
+
+#include "base/idtab.h"
+#include "base/mem.h"
+#include "base/sort.h"
+#include "read/kineto/kineto.h"
+
+/* ---- by External id, and finding the launch by correlation ---- */
+
+struct key_probe {
+	const void *base;
+	size_t stride, off; /* where the int64 key sits in each element */
+	int64_t key;
+};
+
+static int key_eq(const void *probe, uint32_t id)
+{
+	const struct key_probe *k = probe;
+	int64_t v;
+	memcpy(&v, (const char *)k->base + (size_t)id * k->stride + k->off, sizeof(v));
+	return v == k->key;
+}
+
+/* Indexes the elements by their key (the first of equal keys wins). */
+static int index_keys(struct opmfu_idtab *tab, struct key_probe *kp, size_t n)
+{
+	size_t i;
+	if (opmfu_idtab_reserve(tab, n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		memcpy(&kp->key, (const char *)kp->base + i * kp->stride + kp->off, sizeof(kp->key));
+		if (kp->key != INT64_MIN &&
+		    opmfu_idtab_get(tab, opmfu_mix64((uint64_t)kp->key), key_eq, kp, (uint32_t)i) == OPMFU_IDTAB_NONE)
+			return -1;
+	}
+	return 0;
+}
+
+static uint32_t find_key(const struct opmfu_idtab *tab, struct key_probe *kp, int64_t key)
+{
+	kp->key = key;
+	return key == INT64_MIN ? OPMFU_IDTAB_NONE : opmfu_idtab_find(tab, opmfu_mix64((uint64_t)key), key_eq, kp);
+}
+
+/* Kernels by External id. A kernel whose External id equals its
+ * correlation id carries no op's id (torch < 2.1 wrote the correlation id
+ * there, and op ids count from 1 as correlation ids do, so the two collide
+ * in long traces): it links only through its launch. Returns -1 when out
+ * of memory. */
+static int link_by_ext(struct kin_parse *p)
+{
+	struct opmfu_idtab tab;
+	struct key_probe kp = { p->ops, sizeof(*p->ops), offsetof(struct kin_op, ext), 0 };
+	size_t i;
+	int rc = -1;
+
+	opmfu_idtab_init(&tab);
+	if (index_keys(&tab, &kp, p->n_ops))
+		goto out;
+	for (i = 0; i < p->n_kernels; i++) {
+		uint32_t op = p->kernels[i].ext == p->kernels[i].corr ? OPMFU_IDTAB_NONE
+									: find_key(&tab, &kp, p->kernels[i].ext);
+		if (op != OPMFU_IDTAB_NONE) {
+			p->kernels[i].op = op;
+			p->kernels[i].by = KIN_BY_EXT;
+		}
+	}
+	rc = 0;
+out:
+	opmfu_idtab_release(&tab);
+	return rc;
+}
+
+/* ---- the innermost cpu_op around a launch ---- */
+
+struct query {
+	int64_t ts;
+	uint32_t thread, kernel;
+};
+
+/* ops by (thread, start, end descending, index): outer ops before the ops
+ * they hold, so the last open one is the innermost */
+static int op_before(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct kin_op *x = (const struct kin_op *)ctx + a, *y = (const struct kin_op *)ctx + b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread;
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->end != y->end)
+		return x->end > y->end;
+	return a < b;
+}
+
+static int query_before(const void *a, const void *b)
+{
+	const struct query *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread;
+	return x->ts < y->ts;
+}
+
+/*
+ * Walks ops and queries of all threads together, both in (thread, time)
+ * order, with a stack of the ops open at the query's time: push every op
+ * that starts at or before it, drop from the top those that ended before
+ * it; the top then holds it and started last.
+ */
+static void sweep(struct kin_parse *p, const uint32_t *ops, size_t n_ops, const struct query *q, size_t n_q,
+		  uint32_t *stack)
+{
+	size_t i = 0, k, top = 0;
+	uint32_t thread = KIN_NONE;
+
+	for (k = 0; k < n_q; k++) {
+		if (q[k].thread != thread) {
+			thread = q[k].thread;
+			top = 0;
+			while (i < n_ops && p->ops[ops[i]].thread < thread)
+				i++;
+		}
+		for (; i < n_ops && p->ops[ops[i]].thread == thread && p->ops[ops[i]].start <= q[k].ts; i++) {
+			const struct kin_op *o = &p->ops[ops[i]];
+			while (top && p->ops[stack[top - 1]].end < o->start)
+				top--;
+			stack[top++] = ops[i];
+		}
+		while (top && p->ops[stack[top - 1]].end < q[k].ts)
+			top--;
+		if (top) {
+			p->kernels[q[k].kernel].op = stack[top - 1];
+			p->kernels[q[k].kernel].by = KIN_BY_CORR;
+		}
+	}
+}
+
+/* Kernels still without an op, through their launch. Returns -1 when out
+ * of memory. */
+static int link_by_corr(struct kin_parse *p)
+{
+	struct opmfu_idtab tab;
+	struct key_probe kp = { p->launches, sizeof(*p->launches), offsetof(struct kin_launch, corr), 0 };
+	struct query *q = NULL;
+	uint32_t *ops = NULL, *stack = NULL;
+	size_t i, n_q = 0, n_ops = 0;
+	int rc = -1;
+
+	opmfu_idtab_init(&tab);
+	for (i = 0; i < p->n_kernels; i++)
+		n_q += p->kernels[i].op == KIN_NONE && p->kernels[i].corr != INT64_MIN;
+	if (n_q == 0 || p->n_launches == 0)
+		return 0;
+	if (index_keys(&tab, &kp, p->n_launches) || !(q = opmfu_malloc(n_q * sizeof(*q))))
+		goto out;
+	n_q = 0;
+	for (i = 0; i < p->n_kernels; i++) {
+		uint32_t l;
+		if (p->kernels[i].op != KIN_NONE)
+			continue;
+		l = find_key(&tab, &kp, p->kernels[i].corr);
+		if (l != OPMFU_IDTAB_NONE && p->launches[l].thread != KIN_NONE)
+			q[n_q++] = (struct query){ p->launches[l].ts, p->launches[l].thread, (uint32_t)i };
+	}
+	if (!(ops = opmfu_malloc((p->n_ops ? p->n_ops : 1) * sizeof(*ops))) ||
+	    !(stack = opmfu_malloc((p->n_ops ? p->n_ops : 1) * sizeof(*stack))))
+		goto out;
+	for (i = 0; i < p->n_ops; i++)
+		if (p->ops[i].thread != KIN_NONE)
+			ops[n_ops++] = (uint32_t)i;
+	if (opmfu_sort_idx(ops, n_ops, op_before, p->ops) || opmfu_sort_array(q, n_q, sizeof(*q), query_before))
+		goto out;
+	sweep(p, ops, n_ops, q, n_q, stack);
+	rc = 0;
+out:
+	opmfu_idtab_release(&tab);
+	opmfu_free(q);
+	opmfu_free(ops);
+	opmfu_free(stack);
+	return rc;
+}
+
+/* ---- the trace ---- */
+
+/* *out = 0 .. n-1 sorted stably by less (malloc'd). -1 when out of memory. */
+static int sorted_order(size_t n, opmfu_less_fn less, const void *ctx, uint32_t **out)
+{
+	size_t i;
+	if (!(*out = opmfu_malloc((n + 1) * sizeof(**out))))
+		return -1;
+	for (i = 0; i < n; i++)
+		(*out)[i] = (uint32_t)i;
+	return opmfu_sort_idx(*out, n, less, ctx);
+}
+
+/* The status of rc (0, -1 out of memory, -2 a time past int64 with the base). */
+static enum opmfu_status result(const struct kin_parse *p, int rc, const char *doing, struct opmfu_err *err)
+{
+	if (rc == -2)
+		return opmfu_err_set(err, OPMFU_ERR_FORMAT,
+				     "%s: timestamps out of range once baseTimeNanoseconds (%lld) is added", p->path,
+				     (long long)p->base_ns);
+	if (rc)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory %s", p->path, doing);
+	return OPMFU_OK;
+}
+
+/* v + the trace's base time; -1 when it overflows */
+static int at_base(const struct kin_parse *p, int64_t v, int64_t *out)
+{
+	if ((p->base_ns > 0 && v > INT64_MAX - p->base_ns) || (p->base_ns < 0 && v < INT64_MIN - p->base_ns))
+		return -1;
+	*out = v + p->base_ns;
+	return 0;
+}
+
+static int kernel_before(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct kin_kernel *x = (const struct kin_kernel *)ctx + a, *y = (const struct kin_kernel *)ctx + b;
+	return x->start != y->start ? x->start < y->start : a < b;
+}
+
+/* One link for kernel k; comm: a communication row (no shapes). */
+static int add_link(struct kin_parse *p, const struct kin_kernel *k, int comm)
+{
+	struct opmfu_trace *t = p->t;
+	struct kin_op *o = &p->ops[k->op];
+	struct opmfu_link l;
+
+	if (OPMFU_GROW(t->links, t->cap_links, t->n_links + 1))
+		return -1;
+	if (o->link_op == KIN_NONE) {
+		if (t->n_ops >= KIN_NONE)
+			return -1;
+		o->link_op = (uint32_t)t->n_ops++;
+	}
+	memset(&l, 0, sizeof(l));
+	if (at_base(p, k->start, &l.k_start) || at_base(p, k->end, &l.k_end) || at_base(p, o->start, &l.op_start) ||
+	    at_base(p, o->end, &l.op_end))
+		return -2;
+	l.k_name = k->name;
+	l.op_name = o->name;
+	l.in_shapes = comm ? 0 : o->shapes;
+	l.dtype = comm ? 0 : o->dtype;
+	l.op = o->link_op;
+	t->links[t->n_links++] = l;
+	return 0;
+}
+
+static int add_range(struct kin_parse *p, enum opmfu_range_kind kind, const struct kin_kernel *k, uint32_t name)
+{
+	struct opmfu_range r = { 0, 0, 0, name, 0 };
+	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end))
+		return -2;
+	return opmfu_ranges_add(opmfu_trace_ranges(p->t, kind), &r);
+}
+
+/* Links and ranges in kernel start order: compute links (with their kx),
+ * then communication links, as struct opmfu_trace wants them. */
+static int emit(struct kin_parse *p, const uint32_t *order, struct kin_counts *c)
+{
+	struct opmfu_trace *t = p->t;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->n_kernels; i++) {
+		const struct kin_kernel *k = &p->kernels[order[i]];
+		if (k->comm)
+			continue;
+		if (k->op == KIN_NONE) {
+			c->none++;
+			if ((rc = add_range(p, OPMFU_RANGE_KERNEL, k, k->name)))
+				return rc;
+			continue;
+		}
+		c->by_ext += k->by == KIN_BY_EXT;
+		c->by_corr += k->by == KIN_BY_CORR;
+		if ((rc = add_link(p, k, 0)))
+			return rc;
+	}
+	t->n_compute = t->n_links;
+	if (t->n_compute && !(t->kx = opmfu_calloc(t->n_compute, sizeof(*t->kx))))
+		return -1;
+	for (i = 0; i < p->n_kernels; i++) {
+		const struct kin_kernel *k = &p->kernels[order[i]];
+		if (!k->comm)
+			continue;
+		c->comm++;
+		if ((rc = add_range(p, OPMFU_RANGE_COMM, k, k->comm)))
+			return rc;
+		if (k->op == KIN_NONE)
+			continue;
+		c->comm_linked++;
+		if ((rc = add_link(p, k, 1)))
+			return rc;
+	}
+	t->n_comm_op = t->n_links - t->n_compute;
+	return 0;
+}
+
+/* kx[i]: what the shape formulas need of compute link i beyond its shapes */
+static void fill_kx(struct kin_parse *p, const uint32_t *order)
+{
+	size_t i, n = 0;
+	for (i = 0; i < p->n_kernels; i++) {
+		const struct kin_kernel *k = &p->kernels[order[i]];
+		if (k->comm || k->op == KIN_NONE)
+			continue;
+		p->t->kx[n].type = p->ops[k->op].name;
+		p->t->kx[n].attrs = p->ops[k->op].attrs;
+		n++;
+	}
+}
+
+enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, struct opmfu_err *err)
+{
+	uint32_t *order = NULL;
+	int rc = -1;
+
+	memset(c, 0, sizeof(*c));
+	p->t->shape_scope = OPMFU_SHAPES_OP;
+	p->t->shape_only = 1; /* no FLOPs records in this format: OperatorMFU takes the shape FLOPs */
+	if (p->n_kernels >= KIN_NONE || p->n_ops >= KIN_NONE || p->n_launches >= KIN_NONE)
+		return opmfu_err_set(err, OPMFU_ERR_LIMIT, "%s: more than 2^32 events of one kind", p->path);
+	if (!link_by_ext(p) && !link_by_corr(p) && !sorted_order(p->n_kernels, kernel_before, p->kernels, &order)) {
+		rc = emit(p, order, c);
+		if (!rc && p->t->kx)
+			fill_kx(p, order);
+	}
+	opmfu_free(order);
+	return result(p, rc, "linking kernels to cpu_ops", err);
+}
+
+/* ---- modules and steps ---- */
+
+/* steps by (number, CPU first, index) */
+static int step_before(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct kin_step *x = (const struct kin_step *)ctx + a, *y = (const struct kin_step *)ctx + b;
+	if (x->n != y->n)
+		return x->n < y->n;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu;
+	return a < b;
+}
+
+enum opmfu_status opmfu_kin_ranges(struct kin_parse *p, struct opmfu_err *err)
+{
+	struct opmfu_trace *t = p->t;
+	uint32_t *order = NULL;
+	size_t i;
+	int rc = -1;
+
+	for (i = 0; i < p->mods.n; i++) {
+		struct opmfu_range r = p->mods.v[i];
+		if (at_base(p, r.start, &r.start) || at_base(p, r.end, &r.end)) {
+			rc = -2;
+			goto out;
+		}
+		if (opmfu_ranges_add(&t->mods, &r))
+			goto out;
+	}
+	/* one range per step number: its CPU span (ProfilerStep#N as the
+	 * training loop ran it), as the ops that launch the step's kernels are
+	 * in it; a GPU annotation only when there is no CPU one (on real traces
+	 * the GPU's is a few microseconds around a marker, not the step) */
+	if (sorted_order(p->n_steps, step_before, p->steps, &order))
+		goto out;
+	for (i = 0; i < p->n_steps; i++) {
+		const struct kin_step *s = &p->steps[order[i]];
+		struct opmfu_range r = { 0, 0, s->n, 0, 0 };
+		if (i && s->n == p->steps[order[i - 1]].n)
+			continue;
+		if (at_base(p, s->start, &r.start) || at_base(p, s->end, &r.end)) {
+			rc = -2;
+			goto out;
+		}
+		if (opmfu_ranges_add(&t->steps, &r))
+			goto out;
+	}
+	rc = opmfu_ranges_sort(&t->mods) || opmfu_ranges_sort(&t->steps) ? -1 : 0;
+out:
+	opmfu_free(order);
+	return result(p, rc, "reading modules and steps", err);
+}

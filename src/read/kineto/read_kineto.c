@@ -1,0 +1,133 @@
+/*
+ * read_kineto.c - one Kineto rank into a struct opmfu_trace (read/reader.h):
+ * the file streams through zlib and yajl in chunks (kineto_input.c,
+ * kineto_events.c), the links are made once the last event is in
+ * (kineto_link.c), then the modules, steps and the GPU.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "read/kineto/kineto.h"
+
+#define CHUNK (256 * 1024)
+
+/* The device that ran most kernels (ties: the lowest id). */
+static int main_device(const struct kin_parse *p)
+{
+	int d, best = -1;
+	for (d = 0; d < KIN_DEVICE_COUNTS; d++)
+		if (p->device_kernels[d] && (best < 0 || p->device_kernels[d] > p->device_kernels[best]))
+			best = d;
+	return best;
+}
+
+/*
+ * t->device: the deviceProperties entry of the GPU that ran the kernels, or
+ * the only name the entries give. The name is kept verbatim; the peak comes
+ * from matching it against the chip table (lib/peaks.c: exact names,
+ * aliases, " VF" and MIG suffixes), not from here.
+ */
+static enum opmfu_status set_device(const struct kin_parse *p, struct opmfu_device *dev, struct opmfu_err *err)
+{
+	int d = main_device(p);
+	size_t i;
+	const char *name = NULL;
+
+	for (i = 0; i < p->n_devprops && !name; i++)
+		if (d >= 0 ? p->devprops[i].has_id && p->devprops[i].id == d : 1)
+			name = p->devprops[i].name;
+	if (d < 0)
+		for (i = 1; i < p->n_devprops && name; i++)
+			if (strcmp(p->devprops[i].name, name))
+				name = NULL;
+	if (!name || !name[0]) {
+		snprintf(dev->no_peak, sizeof(dev->no_peak), "%s names no GPU (deviceProperties) for its kernels", p->path);
+		return OPMFU_OK;
+	}
+	if (!(dev->path = opmfu_strdup(p->path)))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", p->path);
+	/* no_peak stays empty: whether the name gives a peak is the chip
+	 * table's to say (lib/peaks.c), with its suggestions */
+	snprintf(dev->chip, sizeof(dev->chip), "%s", name);
+	return OPMFU_OK;
+}
+
+static void set_note(struct opmfu_trace *t, const struct kin_parse *p, const struct kin_counts *c)
+{
+	size_t k = c->by_ext + c->by_corr + c->none;
+	snprintf(t->note, sizeof(t->note),
+		 "%zu GPU kernel%s: %zu linked by External id, %zu by correlation, %zu to no op; %zu communication "
+		 "kernel%s (%zu linked); %zu nn.Module call%s; %zu step%s%s%s%s",
+		 k, k == 1 ? "" : "s", c->by_ext, c->by_corr, c->none, c->comm, c->comm == 1 ? "" : "s",
+		 c->comm_linked, t->mods.n, t->mods.n == 1 ? "" : "s", t->steps.n, t->steps.n == 1 ? "" : "s",
+		 t->device.chip[0] ? "; GPU \"" : "", t->device.chip, t->device.chip[0] ? "\"" : "");
+	(void)p;
+}
+
+/* Streams the file through the parse. */
+static enum opmfu_status parse_file(struct kin_parse *p, const char *path, struct opmfu_err *err)
+{
+	struct kin_in in;
+	unsigned char *buf = opmfu_malloc(CHUNK);
+	enum opmfu_status st;
+	size_t n;
+
+	if (!buf)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading the trace", path);
+	st = opmfu_kin_in_open(&in, path, err);
+	while (!st) {
+		if ((st = opmfu_kin_in_read(&in, buf, CHUNK, &n, err)))
+			break;
+		if (n == 0) {
+			if ((st = opmfu_json_finish(&p->json, err)))
+				opmfu_err_prefix(err, "%s", path);
+			break;
+		}
+		if ((st = opmfu_json_feed(&p->json, buf, n, err)))
+			opmfu_err_prefix(err, "%s", path);
+	}
+	opmfu_kin_in_close(&in);
+	opmfu_free(buf);
+	return st ? st : opmfu_kin_parse_check(p, err);
+}
+
+enum opmfu_status opmfu_read_kineto(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
+				    struct opmfu_err *err)
+{
+	struct kin_parse p;
+	struct kin_counts c;
+	enum opmfu_status st;
+
+	t->why_no_links = "no GPU kernel links to a cpu_op (profile with both CPU and CUDA/HIP activities)";
+	t->why_no_records = "a PyTorch profiler trace holds no mfu_flops records: its FLOPs come from the ops' "
+			    "shapes (profile with record_shapes=True)";
+	st = opmfu_kin_parse_init(&p, t, path, err);
+	if (!st)
+		st = parse_file(&p, path, err);
+	if (!st)
+		st = opmfu_kin_link(&p, &c, err);
+	if (!st && o && o->on_links)
+		o->on_links(o->ctx, t);
+	if (!st)
+		st = opmfu_kin_ranges(&p, err);
+	if (!st)
+		st = set_device(&p, &t->device, err);
+	if (!st) {
+		t->n_bad_rows += p.n_bad;
+		set_note(t, &p, &c);
+	}
+	opmfu_kin_parse_release(&p);
+	return st;
+}
+
+static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
+				   const struct opmfu_read_opts *o, struct opmfu_err *err)
+{
+	return opmfu_read_kineto(in->path, t, o, err);
+}
+
+const struct opmfu_reader opmfu_reader_kineto = {
+	"kineto", "PyTorch profiler traces (*.json, *.json.gz)",
+	NULL, opmfu_kineto_probe_file, read_rank
+};
