@@ -10,23 +10,17 @@
 #include "cli/cli.h"
 #include "cli/model_args.h"
 
-/* "22.7%", or "-" for none (< 0) */
-static const char *pct(double v, char *buf, size_t size)
-{
-	if (v < 0 || isnan(v))
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%.1f%%", v * 100);
-	return buf;
-}
-
-/* coverage: "25.9%" up to 10 times, then "1.676e3x" */
+/* A ratio as a percentage ("25.9%") up to 10 times, then as a factor
+ * ("1.676e3x"); "-" for none (< 0). */
 static const char *ratio(double v, char *buf, size_t size)
 {
 	char sci[24];
-	if (v < 10)
-		return pct(v, buf, size);
-	snprintf(buf, size, "%sx", opmfu_format_sci(v, sci, sizeof(sci)));
+	if (v < 0 || isnan(v))
+		snprintf(buf, size, "-");
+	else if (v < 10)
+		snprintf(buf, size, "%.1f%%", v * 100);
+	else
+		snprintf(buf, size, "%sx", opmfu_format_sci(v, sci, sizeof(sci)));
 	return buf;
 }
 
@@ -50,7 +44,7 @@ void opmfu_print_model_report(const struct opmfu_report *rep)
 		else
 			snprintf(peak, sizeof(peak), "no %s peak", class_names[m->dtype_class]);
 		printf("\nmodel MFU of that step = model FLOPs per device / (%s x %s); its trace MFU %s\n", step, peak,
-		       pct(r0->trace_mfu, b[0], sizeof(b[0])));
+		       ratio(r0->trace_mfu, b[0], sizeof(b[0])));
 	}
 	printf("  %-12s %10s %8s %9s %8s  %s\n", "convention", "FLOPs/step", "/device", "model MFU", "coverage",
 	       "likely reason (coverage = trace FLOPs / model FLOPs per device)");
@@ -58,7 +52,7 @@ void opmfu_print_model_report(const struct opmfu_report *rep)
 		const struct opmfu_model_check *r = &m->run[k];
 		printf("  %-12s %10s %8s %9s %8s  %s\n", opmfu_convention_name(r->conv),
 		       opmfu_format_sci(r->flops_per_step, b[0], sizeof(b[0])),
-		       opmfu_format_sci(r->flops_per_device, b[1], sizeof(b[1])), pct(r->model_mfu, b[2], sizeof(b[2])),
+		       opmfu_format_sci(r->flops_per_device, b[1], sizeof(b[1])), ratio(r->model_mfu, b[2], sizeof(b[2])),
 		       ratio(r->coverage, b[3], sizeof(b[3])), r->note ? r->note : "");
 	}
 }
