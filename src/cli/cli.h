@@ -38,6 +38,8 @@ int opmfu_cmd_model(int argc, char **argv);
  * (report.c), then what was written. */
 void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbose);
 void opmfu_print_report(const struct opmfu_report *rep);
+/* The report's model section (analyze --model; report_model.c); nothing without it. */
+void opmfu_print_model_report(const struct opmfu_report *rep);
 /* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
 void opmfu_format_ns(double ns, char *out, size_t size);
 

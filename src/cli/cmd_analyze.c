@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/model_args.h"
 
 static const char usage_analyze[] =
 	"usage: opmfu analyze [options] PATH...\n"
@@ -29,6 +30,23 @@ static const char usage_analyze[] =
 	"      --chip NAME        use the built-in peaks of NAME (see 'opmfu chips')\n"
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
 	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
+	"      --model CONFIG     also model MFU from a Hugging Face or diffusers\n"
+	"                         config.json (as 'opmfu model'), against each step's\n"
+	"                         time and FLOPs: the OpmfuModel table; with it:\n"
+	"        --seq-len N          tokens per sequence (diffusion: latent tokens)\n"
+	"        --global-batch N     sequences (samples) per step, all devices\n"
+	"        --tokens-per-step N  instead of --global-batch (decoder LMs)\n"
+	"        --prompt-len N       diffusion: prompt (text) tokens per sample\n"
+	"        --world-size N       devices (default: the ranks found)\n"
+	"        --dp N               data-parallel size; verl-omni divides by it\n"
+	"        --timesteps N        diffusion: denoising steps per step (default 1)\n"
+	"        --cfg N              diffusion: forward passes per timestep (default 1)\n"
+	"        --forward-only       no backward pass (a third of training's FLOPs)\n"
+	"        --no-causal          decoder LMs: attention over every (query, key) pair\n"
+	"        --dtype CLASS        the peak class model MFU divides by: fp16 (= bf16,\n"
+	"                             default), fp8, int8, fp32, tf32\n"
+	"        --convention LIST    only these, e.g. palm,maxtext (default: all)\n"
+	"        --set FIELD=VALUE    supply or replace a config field\n"
 	"  -q, --quiet            print only warnings and errors\n"
 	"  -v, --verbose          also print each rank's details before the report\n"
 	"      --timings          also print where each rank's time went\n"
@@ -132,6 +150,7 @@ static unsigned parse_exports(const char *list)
 
 struct analyze_args {
 	struct opmfu_opts o;
+	struct opmfu_model_args m; /* --model's run options, shared with `opmfu model` */
 	int quiet, timings, verbose;
 	int *ranks; /* owned */
 };
@@ -142,7 +161,8 @@ static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
-	{ NULL, 0, NULL, 0 },
+	{ "model", required_argument, NULL, 'M' },  { "step-time", required_argument, NULL, 'S' },
+	OPMFU_MODEL_LONGOPTS,                       { NULL, 0, NULL, 0 },
 };
 
 /* One option with a value into a; usage errors exit. */
@@ -174,6 +194,13 @@ static void take_option(struct analyze_args *a, int c, const char *arg, int *hav
 		a->o.jobs = (int)v;
 		break;
 	}
+	case 'M':
+		a->m.o.config = arg;
+		break;
+	case 'S':
+		opmfu_die_usage("analyze ", "--step-time %s: analyze takes each step's time from the trace "
+				"(--step-time is for 'opmfu model')", arg);
+		break;
 	case 'R': {
 		int *ranks = NULL, n = parse_rank_list(arg, &ranks);
 		if (n < 0)
@@ -194,6 +221,7 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 	int c, have_cli_peak = 0;
 
 	memset(a, 0, sizeof(*a));
+	opmfu_model_args_init(&a->m, argc);
 	a->o.exports = OPMFU_EXPORT_DB;
 	optind = 1;
 	opterr = 0; /* we word the messages ourselves */
@@ -218,11 +246,16 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 			opmfu_die_usage("analyze ", "unknown option '%s'", argv[optind - 1]);
 			break;
 		default:
-			take_option(a, c, optarg, &have_cli_peak);
+			if (!opmfu_model_args_take(&a->m, "analyze ", c, optarg))
+				take_option(a, c, optarg, &have_cli_peak);
 		}
 	}
 	if (optind >= argc)
 		opmfu_die_usage("analyze ", "%s", "analyze needs at least one PATH");
+	if (a->m.first && !a->m.o.config)
+		opmfu_die_usage("analyze ", "--%s is a run option of a model: it needs --model CONFIG", a->m.first);
+	if (a->m.o.config)
+		a->o.model = &a->m.o;
 	if (!have_cli_peak && env_peak && *env_peak) {
 		if (opmfu_parse_peak_spec(env_peak, a->o.peak_tflops, msg, sizeof(msg)))
 			opmfu_die_usage("analyze ", "OPMFU_PEAK: %s", msg);
@@ -267,6 +300,7 @@ int opmfu_cmd_analyze(int argc, char **argv)
 	int rc;
 
 	if (parse_args(argc, argv, &a)) {
+		opmfu_model_args_release(&a.m);
 		free(a.ranks);
 		return 0;
 	}
@@ -280,6 +314,7 @@ int opmfu_cmd_analyze(int argc, char **argv)
 		opmfu_print_summary(&rep, a.timings, a.verbose);
 	rc = exit_code(st, &rep, &err);
 	opmfu_report_release(&rep);
+	opmfu_model_args_release(&a.m);
 	free(a.ranks);
 	return rc;
 }

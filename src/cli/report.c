@@ -305,6 +305,7 @@ void opmfu_print_report(const struct opmfu_report *rep)
 		}
 	print_ranks(rep, idx, n, med);
 	print_waterfall(&rep->ranks[med]);
+	opmfu_print_model_report(rep);
 	print_hot(rep, h, rep->n_ranks * OPMFU_NTOP + 1);
 	print_stragglers(rep, idx, n);
 out:
