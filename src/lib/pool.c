@@ -183,13 +183,20 @@ static enum opmfu_status write_run(struct opmfu_report *rep, struct opmfu_writer
 /* A rank's own warning (no peak, --chip against the trace): the first of
  * each kind in full, the others counted (a cluster would print one each). */
 struct rank_warnings {
-	size_t no_peak, other;
+	size_t no_peak, other, above, above_ops;
 };
 
 static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report *rr, struct rank_warnings *rw)
 {
 	char msg[2200];
 	size_t *n = rr->no_peak ? &rw->no_peak : &rw->other;
+	/* an MFU above 1 comes from wrong FLOPs or a wrong peak: never kept silently (SPEC 10) */
+	if (rr->units_above_one && !rw->above++) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu op%s with an MFU above 100%%: their FLOPs or the peak are wrong "
+			 "(OpmfuOps rows with mfu > 1)", rr->rank, rr->units_above_one, rr->units_above_one == 1 ? "" : "s");
+		opmfu_warn(o, msg);
+	}
+	rw->above_ops += rr->units_above_one;
 	if (!rr->warning[0] || (*n)++)
 		return;
 	snprintf(msg, sizeof(msg), "rank %d: %s", rr->rank, rr->warning);
@@ -202,6 +209,11 @@ static void rank_warn_rest(const struct opmfu_opts *o, const struct rank_warning
 	if (rw->no_peak > 1) {
 		snprintf(msg, sizeof(msg), "%zu more ranks have no peak FLOPS (OpmfuRankSummary.reason says why for each)",
 			 rw->no_peak - 1);
+		opmfu_warn(o, msg);
+	}
+	if (rw->above > 1) {
+		snprintf(msg, sizeof(msg), "%zu more ranks have ops with an MFU above 100%% (%zu ops in all)", rw->above - 1,
+			 rw->above_ops);
 		opmfu_warn(o, msg);
 	}
 	if (rw->other > 1) {
@@ -334,7 +346,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 				   struct opmfu_err *err)
 {
 	struct pool p;
-	struct rank_warnings rw = { 0, 0 };
+	struct rank_warnings rw = { 0, 0, 0, 0 };
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
 	enum opmfu_status st = OPMFU_OK;
