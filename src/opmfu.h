@@ -42,6 +42,8 @@ struct opmfu_progress {
 	double elapsed_s;
 };
 
+struct opmfu_model_opts;
+
 struct opmfu_opts {
 	const char *const *inputs; /* cluster dirs, rank dirs or .db files */
 	size_t n_inputs;
@@ -55,6 +57,9 @@ struct opmfu_opts {
 	int jobs;                  /* worker threads; <= 0: number of CPUs */
 	const int *ranks;          /* only these rank ids, or NULL for all */
 	size_t n_ranks;
+	/* --model: model FLOPs checked against each rank's steps (OpmfuModel, SPEC 12);
+	 * NULL: none. world_size 0 is the ranks found; step_time, chip, peak unused. */
+	const struct opmfu_model_opts *model;
 	/* Optional callbacks, called from the calling thread only. */
 	void (*on_warning)(void *ctx, const char *msg);
 	void (*on_progress)(void *ctx, const struct opmfu_progress *p);
@@ -166,6 +171,7 @@ struct opmfu_report {
 	char *json_dir;  /* json directory when json was asked for and written, or NULL */
 	size_t n_tables; /* tables of the run: the files in csv_dir and in json_dir */
 	double seconds;
+	struct opmfu_model_report *model; /* with opts.model: the model against the trace; else NULL */
 };
 
 /* Name of drop reason i (< OPMFU_NDROP), e.g. "malformed message". */
@@ -263,6 +269,33 @@ struct opmfu_model_result {
  * naming the option) and fills res. No memory to release. */
 enum opmfu_status opmfu_model_compute(const struct opmfu_model_opts *o, struct opmfu_model_result *res,
 				      struct opmfu_err *err);
+
+/* ---- `opmfu analyze --model`: model MFU against the trace (SPEC 12, 15) ---- */
+
+/* One convention for the run as a whole (OpmfuModel's row with rank_id and
+ * step NULL): the median step (by window) of the median rank (by that
+ * window), the step the report's waterfall shows. */
+struct opmfu_model_check {
+	int conv;                /* enum opmfu_convention */
+	double flops_per_step;   /* the model's, all devices */
+	double flops_per_device;
+	double step_ns;          /* the step's window; -1: no step with device activity */
+	double peak_tflops;      /* the rank's peak of the class; 0: none */
+	double model_mfu;        /* flops_per_device / (step_ns x peak); -1: unknown */
+	double trace_flops;      /* the step's FLOPs; -1: no step */
+	double coverage;         /* trace_flops / flops_per_device; -1: unknown */
+	double trace_mfu;        /* the step's trace MFU (OpmfuSteps); -1: none */
+	const char *note;        /* the likely reason coverage is far from 1; NULL: near 1 */
+};
+
+struct opmfu_model_report {
+	struct opmfu_model_result res; /* the config, the run, FLOPs per convention */
+	int dtype_class;               /* OPMFU_CLASS_*: the peak model MFU divides by */
+	int median_rank;               /* the rank of the run's rows */
+	long long median_step;         /* and its step; -1: the whole trace (no step marks) */
+	struct opmfu_model_check run[OPMFU_NCONV]; /* the conventions shown that apply, in order */
+	size_t n_run;
+};
 
 /* ---- Comparing two runs (SPEC 14, 15): `opmfu diff BASE NEW` ---- */
 

@@ -127,7 +127,8 @@ static int measure(struct build *b, struct opmfu_unit *u, size_t n, int64_t *sha
 		u->kernels++;
 		if (d > 0)
 			u->kernel_ns = sat_add(u->kernel_ns, d);
-		if (d > best) {
+		/* a kernel that ends before it starts (junk times) can still be the only one */
+		if (u->main_link == NONE || d > best) {
 			best = d;
 			u->main_link = b->lk[i];
 		}

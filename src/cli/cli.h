@@ -51,6 +51,8 @@ int opmfu_cmd_model(int argc, char **argv);
  * (report.c), then what was written. */
 void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbose);
 void opmfu_print_report(const struct opmfu_report *rep);
+/* The report's model section (analyze --model; report_model.c); nothing without it. */
+void opmfu_print_model_report(const struct opmfu_report *rep);
 /* What `opmfu diff` prints (diff_view.c): fits one screen. */
 void opmfu_print_diff(const struct opmfu_diff *d);
 /* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/model_args.h"
 
 static const char usage_analyze[] =
 	"usage: opmfu analyze [options] PATH...\n"
@@ -29,6 +30,23 @@ static const char usage_analyze[] =
 	"      --chip NAME        use the built-in peaks of NAME (see 'opmfu chips')\n"
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
 	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
+	"      --model CONFIG     also model MFU from a Hugging Face or diffusers\n"
+	"                         config.json (as 'opmfu model'), against each step's\n"
+	"                         time and FLOPs: the OpmfuModel table; with it:\n"
+	"        --seq-len N          tokens per sequence (diffusion: latent tokens)\n"
+	"        --global-batch N     sequences (samples) per step, all devices\n"
+	"        --tokens-per-step N  instead of --global-batch (decoder LMs)\n"
+	"        --prompt-len N       diffusion: prompt (text) tokens per sample\n"
+	"        --world-size N       devices (default: the ranks found)\n"
+	"        --dp N               data-parallel size; verl-omni divides by it\n"
+	"        --timesteps N        diffusion: denoising steps per step (default 1)\n"
+	"        --cfg N              diffusion: forward passes per timestep (default 1)\n"
+	"        --forward-only       no backward pass (a third of training's FLOPs)\n"
+	"        --no-causal          decoder LMs: attention over every (query, key) pair\n"
+	"        --dtype CLASS        the peak class model MFU divides by: fp16 (= bf16,\n"
+	"                             default), fp8, int8, fp32, tf32\n"
+	"        --convention LIST    only these, e.g. palm,maxtext (default: all)\n"
+	"        --set FIELD=VALUE    supply or replace a config field\n"
 	"  -q, --quiet            print only warnings and errors\n"
 	"  -v, --verbose          also print each rank's details before the report\n"
 	"      --timings          also print where each rank's time went\n"
@@ -60,6 +78,7 @@ static void on_progress(void *ctx, const struct opmfu_progress *p)
 
 struct analyze_args {
 	struct opmfu_opts o;
+	struct opmfu_model_args m; /* --model's run options, shared with `opmfu model` */
 	int quiet, timings, verbose;
 	int *ranks; /* owned */
 };
@@ -70,7 +89,8 @@ static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
-	{ NULL, 0, NULL, 0 },
+	{ "model", required_argument, NULL, 'M' },  { "step-time", required_argument, NULL, 'S' },
+	OPMFU_MODEL_LONGOPTS,                       { NULL, 0, NULL, 0 },
 };
 
 /* One option with a value into a; usage errors exit. */
@@ -83,6 +103,13 @@ static void take_option(struct analyze_args *a, int c, const char *arg)
 	case 'E':
 		a->o.exports = opmfu_parse_exports("analyze ", arg, ~0u);
 		break;
+	case 'M':
+		a->m.o.config = arg;
+		break;
+	case 'S':
+		opmfu_die_usage("analyze ", "--step-time %s: analyze takes each step's time from the trace "
+				"(--step-time is for 'opmfu model')", arg);
+		break;
 	default:
 		opmfu_take_input_option("analyze ", &a->o, c, arg, &a->ranks);
 	}
@@ -94,6 +121,7 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
+	opmfu_model_args_init(&a->m, argc);
 	a->o.exports = OPMFU_EXPORT_DB;
 	optind = 1;
 	opterr = 0; /* we word the messages ourselves */
@@ -118,11 +146,16 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 			opmfu_die_usage("analyze ", "unknown option '%s'", argv[optind - 1]);
 			break;
 		default:
-			take_option(a, c, optarg);
+			if (!opmfu_model_args_take(&a->m, "analyze ", c, optarg))
+				take_option(a, c, optarg);
 		}
 	}
 	if (optind >= argc)
 		opmfu_die_usage("analyze ", "%s", "analyze needs at least one PATH");
+	if (a->m.first && !a->m.o.config)
+		opmfu_die_usage("analyze ", "--%s is a run option of a model: it needs --model CONFIG", a->m.first);
+	if (a->m.o.config)
+		a->o.model = &a->m.o;
 	opmfu_peak_from_env("analyze ", &a->o);
 	a->o.inputs = (const char *const *)(argv + optind);
 	a->o.n_inputs = (size_t)(argc - optind);
@@ -163,6 +196,7 @@ int opmfu_cmd_analyze(int argc, char **argv)
 	int rc;
 
 	if (parse_args(argc, argv, &a)) {
+		opmfu_model_args_release(&a.m);
 		free(a.ranks);
 		return 0;
 	}
@@ -176,6 +210,7 @@ int opmfu_cmd_analyze(int argc, char **argv)
 		opmfu_print_summary(&rep, a.timings, a.verbose);
 	rc = exit_code(st, &rep, &err);
 	opmfu_report_release(&rep);
+	opmfu_model_args_release(&a.m);
 	free(a.ranks);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/model_args.h"
 
 static const char usage_model[] =
 	"usage: opmfu model CONFIG [options]\n"
@@ -45,112 +46,40 @@ static const char usage_model[] =
 	"\n"
 	"exit status: 0 ok, 1 the config cannot be read or lacks a field, 2 usage error\n";
 
-enum {
-	O_SEQ = 256, O_BATCH, O_TOKENS, O_PROMPT, O_WORLD, O_DP, O_STEPS, O_CFG, O_FWD, O_NOCAUSAL, O_TIME, O_CHIP,
-	O_PEAK, O_DTYPE, O_CONV, O_SET, O_FORMAT
-};
+enum { O_TIME = OPMFU_MO_END, O_CHIP, O_PEAK, O_FORMAT };
 
 static const struct option longopts[] = {
-	{ "seq-len", required_argument, NULL, O_SEQ },        { "global-batch", required_argument, NULL, O_BATCH },
-	{ "tokens-per-step", required_argument, NULL, O_TOKENS }, { "prompt-len", required_argument, NULL, O_PROMPT },
-	{ "world-size", required_argument, NULL, O_WORLD },   { "dp", required_argument, NULL, O_DP },
-	{ "timesteps", required_argument, NULL, O_STEPS },    { "cfg", required_argument, NULL, O_CFG },
-	{ "forward-only", no_argument, NULL, O_FWD },         { "no-causal", no_argument, NULL, O_NOCAUSAL },
-	{ "step-time", required_argument, NULL, O_TIME },     { "chip", required_argument, NULL, O_CHIP },
-	{ "peak", required_argument, NULL, O_PEAK },          { "dtype", required_argument, NULL, O_DTYPE },
-	{ "convention", required_argument, NULL, O_CONV },    { "set", required_argument, NULL, O_SET },
-	{ "format", required_argument, NULL, O_FORMAT },      { "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	OPMFU_MODEL_LONGOPTS,
+	{ "step-time", required_argument, NULL, O_TIME }, { "chip", required_argument, NULL, O_CHIP },
+	{ "peak", required_argument, NULL, O_PEAK },      { "format", required_argument, NULL, O_FORMAT },
+	{ "help", no_argument, NULL, 'h' },               { NULL, 0, NULL, 0 },
 };
 
 struct model_args {
-	struct opmfu_model_opts o;
-	const char **sets; /* owned array of argv strings */
+	struct opmfu_model_args m; /* the run options, shared with analyze --model */
 	int tsv;
 };
 
-/* A whole number in [lo, hi] for option opt; usage errors exit. */
-static long long count(const char *opt, const char *arg, long long lo, long long hi)
-{
-	char *end, msg[128];
-	long long v;
-	errno = 0;
-	v = strtoll(arg, &end, 10);
-	if (end == arg || *end || errno || v < lo || v > hi) {
-		snprintf(msg, sizeof(msg), "%s: '%%s' is not a whole number from %lld to %lld", opt, lo, hi);
-		opmfu_die_usage("model ", msg, arg);
-	}
-	return v;
-}
-
-static unsigned parse_conventions(const char *arg)
-{
-	char name[32];
-	unsigned bits = 0;
-	const char *p = arg;
-	while (1) {
-		size_t n = strcspn(p, ",");
-		int c = -1;
-		if (n < sizeof(name)) {
-			memcpy(name, p, n);
-			name[n] = '\0';
-			c = opmfu_convention_find(name);
-		}
-		if (c < 0)
-			opmfu_die_usage("model ", "--convention: '%s' is not a list of palm, kempnerforge, maxtext, "
-					"verl-omni", arg);
-		bits |= 1u << c;
-		if (!p[n])
-			return bits;
-		p += n + 1;
-	}
-}
-
+/* The options only `opmfu model` takes. */
 static void take_option(struct model_args *a, int c, const char *arg, int *have_cli_peak)
 {
-	const long long big = 2147483647LL;
+	struct opmfu_model_opts *o = &a->m.o;
 	char msg[256], *end;
 
 	switch (c) {
-	case O_SEQ: a->o.seq_len = count("--seq-len", arg, 1, big); break;
-	case O_BATCH: a->o.global_batch = count("--global-batch", arg, 1, big); break;
-	case O_TOKENS: a->o.tokens_per_step = count("--tokens-per-step", arg, 1, 1000000000000000LL); break;
-	case O_PROMPT: a->o.prompt_len = count("--prompt-len", arg, 0, big); break;
-	case O_WORLD: a->o.world_size = count("--world-size", arg, 1, big); break;
-	case O_DP: a->o.dp = count("--dp", arg, 1, big); break;
-	case O_STEPS: a->o.timesteps = count("--timesteps", arg, 1, 1000000); break;
-	case O_CFG: a->o.cfg_passes = count("--cfg", arg, 1, 2); break;
-	case O_FWD: a->o.forward_only = 1; break;
-	case O_NOCAUSAL: a->o.no_causal = 1; break;
 	case O_TIME:
 		errno = 0;
-		a->o.step_time = strtod(arg, &end);
-		if (end == arg || *end || errno || !(a->o.step_time > 0) || a->o.step_time > 1e9)
+		o->step_time = strtod(arg, &end);
+		if (end == arg || *end || errno || !(o->step_time > 0) || o->step_time > 1e9)
 			opmfu_die_usage("model ", "--step-time: '%s' is not a positive number of seconds", arg);
 		break;
-	case O_CHIP: a->o.chip = arg; break;
+	case O_CHIP: o->chip = arg; break;
 	case O_PEAK:
-		if (opmfu_parse_peak_spec(arg, a->o.peak_tflops, msg, sizeof(msg)))
+		if (opmfu_parse_peak_spec(arg, o->peak_tflops, msg, sizeof(msg)))
 			opmfu_die_usage("model ", "--peak: %s", msg);
-		a->o.peak_origin = "--peak";
+		o->peak_origin = "--peak";
 		*have_cli_peak = 1;
 		break;
-	case O_DTYPE:
-		if (!strcmp(arg, "fp16") || !strcmp(arg, "bf16"))
-			a->o.dtype_class = OPMFU_CLASS_FP16;
-		else if (!strcmp(arg, "fp8"))
-			a->o.dtype_class = OPMFU_CLASS_FP8;
-		else if (!strcmp(arg, "int8"))
-			a->o.dtype_class = OPMFU_CLASS_INT8;
-		else if (!strcmp(arg, "fp32"))
-			a->o.dtype_class = OPMFU_CLASS_FP32;
-		else if (!strcmp(arg, "tf32"))
-			a->o.dtype_class = OPMFU_CLASS_TF32;
-		else
-			opmfu_die_usage("model ", "--dtype: '%s' is not fp16, bf16, fp8, int8, fp32 or tf32", arg);
-		break;
-	case O_CONV: a->o.conventions = parse_conventions(arg); break;
-	case O_SET: a->sets[a->o.n_set++] = arg; break;
 	case O_FORMAT:
 		if (strcmp(arg, "text") && strcmp(arg, "tsv"))
 			opmfu_die_usage("model ", "--format: '%s' is not text or tsv", arg);
@@ -166,14 +95,8 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 	char msg[256];
 	int c, have_cli_peak = 0;
 
-	memset(a, 0, sizeof(*a));
-	a->o.dtype_class = OPMFU_CLASS_FP16;
-	a->o.prompt_len = -1;
-	if (!(a->sets = calloc((size_t)argc, sizeof(*a->sets)))) {
-		fprintf(stderr, "%s: error: out of memory\n", opmfu_prog);
-		exit(1);
-	}
-	a->o.set = a->sets;
+	a->tsv = 0;
+	opmfu_model_args_init(&a->m, argc);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -185,33 +108,20 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 		} else if (c == '?') {
 			opmfu_die_usage("model ", "unknown option '%s'", argv[optind - 1]);
 		}
-		take_option(a, c, optarg, &have_cli_peak);
+		if (!opmfu_model_args_take(&a->m, "model ", c, optarg))
+			take_option(a, c, optarg, &have_cli_peak);
 	}
 	if (optind >= argc)
 		opmfu_die_usage("model ", "%s", "model needs a CONFIG (a config.json)");
 	if (optind + 1 < argc)
 		opmfu_die_usage("model ", "model takes one CONFIG, got also '%s'", argv[optind + 1]);
-	a->o.config = argv[optind];
+	a->m.o.config = argv[optind];
 	if (!have_cli_peak && env_peak && *env_peak) {
-		if (opmfu_parse_peak_spec(env_peak, a->o.peak_tflops, msg, sizeof(msg)))
+		if (opmfu_parse_peak_spec(env_peak, a->m.o.peak_tflops, msg, sizeof(msg)))
 			opmfu_die_usage("model ", "OPMFU_PEAK: %s", msg);
-		a->o.peak_origin = "OPMFU_PEAK";
+		a->m.o.peak_origin = "OPMFU_PEAK";
 	}
 	return 0;
-}
-
-/* 855166464 -> "8.552e8": four digits, as the table shows FLOPs */
-static const char *sci(double v, char *buf, size_t size)
-{
-	char tmp[24], *e;
-	if (v < 0)
-		return "-";
-	snprintf(tmp, sizeof(tmp), "%.3e", v);
-	if (!(e = strchr(tmp, 'e')))
-		return snprintf(buf, size, "%s", tmp), buf;
-	*e = '\0';
-	snprintf(buf, size, "%se%d", tmp, atoi(e + 1));
-	return buf;
 }
 
 /* 8192 -> "8,192" */
@@ -261,9 +171,9 @@ static void print_table(const struct opmfu_model_result *r)
 		if (!c->shown)
 			continue;
 		any = 1;
-		printf("%-14s %12s %12s %18s", c->name, c->applies ? sci(c->flops_per_token, b[0], sizeof(b[0])) : "-",
-		       c->applies ? sci(c->flops_per_step, b[1], sizeof(b[1])) : "-",
-		       c->applies ? sci(c->flops_per_device, b[2], sizeof(b[2])) : "-");
+		printf("%-14s %12s %12s %18s", c->name, c->applies ? opmfu_format_sci(c->flops_per_token, b[0], sizeof(b[0])) : "-",
+		       c->applies ? opmfu_format_sci(c->flops_per_step, b[1], sizeof(b[1])) : "-",
+		       c->applies ? opmfu_format_sci(c->flops_per_device, b[2], sizeof(b[2])) : "-");
 		if (c->mfu >= 0)
 			printf(" %8.2f%%\n", 100 * c->mfu);
 		else
@@ -339,18 +249,18 @@ int opmfu_cmd_model(int argc, char **argv)
 	enum opmfu_status st;
 
 	if (parse_args(argc, argv, &a)) {
-		free(a.sets);
+		opmfu_model_args_release(&a.m);
 		return 0;
 	}
-	st = opmfu_model_compute(&a.o, &res, &err);
+	st = opmfu_model_compute(&a.m.o, &res, &err);
 	if (st == OPMFU_OK) {
 		if (a.tsv)
 			print_tsv(&res);
 		else
-			print_text(&a.o, &res);
+			print_text(&a.m.o, &res);
 	} else {
 		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
 	}
-	free(a.sets);
+	opmfu_model_args_release(&a.m);
 	return st == OPMFU_OK ? 0 : st == OPMFU_ERR_USAGE ? EXIT_USAGE : 1;
 }

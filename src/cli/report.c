@@ -226,6 +226,18 @@ static void print_hot(const struct opmfu_report *rep, struct hot *h, size_t cap)
 	}
 }
 
+/* OperatorMFU rows above 100 %: why, in one line (they follow the reference's rule) */
+static void print_operator_note(const struct opmfu_report *rep)
+{
+	size_t i, rows = 0;
+	for (i = 0; i < rep->n_ranks; i++)
+		rows += rep->ranks[i].op_rows_above_one;
+	if (rows)
+		printf("\n%zu OperatorMFU row%s above 100%%: msprof-analyze's rule charges a record's whole FLOPs to each "
+		       "of its kernels\n(helpers too); OpmfuOps has the FLOPs over all of an op's kernel time.\n",
+		       rows, rows == 1 ? "" : "s");
+}
+
 static int by_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -305,8 +317,10 @@ void opmfu_print_report(const struct opmfu_report *rep)
 		}
 	print_ranks(rep, idx, n, med);
 	print_waterfall(&rep->ranks[med]);
+	opmfu_print_model_report(rep);
 	print_hot(rep, h, rep->n_ranks * OPMFU_NTOP + 1);
 	print_stragglers(rep, idx, n);
+	print_operator_note(rep);
 out:
 	free(idx);
 	free(h);

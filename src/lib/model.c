@@ -8,6 +8,7 @@
 
 #include "chips/chips.h"
 #include "lib/lib.h"
+#include "lib/model_check.h"
 #include "mflops/mflops.h"
 #include "read/model_config.h"
 
@@ -193,6 +194,12 @@ enum opmfu_status opmfu_model_compute(const struct opmfu_model_opts *o, struct o
 				      struct opmfu_err *err)
 {
 	struct opmfu_model_cfg cfg;
+	return opmfu_model_compute_cfg(o, res, &cfg, err);
+}
+
+enum opmfu_status opmfu_model_compute_cfg(const struct opmfu_model_opts *o, struct opmfu_model_result *res,
+					  struct opmfu_model_cfg *cfg, struct opmfu_err *err)
+{
 	struct opmfu_model_run run;
 	enum opmfu_status st;
 	int k;
@@ -202,13 +209,13 @@ enum opmfu_status opmfu_model_compute(const struct opmfu_model_opts *o, struct o
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "no model config given");
 	if (o->conventions >> OPMFU_NCONV)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "no convention number %u", o->conventions);
-	if ((st = opmfu_model_config_read(o->config, o->set, o->n_set, &cfg, err)) ||
-	    (st = make_run(o, &cfg, &run, err)) || (st = find_peak(o, res, err)))
+	if ((st = opmfu_model_config_read(o->config, o->set, o->n_set, cfg, err)) ||
+	    (st = make_run(o, cfg, &run, err)) || (st = find_peak(o, res, err)))
 		return st;
-	snprintf(res->arch, sizeof(res->arch), "%s", cfg.name);
-	res->diffusion = cfg.family != OPMFU_MF_DECODER;
-	describe(&cfg, res->model, sizeof(res->model));
-	res->params = opmfu_mflops_params(&cfg);
+	snprintf(res->arch, sizeof(res->arch), "%s", cfg->name);
+	res->diffusion = cfg->family != OPMFU_MF_DECODER;
+	describe(cfg, res->model, sizeof(res->model));
+	res->params = opmfu_mflops_params(cfg);
 	res->seq_len = run.seq_len;
 	res->prompt_len = run.prompt_len;
 	res->global_batch = run.batch;
@@ -221,6 +228,6 @@ enum opmfu_status opmfu_model_compute(const struct opmfu_model_opts *o, struct o
 	res->causal = run.causal;
 	res->step_time = o->step_time;
 	for (k = 0; k < OPMFU_NCONV; k++)
-		fill_conv(o, &cfg, &run, res, k);
+		fill_conv(o, cfg, &run, res, k);
 	return OPMFU_OK;
 }

@@ -17,6 +17,7 @@
 #include "base/sbuf.h"
 #include "chips/chips.h"
 #include "lib/lib.h"
+#include "lib/model_check.h"
 #include "model/parse.h"
 
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
@@ -164,6 +165,7 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	struct opmfu_writers ws = OPMFU_WRITERS_INIT;
 	enum opmfu_status st = OPMFU_OK;
 	double t0 = opmfu_now_s();
+	size_t n_found;
 
 	memset(rep, 0, sizeof(*rep));
 	if (o->n_inputs == 0)
@@ -174,7 +176,11 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 		return unknown_chip(o->chip, err);
 	if ((st = opmfu_discover(o->inputs, o->n_inputs, NULL, &list, warn_cb, (void *)o, err)))
 		goto out;
+	n_found = list.n;
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
+		goto out;
+	/* the model's FLOPs once, before any rank: a bad config stops the run here */
+	if (o->model && (st = opmfu_model_check_start(o, n_found, list.n, rep, err)))
 		goto out;
 
 	if ((st = make_layout(o, &list, rep, err)) || (st = start_report(&list, rep, err)))
@@ -223,5 +229,6 @@ void opmfu_report_release(struct opmfu_report *rep)
 	opmfu_free(rep->out_db);
 	opmfu_free(rep->out_dir);
 	forget_exports(rep);
+	opmfu_model_check_release(rep->model);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "lib/lib.h"
+#include "lib/model_check.h"
 
 /* ---- the rank pool ----
  * Workers analyse ranks in parallel; the calling thread writes them strictly in
@@ -80,10 +81,11 @@ static int default_jobs(void)
 /* ---- the writers ----
  * The tables of a run, in the order the writers are given them: a writer's
  * files bit k is run_tables[k]. */
-enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, TAB_OPS, TAB_MODULES, TAB_STEPS, TAB_OP_TYPES, TAB_KERNELS, N_TABS };
+enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, TAB_OPS, TAB_MODULES, TAB_STEPS, TAB_OP_TYPES, TAB_KERNELS, TAB_MODEL,
+       N_TABS };
 static const struct opmfu_table_def *const run_tables[N_TABS] = {
 	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def, &opmfu_ops_def, &opmfu_modules_def,
-	&opmfu_steps_def, &opmfu_op_types_def, &opmfu_kernels_def,
+	&opmfu_steps_def, &opmfu_op_types_def, &opmfu_kernels_def, &opmfu_model_def,
 };
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << TAB_OPERATOR && OPMFU_XLSX_MODULE == 1 << TAB_MODULE,
 	       "a rank's workbook bits are its tables' files bits");
@@ -148,16 +150,59 @@ static enum opmfu_status put_all(struct opmfu_writers *ws, int rank, const struc
 	return st;
 }
 
+/* OpmfuModel (analyze --model): the rank's rows, per step and convention. */
+static enum opmfu_status put_model(struct opmfu_report *rep, const struct opmfu_rank_report *rr,
+				   const struct opmfu_steps *steps, struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	struct opmfu_cell_store cs;
+	struct opmfu_table t;
+	enum opmfu_status st = opmfu_model_check_rank(rep->model, (size_t)(rr - rep->ranks), steps, rr, &cs, err);
+	if (st == OPMFU_OK) {
+		t = opmfu_cell_store_table(&cs);
+		st = put_all(ws, rr->rank, &t, err);
+	}
+	opmfu_cell_store_release(&cs);
+	return st;
+}
+
+/* After the last rank, the run's OpmfuModel rows (rank_id NULL), put and
+ * kept under the pseudo rank OPMFU_RUN_RANK as a rank's are. */
+static enum opmfu_status write_run(struct opmfu_report *rep, struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	struct opmfu_cell_store cs;
+	struct opmfu_table t;
+	enum opmfu_status st = opmfu_model_check_run(rep->model, &cs, err);
+	size_t k;
+
+	if (st == OPMFU_OK) {
+		t = opmfu_cell_store_table(&cs);
+		st = put_all(ws, OPMFU_RUN_RANK, &t, err);
+	}
+	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
+		struct opmfu_write_stats ks;
+		st = opmfu_writer_keep_rank(ws->v[k], OPMFU_RUN_RANK, &ks, err);
+	}
+	opmfu_cell_store_release(&cs);
+	return st;
+}
+
 /* A rank's own warning (no peak, --chip against the trace): the first of
  * each kind in full, the others counted (a cluster would print one each). */
 struct rank_warnings {
-	size_t no_peak, other;
+	size_t no_peak, other, above, above_ops;
 };
 
 static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report *rr, struct rank_warnings *rw)
 {
 	char msg[2200];
 	size_t *n = rr->no_peak ? &rw->no_peak : &rw->other;
+	/* an MFU above 1 comes from wrong FLOPs or a wrong peak: never kept silently (SPEC 10) */
+	if (rr->units_above_one && !rw->above++) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu op%s with an MFU above 100%%: their FLOPs or the peak are wrong "
+			 "(OpmfuOps rows with mfu > 1)", rr->rank, rr->units_above_one, rr->units_above_one == 1 ? "" : "s");
+		opmfu_warn(o, msg);
+	}
+	rw->above_ops += rr->units_above_one;
 	if (!rr->warning[0] || (*n)++)
 		return;
 	snprintf(msg, sizeof(msg), "rank %d: %s", rr->rank, rr->warning);
@@ -170,6 +215,11 @@ static void rank_warn_rest(const struct opmfu_opts *o, const struct rank_warning
 	if (rw->no_peak > 1) {
 		snprintf(msg, sizeof(msg), "%zu more ranks have no peak FLOPS (OpmfuRankSummary.reason says why for each)",
 			 rw->no_peak - 1);
+		opmfu_warn(o, msg);
+	}
+	if (rw->above > 1) {
+		snprintf(msg, sizeof(msg), "%zu more ranks have ops with an MFU above 100%% (%zu ops in all)", rw->above - 1,
+			 rw->above_ops);
 		opmfu_warn(o, msg);
 	}
 	if (rw->other > 1) {
@@ -272,6 +322,8 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	if (st == OPMFU_OK && w->analysed) {
 		t = opmfu_module_table(&mv, &w->mod, rr->rank);
 		st = put_all(ws, rr->rank, &t, err);
+		if (st == OPMFU_OK && rep->model)
+			st = put_model(rep, rr, &w->steps, ws, err);
 	}
 	if (st == OPMFU_OK) {
 		t = opmfu_rank_summary_table(rr);
@@ -300,7 +352,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 				   struct opmfu_err *err)
 {
 	struct pool p;
-	struct rank_warnings rw = { 0, 0 };
+	struct rank_warnings rw = { 0, 0, 0, 0 };
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
 	enum opmfu_status st = OPMFU_OK;
@@ -383,6 +435,8 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 			o->on_progress(o->ctx, &pr);
 		}
 	}
+	if (st == OPMFU_OK && rep->model)
+		st = write_run(rep, ws, err);
 	rank_warn_rest(o, &rw);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);

@@ -35,6 +35,7 @@ static const char *const ddl_files[] = {
 	opmfu_sql_out_opmfu_steps,
 	opmfu_sql_out_opmfu_op_types,
 	opmfu_sql_out_opmfu_kernels,
+	opmfu_sql_out_opmfu_model,
 	opmfu_sql_out_opmfu_diff,
 };
 

@@ -16,6 +16,7 @@
 #ifndef OPMFU_WRITER_H
 #define OPMFU_WRITER_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #include "base/err.h"
@@ -32,6 +33,11 @@ struct opmfu_write_stats {
 };
 
 struct opmfu_writer;
+
+/* The pseudo rank of rows about the run as a whole (OpmfuModel's with
+ * rank_id NULL): put after the last rank and kept like a rank's, so every
+ * writer takes them as it takes a rank's. Such a table has no workbook. */
+#define OPMFU_RUN_RANK INT_MIN
 
 struct opmfu_writer_type {
 	const char *name;  /* the --export word: "db", "xlsx", "csv", "json" */

@@ -11,7 +11,8 @@
  * Input layout (every byte past the end reads as 0):
  *   byte 0   bit 0: jobs 2 (else 1); bit 1: also the xlsx export;
  *            bit 2: no --peak override (then no kernel gets an MFU);
- *            bit 3: also the csv and json exports
+ *            bit 3: also the csv and json exports;
+ *            bit 4: --model (a tiny llama config, --seq-len 128 --global-batch 2)
  *   byte 1   bit i: leave table i of tables[] out
  *   then     rows: a table byte (index mod the table count), then one
  *            value per column of that table, each a kind byte and its data
@@ -149,6 +150,9 @@ static void cleanup(void)
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static char config_path[96];
+static struct opmfu_model_opts model;
+
 static void setup_once(void)
 {
 	FILE *f;
@@ -166,6 +170,16 @@ static void setup_once(void)
 	schema_sql = calloc((size_t)n + 1, 1);
 	FUZZ_ASSERT(schema_sql && fread(schema_sql, 1, (size_t)n, f) == (size_t)n);
 	fclose(f);
+	snprintf(config_path, sizeof(config_path), "%s/config.json", dir);
+	FUZZ_ASSERT((f = fopen(config_path, "wb")) != NULL);
+	fputs("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4, "
+	      "\"intermediate_size\": 128, \"vocab_size\": 256}", f);
+	FUZZ_ASSERT(fclose(f) == 0);
+	model.config = config_path;
+	model.seq_len = 128;
+	model.global_batch = 2;
+	model.prompt_len = -1;
+	model.dtype_class = OPMFU_CLASS_FP16;
 }
 
 static void build_db(struct reader *r, const char *path)
@@ -277,6 +291,17 @@ static void check_output(const struct opmfu_report *rep)
 		FUZZ_ASSERT(count(db, "SELECT count(*) FROM ModuleMFU WHERE rank_id = ?", k->rank) ==
 			    (long long)k->module_rows);
 	}
+	if (rep->model && k->state != OPMFU_RANK_FAILED) {
+		/* a row per step with a window and convention, then the run's; each row's MFU its columns' */
+		long long n_run = (long long)rep->model->n_run;
+		FUZZ_ASSERT(count(db, "SELECT count(*) FROM OpmfuModel WHERE rank_id = ?", k->rank) ==
+			    n_run * count(db, "SELECT count(*) FROM OpmfuSteps WHERE rank_id = ? AND window_ns > 0", k->rank));
+		FUZZ_ASSERT(count(db, "SELECT count(*) FROM OpmfuModel WHERE rank_id IS NULL AND ? >= 0", 0) == n_run);
+		FUZZ_ASSERT(count(db, "SELECT count(*) FROM OpmfuModel WHERE coverage < 0 OR model_mfu < 0 OR (model_mfu "
+				      "IS NOT NULL AND abs(model_mfu * step_ns * 1e-9 * peak_tflops * 1e12 / "
+				      "model_flops_per_device - 1) > 1e-9) OR (coverage IS NOT NULL AND abs(coverage * "
+				      "model_flops_per_device - trace_flops) > 1e-6 * trace_flops + 1) OR ? < 0", 0) == 0);
+	}
 	sqlite3_close(db);
 }
 
@@ -304,6 +329,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.exports = OPMFU_EXPORT_DB | (flags & 2 ? OPMFU_EXPORT_XLSX : 0) |
 		    (flags & 8 ? OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON : 0);
 	o.jobs = flags & 1 ? 2 : 1;
+	o.model = flags & 16 ? &model : NULL;
 	if (!(flags & 4)) {
 		o.peak_tflops[OPMFU_CLASS_FP16] = 353.9;
 		o.peak_tflops[OPMFU_CLASS_INT8] = 707.8;

@@ -88,6 +88,8 @@ SEEDS = {
     "odd_values": rank(flags=1, extra=ODD),
     "one_kernel_text": rank(flags=8),            # also the csv and json exports
     "odd_values_text": rank(flags=1 | 8, extra=ODD),
+    "one_kernel_model": rank(flags=16),          # --model
+    "odd_values_model": rank(flags=1 | 8 | 16, extra=ODD),
     # a kernel name of invalid UTF-8, a quote, CR LF, a control byte and NUL in every export
     "odd_name_text": rank(flags=2 | 8, kernel=10,
                           extra=[row("STRING_IDS", small(10), raw(b'M\xff\xe2\x82"q",\r\n\x01\x00z\xed\xa0\x80'))]),

@@ -22,6 +22,23 @@
 #include "files.h"
 #include "opmfu.h"
 
+/* --model on every run: a tiny llama config (fixtures/model_check) written under the scratch directory */
+static struct opmfu_model_opts model;
+static char model_path[4200];
+
+static void model_init(const char *scratch)
+{
+	snprintf(model_path, sizeof(model_path), "%s/tiny_llama.json", scratch);
+	put_file(model_path, "{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+			     "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 256}");
+	memset(&model, 0, sizeof(model));
+	model.config = model_path;
+	model.seq_len = 128;
+	model.global_batch = 2;
+	model.prompt_len = -1;
+	model.dtype_class = OPMFU_CLASS_FP16;
+}
+
 static int says_nomem(const struct opmfu_report *rep, const struct opmfu_err *err)
 {
 	size_t i;
@@ -41,6 +58,7 @@ static enum opmfu_status run(const char *in, const char *out, struct opmfu_repor
 	o.n_inputs = 1;
 	o.out_dir = out;
 	o.jobs = 2;
+	o.model = &model;
 	memset(err, 0, sizeof(*err));
 	return opmfu_analyze(&o, rep, err);
 }
@@ -133,6 +151,7 @@ static enum opmfu_status run2(const char *const *in, const char *out, struct opm
 	o.jobs = 1; /* one thread, so the k-th allocation is the same in every run */
 	o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON;
 	o.peak_tflops[OPMFU_CLASS_FP16] = 353.9; /* rank 1 has no info.json */
+	o.model = &model;
 	memset(err, 0, sizeof(*err));
 	return opmfu_analyze(&o, rep, err);
 }
@@ -174,6 +193,7 @@ static void two_ranks(const char *rank0, const char *scratch)
 	total = opmfu_mem_count() - before;
 	CHECK_INT(text_rows(out, "OperatorMFU", 1), 6);
 	CHECK_INT(text_rows(out, "ModuleMFU", 1), 9);
+	CHECK_INT(text_rows(out, "OpmfuModel", 1), 3);
 	for (k = 1; k <= total + 5; k++) {
 		enum opmfu_status st;
 		earlier_texts(out, 0);
@@ -206,6 +226,9 @@ static void two_ranks(const char *rank0, const char *scratch)
 			CHECK_INT(count_rows(db, "ModuleMFU", bad), 0);
 			CHECK_INT(count_rows(db, "OperatorMFU", 1 - bad), 6);
 			CHECK_INT(count_rows(db, "ModuleMFU", 1 - bad), 9);
+			/* one step (no step marks) x three conventions */
+			CHECK_INT(count_rows(db, "OpmfuModel", bad), 0);
+			CHECK_INT(count_rows(db, "OpmfuModel", 1 - bad), 3);
 			CHECK_INT(text_rows(out, "OperatorMFU", bad), 0);
 			CHECK_INT(text_rows(out, "ModuleMFU", bad), 0);
 			CHECK_INT(text_rows(out, "OperatorMFU", 1 - bad), 6);
@@ -241,6 +264,8 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	snprintf(out, sizeof(out), "%s", argv[2]);
+	mkdir(argv[2], 0777);
+	model_init(argv[2]);
 	before = opmfu_mem_count();
 	CHECK_INT(run(argv[1], out, &rep, &err), OPMFU_OK);
 	/* fixtures/module_tree: 6 OperatorMFU rows, 9 ModuleMFU rows */
