@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/model_args.h"
 
 static const char usage_diff[] =
 	"usage: opmfu diff [options] BASE NEW\n"
@@ -29,6 +30,8 @@ static const char usage_diff[] =
 	"                         it (also read from OPMFU_PEAK)\n"
 	"      --chip NAME        for input paths: the built-in peaks of NAME\n"
 	"  -j, --jobs N           for input paths: analyse N ranks at once\n"
+	"      --model CONFIG     for input paths: model MFU as 'analyze --model' (with its\n"
+	"                         run options, --seq-len N ...), compared per convention\n"
 	"      --rank-list LIST   compare only these ranks, e.g. 0,3,8-15\n"
 	"  -q, --quiet            print only warnings and errors\n"
 	"  -h, --help             show this help\n"
@@ -52,6 +55,7 @@ static void on_progress(void *ctx, const struct opmfu_progress *p)
 
 struct diff_args {
 	struct opmfu_diff_opts o;
+	struct opmfu_model_args m; /* --model's run options, as analyze takes them */
 	int quiet;
 	int *ranks; /* owned */
 };
@@ -61,6 +65,7 @@ static const struct option longopts[] = {
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+	{ "model", required_argument, NULL, 'M' },  OPMFU_MODEL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -74,6 +79,9 @@ static void take_option(struct diff_args *a, int c, const char *arg)
 	case 'E':
 		a->o.exports = opmfu_parse_exports("diff ", arg, OPMFU_EXPORT_DB | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON);
 		break;
+	case 'M':
+		a->m.o.config = arg;
+		break;
 	default:
 		opmfu_take_input_option("diff ", &a->o.analyze, c, arg, &a->ranks);
 	}
@@ -85,6 +93,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
+	opmfu_model_args_init(&a->m, argc);
 	optind = 1;
 	opterr = 0; /* we word the messages ourselves */
 	while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
@@ -102,13 +111,18 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			opmfu_die_usage("diff ", "unknown option '%s'", argv[optind - 1]);
 			break;
 		default:
-			take_option(a, c, optarg);
+			if (!opmfu_model_args_take(&a->m, "diff ", c, optarg))
+				take_option(a, c, optarg);
 		}
 	}
 	if (argc - optind != 2)
 		opmfu_die_usage("diff ", "%s", argc - optind < 2 ? "diff needs BASE and NEW" : "diff takes two paths, BASE and NEW");
 	if (a->o.exports && !a->o.out_dir)
 		opmfu_die_usage("diff ", "%s", "--export needs -o DIR");
+	if (a->m.first && !a->m.o.config)
+		opmfu_die_usage("diff ", "--%s is a run option of a model: it needs --model CONFIG", a->m.first);
+	if (a->m.o.config)
+		a->o.analyze.model = &a->m.o;
 	opmfu_peak_from_env("diff ", &a->o.analyze);
 	a->o.paths[0] = argv[optind];
 	a->o.paths[1] = argv[optind + 1];
@@ -135,6 +149,7 @@ int opmfu_cmd_diff(int argc, char **argv)
 	int rc;
 
 	if (parse_args(argc, argv, &a)) {
+		opmfu_model_args_release(&a.m);
 		free(a.ranks);
 		return 0;
 	}
@@ -151,6 +166,7 @@ int opmfu_cmd_diff(int argc, char **argv)
 	/* an input none of whose ranks could be analysed is a failure (no rows) */
 	rc = st == OPMFU_OK ? 0 : st == OPMFU_ERR_USAGE ? EXIT_USAGE : st == OPMFU_ERR_PARTIAL && d.n_rows ? EXIT_PARTIAL : 1;
 	opmfu_diff_release(&d);
+	opmfu_model_args_release(&a.m);
 	free(a.ranks);
 	return rc;
 }
