@@ -38,8 +38,10 @@ unsigned opmfu_parse_exports(const char *cmd, const char *list, unsigned allowed
 /* --peak (getopt value 'P'), --chip ('C'), -j ('j') or --rank-list ('R') of
  * cmd into o; *ranks owns the rank list. Usage errors exit. */
 void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const char *arg, int **ranks);
-/* After the options: the peaks of OPMFU_PEAK, unless --peak gave them. */
-void opmfu_peak_from_env(const char *cmd, struct opmfu_opts *o);
+/* After the options: --model's run options (m) into o, an error when they
+ * came without --model; the peaks of OPMFU_PEAK, unless --peak gave them. */
+struct opmfu_model_args;
+void opmfu_end_input_options(const char *cmd, struct opmfu_opts *o, struct opmfu_model_args *m);
 
 int opmfu_cmd_analyze(int argc, char **argv);
 int opmfu_cmd_diff(int argc, char **argv);

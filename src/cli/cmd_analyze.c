@@ -152,11 +152,7 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 	}
 	if (optind >= argc)
 		opmfu_die_usage("analyze ", "%s", "analyze needs at least one PATH");
-	if (a->m.first && !a->m.o.config)
-		opmfu_die_usage("analyze ", "--%s is a run option of a model: it needs --model CONFIG", a->m.first);
-	if (a->m.o.config)
-		a->o.model = &a->m.o;
-	opmfu_peak_from_env("analyze ", &a->o);
+	opmfu_end_input_options("analyze ", &a->o, &a->m);
 	a->o.inputs = (const char *const *)(argv + optind);
 	a->o.n_inputs = (size_t)(argc - optind);
 	return 0;

@@ -119,11 +119,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		opmfu_die_usage("diff ", "%s", argc - optind < 2 ? "diff needs BASE and NEW" : "diff takes two paths, BASE and NEW");
 	if (a->o.exports && !a->o.out_dir)
 		opmfu_die_usage("diff ", "%s", "--export needs -o DIR");
-	if (a->m.first && !a->m.o.config)
-		opmfu_die_usage("diff ", "--%s is a run option of a model: it needs --model CONFIG", a->m.first);
-	if (a->m.o.config)
-		a->o.analyze.model = &a->m.o;
-	opmfu_peak_from_env("diff ", &a->o.analyze);
+	opmfu_end_input_options("diff ", &a->o.analyze, &a->m);
 	a->o.paths[0] = argv[optind];
 	a->o.paths[1] = argv[optind + 1];
 	return 0;

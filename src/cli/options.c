@@ -1,13 +1,14 @@
 /*
  * options.c - options more than one command takes: rank lists
  * (--rank-list), export lists (--export), and the options of analysing
- * inputs (--peak, --chip, -j, OPMFU_PEAK) that analyze and diff share.
+ * inputs (--peak, --chip, -j, --model, OPMFU_PEAK) that analyze and diff share.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/model_args.h"
 
 int opmfu_parse_rank_list(const char *s, int **out)
 {
@@ -121,7 +122,7 @@ void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const
 	}
 }
 
-void opmfu_peak_from_env(const char *cmd, struct opmfu_opts *o)
+static void peak_from_env(const char *cmd, struct opmfu_opts *o)
 {
 	const char *env = getenv("OPMFU_PEAK");
 	char msg[256];
@@ -131,4 +132,13 @@ void opmfu_peak_from_env(const char *cmd, struct opmfu_opts *o)
 	if (opmfu_parse_peak_spec(env, o->peak_tflops, msg, sizeof(msg)))
 		opmfu_die_usage(cmd, "OPMFU_PEAK: %s", msg);
 	o->peak_origin = "OPMFU_PEAK";
+}
+
+void opmfu_end_input_options(const char *cmd, struct opmfu_opts *o, struct opmfu_model_args *m)
+{
+	if (m->first && !m->o.config)
+		opmfu_die_usage(cmd, "--%s is a run option of a model: it needs --model CONFIG", m->first);
+	if (m->o.config)
+		o->model = &m->o;
+	peak_from_env(cmd, o);
 }
