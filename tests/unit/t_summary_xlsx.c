@@ -194,7 +194,7 @@ static enum opmfu_status write_stores(const char *d, struct stores *st, struct o
 {
 	struct opmfu_table t[4] = { opmfu_cell_store_table(&st->r), opmfu_cell_store_table(&st->s),
 				    opmfu_cell_store_table(&st->m), opmfu_cell_store_table(&st->o) };
-	struct opmfu_summary_tables tabs = { &t[0], &t[1], &t[2], &t[3] };
+	struct opmfu_summary_tables tabs = { &t[0], &t[1], &t[2], &t[3], NULL };
 	struct opmfu_write_stats ws;
 	memset(&ws, 0, sizeof(ws));
 	return opmfu_summary_xlsx_write(d, &tabs, &ws, e);
@@ -639,7 +639,7 @@ static void test_ranks_only(void)
 	struct stores st;
 	struct opmfu_cell_store old;
 	struct opmfu_table t;
-	struct opmfu_summary_tables tabs = { NULL, NULL, NULL, NULL };
+	struct opmfu_summary_tables tabs = { NULL, NULL, NULL, NULL, NULL };
 	struct opmfu_write_stats ws;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	char path[4200], *got;
