@@ -369,19 +369,21 @@ static enum opmfu_status write_diff(const struct opmfu_diff_opts *o, struct opmf
 	if (!dir)
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	st = export_dirs(dir, want, d, &xlsx_dir, err);
+	/* named before anything is final: nothing may fail after the commits */
+	if (st == OPMFU_OK && (want & OPMFU_EXPORT_DB) && !(d->out_db = opmfu_path_join(dir, "cluster_analysis.db")))
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	/* the workbook's writer is wx, open since NEW was read */
 	if (st == OPMFU_OK)
 		st = opmfu_writers_open(&ws, dir, want & ~(unsigned)OPMFU_EXPORT_XLSX, defs, 1, err);
 	if (st == OPMFU_OK)
 		st = put_diff(&ws, wx, &t, err);
 	opmfu_writers_close(&ws);
-	if (st == OPMFU_OK && (want & OPMFU_EXPORT_DB) && !(d->out_db = opmfu_path_join(dir, "cluster_analysis.db")))
-		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	if (st) {
+		opmfu_free(d->out_db);
 		opmfu_free(d->csv_dir);
 		opmfu_free(d->json_dir);
 		opmfu_free(d->summary_xlsx);
-		d->csv_dir = d->json_dir = d->summary_xlsx = NULL;
+		d->out_db = d->csv_dir = d->json_dir = d->summary_xlsx = NULL;
 	}
 	opmfu_free(xlsx_dir);
 	opmfu_free(dir);

@@ -75,55 +75,73 @@ static double num(const struct opmfu_sx_sheet *sh, size_t i, int c)
 	return opmfu_sum_num(sh->rows->def, &sh->rows->cells[i * sh->rows->def->n_cols], sh->src[c]);
 }
 
-/* A block's title and header row (four columns) at the next free row, on a
- * new printed page; returns the header's row. */
-static lxw_row_t block_head(struct diff_ctx *x, const char *title, const char *const head[4])
+/*
+ * A chart px pixels high at the top of a new printed page (the page starts
+ * at the empty row above it), then its data: a title and a header row of
+ * four columns. Returns the header's row; the data rows follow it, from
+ * x->row; the chart goes at *chart_row (place_chart, once it has its
+ * series). A chart is never cut by a page break (it is at most 620 px, less
+ * than a landscape page); its data may go on to the next page.
+ */
+static lxw_row_t section(struct diff_ctx *x, unsigned px, const char *title, const char *const head[4],
+			 lxw_row_t *chart_row)
 {
 	struct opmfu_sx_book *bk = x->bk;
 	lxw_worksheet *ws = x->sh->ws;
-	lxw_row_t r = x->row + 1; /* a row between the table (or the last chart) and the block */
+	lxw_row_t t = x->row + 1 + (lxw_row_t)(px / 20) + 1; /* rows of 20 px, one empty */
 	lxw_col_t c;
 
-	/* the page starts at the empty row above the block */
 	x->breaks[x->n_breaks++] = x->row;
-	opmfu_xbook_cstr(&bk->b, ws, r, 0, title, bk->title);
-	opmfu_xbook_note(&bk->b, worksheet_set_row(ws, r + 1, OPMFU_SX_HEAD_HEIGHT, NULL), r + 1, 0);
+	*chart_row = x->row + 1;
+	opmfu_xbook_cstr(&bk->b, ws, t, 0, title, bk->title);
+	opmfu_xbook_note(&bk->b, worksheet_set_row(ws, t + 1, OPMFU_SX_HEAD_HEIGHT, NULL), t + 1, 0);
 	for (c = 0; c < 4; c++)
-		opmfu_xbook_cstr(&bk->b, ws, r + 1, c, head[c], bk->head);
-	x->row = r + 2;
-	return r + 1;
+		opmfu_xbook_cstr(&bk->b, ws, t + 1, c, head[c], bk->head);
+	x->row = t + 2;
+	return t + 1;
 }
 
-/* Inserts ch (sized by o) at the next free row, which then follows it. */
-static void place_chart(struct diff_ctx *x, lxw_chart *ch, lxw_chart_options *o)
+/* ch, 960 x px pixels, at row r. */
+static void place_chart(struct diff_ctx *x, lxw_chart *ch, lxw_row_t r, unsigned px)
 {
-	lxw_row_t r = x->row + 1;
+	lxw_chart_options o;
+
 	if (!ch)
 		return;
-	opmfu_xbook_note(&x->bk->b, worksheet_insert_chart_opt(x->sh->ws, r, 0, ch, o), r, 0);
-	/* rows of 20 pixels */
-	x->row = r + (lxw_row_t)(288 * o->y_scale / 20) + 1;
+	memset(&o, 0, sizeof(o));
+	o.x_scale = 2;
+	o.y_scale = px / 288.0;
+	opmfu_xbook_note(&x->bk->b, worksheet_insert_chart_opt(x->sh->ws, r, 0, ch, &o), r, 0);
 }
 
-/* The step_share rows' shares, BASE and NEW: two 100 % stacked bars. */
+/* The rows of sh of kind step_share. */
+static size_t count_shares(const struct opmfu_sx_sheet *sh)
+{
+	size_t i, m = 0;
+	for (i = 0; i < sh->n_rows; i++)
+		m += text_is(sh, i, D_KIND, "step_share");
+	return m;
+}
+
+/* The step_share rows' shares, BASE and NEW: two 100 % stacked bars, BASE
+ * on top. The chart's series refer to the rows written below it. */
 static void step_shares(struct diff_ctx *x)
 {
 	static const char *const head[4] = { "Kind", "Part", "BASE", "NEW" };
 	struct opmfu_sx_book *bk = x->bk;
 	const struct opmfu_sx_sheet *sh = x->sh;
-	struct opmfu_sx_range cat, val;
-	lxw_chart_options o;
 	lxw_chart *ch;
-	lxw_row_t hr, r;
-	size_t i, k, m = 0;
+	lxw_row_t hr, r, at;
+	size_t i, k;
 
-	for (i = 0; i < sh->n_rows; i++)
-		m += text_is(sh, i, D_KIND, "step_share");
-	if (!m)
+	if (!count_shares(sh))
 		return;
-	hr = block_head(x, "Where the step time went, BASE and NEW (the chart's data)", head);
-	ch = opmfu_sx_chart(bk, LXW_CHART_BAR_STACKED_PERCENT, "Where the step time went, BASE and NEW");
-	cat = (struct opmfu_sx_range){ hr, hr, 2, 3 };
+	if ((ch = opmfu_sx_chart(bk, LXW_CHART_BAR_STACKED_PERCENT, "Where the step time went, BASE and NEW"))) {
+		chart_axis_set_reverse(ch->y_axis);
+		chart_axis_set_crossing_max(ch->y_axis);
+		chart_set_series_gap(ch, 40);
+	}
+	hr = section(x, 240, "Where the step time went, BASE and NEW (the chart's data)", head, &at);
 	for (i = 0; i < sh->n_rows; i++) {
 		struct opmfu_cell label, a, b;
 		lxw_color_t color = 0xBDBDBD;
@@ -142,21 +160,11 @@ static void step_shares(struct diff_ctx *x)
 		opmfu_sx_put(bk, sh->ws, r, 1, &label, F_TEXT);
 		opmfu_sx_put(bk, sh->ws, r, 2, &a, F_SHARE);
 		opmfu_sx_put(bk, sh->ws, r, 3, &b, F_SHARE);
-		val = (struct opmfu_sx_range){ r, r, 2, 3 };
 		if (ch)
-			opmfu_sx_series(bk, ch, sh->name, cat, val, r, 1, color);
+			opmfu_sx_series(bk, ch, sh->name, (struct opmfu_sx_range){ hr, hr, 2, 3 },
+					(struct opmfu_sx_range){ r, r, 2, 3 }, r, 1, color);
 	}
-	if (!ch)
-		return;
-	/* BASE on top, the axis below */
-	chart_axis_set_reverse(ch->y_axis);
-	chart_axis_set_crossing_max(ch->y_axis);
-	chart_axis_set_num_format(ch->x_axis, "0%");
-	chart_set_series_gap(ch, 40);
-	memset(&o, 0, sizeof(o));
-	o.x_scale = 2;
-	o.y_scale = 240.0 / 288;
-	place_chart(x, ch, &o);
+	place_chart(x, ch, at, 240);
 }
 
 struct by_size {
@@ -192,20 +200,39 @@ static int changes(const struct opmfu_sx_sheet *sh, uint32_t **out, double **del
 	return opmfu_sort_idx(*out, *n, larger, &ctx);
 }
 
-/* The largest changes in lost time over the module and op_type rows, an
- * increase red and a decrease green, the largest on top. */
+/* The chart of the largest changes: an increase red, a decrease green, the
+ * largest on top, names at the left edge (not at 0, where the decreases
+ * start); its data in rows hr + 1 .. hr + top. */
+static lxw_chart *changes_chart(struct opmfu_sx_book *bk, const char *sheet, lxw_row_t hr, size_t top, size_t n)
+{
+	char title[160];
+	lxw_chart_options o;
+	lxw_chart *ch;
+	lxw_col_t k;
+
+	snprintf(title, sizeof(title), "Largest changes in lost time, ms (top %zu of %zu)", top, n);
+	if (!(ch = opmfu_sx_chart(bk, LXW_CHART_BAR_STACKED, title)))
+		return NULL;
+	for (k = 2; k < 4; k++)
+		opmfu_sx_series(bk, ch, sheet, (struct opmfu_sx_range){ hr + 1, hr + (lxw_row_t)top, 1, 1 },
+				(struct opmfu_sx_range){ hr + 1, hr + (lxw_row_t)top, k, k }, hr, k,
+				k == 2 ? 0xC0504D : 0x2E7D32);
+	opmfu_sx_hbars(ch, top, &o);
+	chart_axis_set_label_position(ch->y_axis, LXW_CHART_AXIS_LABEL_POSITION_LOW);
+	return ch;
+}
+
+/* The largest changes in lost time over the module and op_type rows. */
 static void largest_changes(struct diff_ctx *x)
 {
 	static const char *const head[4] = { "Kind", "Name", "Increase (ms)", "Decrease (ms)" };
 	struct opmfu_sx_book *bk = x->bk;
 	const struct opmfu_sx_sheet *sh = x->sh;
+	unsigned px;
 	uint32_t *idx = NULL;
 	double *delta = NULL;
-	lxw_chart_options o;
-	lxw_chart *ch;
-	lxw_row_t hr;
+	lxw_row_t hr, at;
 	size_t n, k, top;
-	char title[160];
 
 	if (changes(sh, &idx, &delta, &n) != 0) {
 		bk->b.oom = 1;
@@ -214,7 +241,9 @@ static void largest_changes(struct diff_ctx *x)
 	if (!n)
 		goto out;
 	top = n < OPMFU_SX_TOP_N ? n : OPMFU_SX_TOP_N;
-	hr = block_head(x, "Largest changes in lost time (the chart's data)", head);
+	px = (unsigned)(140 + 24 * top); /* opmfu_sx_hbars's height */
+	hr = section(x, px, "Largest changes in lost time (the chart's data)", head, &at);
+	place_chart(x, changes_chart(bk, sh->name, hr, top, n), at, px);
 	for (k = 0; k < top; k++) {
 		const struct opmfu_cell *name = cell(sh, idx[k], D_NAME);
 		struct opmfu_cell label = *name, up, down;
@@ -230,18 +259,6 @@ static void largest_changes(struct diff_ctx *x)
 		opmfu_sx_put(bk, sh->ws, x->row, 3, &down, F_DELTA);
 		x->row++;
 	}
-	snprintf(title, sizeof(title), "Largest changes in lost time, ms (top %zu of %zu)", top, n);
-	if (!(ch = opmfu_sx_chart(bk, LXW_CHART_BAR_STACKED, title)))
-		goto out;
-	for (k = 0; k < 2; k++) {
-		struct opmfu_sx_range cat = { hr + 1, hr + (lxw_row_t)top, 1, 1 };
-		struct opmfu_sx_range val = { hr + 1, hr + (lxw_row_t)top, (lxw_col_t)(2 + k), (lxw_col_t)(2 + k) };
-		opmfu_sx_series(bk, ch, sh->name, cat, val, hr, (lxw_col_t)(2 + k), k ? 0x2E7D32 : 0xC0504D);
-	}
-	opmfu_sx_hbars(ch, top, &o);
-	/* the names at the left edge, not at 0 where the decreases start */
-	chart_axis_set_label_position(ch->y_axis, LXW_CHART_AXIS_LABEL_POSITION_LOW);
-	place_chart(x, ch, &o);
 out:
 	opmfu_free(idx);
 	opmfu_free(delta);
