@@ -79,8 +79,8 @@ static void take_option(struct diff_args *a, int c, const char *arg)
 		a->o.out_dir = arg;
 		break;
 	case 'E':
-		a->o.exports = opmfu_parse_exports("diff ", arg,
-						    OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON);
+		a->o.exports = opmfu_parse_exports("diff ", arg, OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX |
+									 OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON);
 		break;
 	case 'M':
 		a->m.o.config = arg;

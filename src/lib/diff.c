@@ -312,8 +312,8 @@ static enum opmfu_status open_summary(const struct opmfu_diff_opts *o, const cha
 	st = opmfu_writers_open(wx, dir, OPMFU_EXPORT_XLSX, summary_defs, N_SUMMARY_DEFS, err);
 	opmfu_free(dir);
 	if (st == OPMFU_OK)
-		st = opmfu_results_tables(db, summary_defs + 1, N_SUMMARY_DEFS - 1, o->analyze.ranks, o->analyze.n_ranks,
-					  SUMMARY_PIECE, feed, wx->v[0], err);
+		st = opmfu_results_tables(db, summary_defs + 1, N_SUMMARY_DEFS - 1, o->analyze.ranks,
+					  o->analyze.n_ranks, SUMMARY_PIECE, feed, wx->v[0], err);
 	return st;
 }
 

@@ -428,11 +428,12 @@ static enum opmfu_status typed_row(sqlite3_stmt *s, const char *path, const stru
 		else if (def->cols[c].type == OPMFU_COL_TEXT && t == SQLITE_TEXT) {
 			const char *v = (const char *)sqlite3_column_text(s, k);
 			if (!v)
-				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path, def->name);
+				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path,
+						     def->name);
 			cells[c] = opmfu_cell_text(v, (size_t)sqlite3_column_bytes(s, k));
 		} else
-			return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: %s row %zu: %s is not %s", path, def->name, row,
-					     def->cols[c].name, want[def->cols[c].type]);
+			return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: %s row %zu: %s is not %s", path, def->name,
+					     row, def->cols[c].name, want[def->cols[c].type]);
 		k++;
 	}
 	return OPMFU_OK;
@@ -471,7 +472,8 @@ static enum opmfu_status scan_table(sqlite3 *db, const char *path, size_t k, con
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path, def->name);
 		goto out;
 	}
-	if ((st = has_table(db, path, def->name, &have, err)) || !have || (st = present_columns(db, path, def, at, err)))
+	if ((st = has_table(db, path, def->name, &have, err)) || !have ||
+	    (st = present_columns(db, path, def, at, err)))
 		goto out;
 	select_sql(&sb, def, at, ranks, n_ranks);
 	if (sb.oom) {
@@ -483,7 +485,8 @@ static enum opmfu_status scan_table(sqlite3 *db, const char *path, size_t k, con
 		goto out;
 	}
 	while (st == OPMFU_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((st = typed_row(s, path, def, at, ++row, cells, err)) || (st = opmfu_cell_store_add(&cs, cells, err)))
+		if ((st = typed_row(s, path, def, at, ++row, cells, err)) ||
+		    (st = opmfu_cell_store_add(&cs, cells, err)))
 			break;
 		if (cs.n_rows >= chunk)
 			st = flush_rows(&cs, k, on_rows, ctx, err);

@@ -1,11 +1,12 @@
 /*
  * summary_diff.c - the summary workbook's Diff sheet (`opmfu diff`, SPEC
  * 14): OpmfuDiff's rows in the table's order, laid out as every data sheet
- * is; below them, each on its own printed page, the step time's shares of
- * BASE and NEW and the largest changes in lost time, each a small block of
- * the chart's data (a chart series is one range of cells, and neither the
- * step shares' labels nor the largest changes, by size across module and
- * op type rows, are one range of the table) with its chart under it.
+ * is; below them, each at the top of its own printed page, a chart of the
+ * step time's shares of BASE and NEW and one of the largest changes in lost
+ * time, each followed by a small block of its data (a chart series is one
+ * range of cells, and neither the step shares' labels nor the largest
+ * changes, by size across module and op type rows, are one range of the
+ * table).
  */
 #include <math.h>
 #include <stdio.h>

@@ -24,8 +24,8 @@ enum opmfu_sx_from {
 	/* trace MFU (src) against the cluster's median: the part up to it, the
 	 * part above it, and how far short of it; NULL without an MFU */
 	RANK_UP_TO_MEDIAN, RANK_ABOVE_MEDIAN, RANK_SHORT_OF_MEDIAN,
-	G_NAME, G_SHORT_NAME, G_DEPTH, G_RANKS, G_COUNT, G_KERNEL, G_FLOPS_KERNEL, G_FLOPS, G_MFU, G_LOST, G_OWN_LOST, G_SUB_LOST,
-	G_LOST_PER_RANK, G_WORST_RANK, G_WORST_LOST,
+	G_NAME, G_SHORT_NAME, G_DEPTH, G_RANKS, G_COUNT, G_KERNEL, G_FLOPS_KERNEL, G_FLOPS, G_MFU, G_LOST,
+	G_OWN_LOST, G_SUB_LOST, G_LOST_PER_RANK, G_WORST_RANK, G_WORST_LOST,
 };
 
 struct opmfu_sx_col {
@@ -87,7 +87,7 @@ void opmfu_sx_hbars(lxw_chart *ch, size_t n, lxw_chart_options *o);
 
 /*
  * The Diff sheet (summary_diff.c): OpmfuDiff's rows as sh lays them out,
- * then below them the two charts' data and the charts: the step time's
+ * then below them two charts, each with its data under it: the step time's
  * shares, BASE and NEW, and the largest changes in lost time.
  */
 extern const struct opmfu_sx_col opmfu_sx_diff_cols[];

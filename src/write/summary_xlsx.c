@@ -133,8 +133,8 @@ struct opmfu_cell opmfu_sx_short_name(const char *s, size_t n)
 	return opmfu_cell_text(s + i, n - i);
 }
 
-static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struct opmfu_sum_row *r, enum opmfu_sx_from from,
-				    enum opmfu_sx_fmt f)
+static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struct opmfu_sum_row *r,
+				    enum opmfu_sx_from from, enum opmfu_sx_fmt f)
 {
 	double x = NAN;
 
@@ -286,7 +286,8 @@ void opmfu_sx_put_sheet(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 	bk->b.sheet = sh->name;
 	for (c = 0; c < sh->n_cols; c++) {
 		const struct opmfu_sx_col *col = &sh->cols[c];
-		int in_row = col->from == FROM_ROW || (col->from >= RANK_UP_TO_MEDIAN && col->from <= RANK_SHORT_OF_MEDIAN);
+		int in_row = col->from == FROM_ROW ||
+			     (col->from >= RANK_UP_TO_MEDIAN && col->from <= RANK_SHORT_OF_MEDIAN);
 		sh->src[c] = in_row ? opmfu_sum_col(sh->rows->def, col->src)
 			     : col->from == FROM_STEP ? opmfu_sum_col(steps, col->src) : -1;
 	}
@@ -483,8 +484,8 @@ struct key_row {
 
 /* The cluster in a few numbers (SPEC 11: median and worst rank), in
  * A3:C10; the charts below it, one to a printed page. */
-static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const struct opmfu_sx_sheet *ranks, const struct opmfu_sx_sheet *mods,
-			 const struct opmfu_sx_sheet *ops)
+static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const struct opmfu_sx_sheet *ranks,
+			 const struct opmfu_sx_sheet *mods, const struct opmfu_sx_sheet *ops)
 {
 	const struct opmfu_sum_view *v = bk->v;
 	const struct key_row keys[] = {
@@ -510,7 +511,8 @@ static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const stru
 	for (k = 0; k < 3; k++)
 		opmfu_xbook_cstr(&bk->b, ws, 2, (lxw_col_t)k, head[k], bk->head);
 	for (k = 0; k < N_OF(keys); k++) {
-		struct opmfu_cell val = opmfu_sx_num(keys[k].value, keys[k].fmt), rank = opmfu_sx_num(keys[k].rank, F_INT);
+		struct opmfu_cell val = opmfu_sx_num(keys[k].value, keys[k].fmt);
+		struct opmfu_cell rank = opmfu_sx_num(keys[k].rank, F_INT);
 		opmfu_xbook_cstr(&bk->b, ws, (lxw_row_t)k + 3, 0, keys[k].label, bk->fmt[F_TEXT]);
 		opmfu_sx_put(bk, ws, (lxw_row_t)k + 3, 1, &val, keys[k].fmt);
 		opmfu_sx_put(bk, ws, (lxw_row_t)k + 3, 2, &rank, F_INT);
@@ -579,17 +581,17 @@ static size_t plan_sheets(const struct opmfu_sum_view *v, struct opmfu_sx_sheet 
 		sh[n++] = (struct opmfu_sx_sheet){ "Diff", opmfu_sx_diff_cols, opmfu_sx_n_diff_cols, s->diff_kept,
 						   &s->diff, NULL, NULL, { 0 }, NULL };
 	if (s->ranks.def)
-		sh[n++] = (struct opmfu_sx_sheet){ "Ranks", rank_cols, N_OF(rank_cols), v->n_ranks, &s->ranks, NULL, NULL,
-						   { 0 }, NULL };
+		sh[n++] = (struct opmfu_sx_sheet){ "Ranks", rank_cols, N_OF(rank_cols), v->n_ranks, &s->ranks, NULL,
+						   NULL, { 0 }, NULL };
 	if (s->steps.def)
-		sh[n++] = (struct opmfu_sx_sheet){ "Steps", step_cols, N_OF(step_cols), v->n_steps, &s->steps, NULL, NULL,
-						   { 0 }, NULL };
+		sh[n++] = (struct opmfu_sx_sheet){ "Steps", step_cols, N_OF(step_cols), v->n_steps, &s->steps, NULL,
+						   NULL, { 0 }, NULL };
 	if (s->modules.def)
 		sh[n++] = (struct opmfu_sx_sheet){ "Modules", module_cols, N_OF(module_cols), s->modules.n, NULL,
 						   &s->modules, v->mod_order, { 0 }, NULL };
 	if (s->op_types.def)
-		sh[n++] = (struct opmfu_sx_sheet){ "Op types", op_cols, N_OF(op_cols), s->op_types.n, NULL, &s->op_types,
-						   v->op_order, { 0 }, NULL };
+		sh[n++] = (struct opmfu_sx_sheet){ "Op types", op_cols, N_OF(op_cols), s->op_types.n, NULL,
+						   &s->op_types, v->op_order, { 0 }, NULL };
 	return n;
 }
 
