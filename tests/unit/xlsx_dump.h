@@ -73,11 +73,12 @@ static inline char *xlsx_streamed(const char *want)
 	if (!out)
 		return NULL;
 	while (*p) {
-		size_t d = strspn(p + sizeof(cached) - 1, "0123456789");
+		int is_cached = !strncmp(p, cached, sizeof(cached) - 1);
+		size_t d = is_cached ? strspn(p + sizeof(cached) - 1, "0123456789") : 0;
 		if (!strncmp(p, s_from, sizeof(s_from) - 1)) {
 			o += sprintf(o, "%s", s_to);
 			p += sizeof(s_from) - 1;
-		} else if (!strncmp(p, cached, sizeof(cached) - 1) && d && p[sizeof(cached) - 1 + d] == '\n') {
+		} else if (d && p[sizeof(cached) - 1 + d] == '\n') {
 			o += sprintf(o, "%s0", cached);
 			p += sizeof(cached) - 1 + d;
 		} else {
