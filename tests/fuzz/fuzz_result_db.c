@@ -36,31 +36,11 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "fuzz_input.h"
 #include "lib/diff.h"
 #include "lib/lib.h"
 #include "read/results.h"
 #include "write/summary_xlsx.h"
-
-struct reader {
-	const uint8_t *p;
-	size_t n;
-};
-
-static unsigned byte(struct reader *r)
-{
-	if (!r->n)
-		return 0;
-	r->n--;
-	return *r->p++;
-}
-
-static uint64_t u64(struct reader *r)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | byte(r);
-	return v;
-}
 
 /* Texts the tables give meaning to: statuses, kinds, paths and names. */
 static const char *const dict[] = {
@@ -115,22 +95,6 @@ static const struct opmfu_table_def *const defs[] = {
 	&opmfu_rank_summary_def, &opmfu_steps_def, &opmfu_modules_def, &opmfu_op_types_def, &opmfu_diff_def,
 };
 #define NTABLES (sizeof(defs) / sizeof(defs[0]))
-
-static char dir[64];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void cleanup(void)
-{
-	if (dir[0])
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* The tables as the database writer declares them (INTEGER, REAL, TEXT),
  * the rows the input describes; rows[k]: how many table k has, and of
@@ -234,14 +198,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opmfu_intern names;
 	struct opmfu_err err = OPMFU_ERR_INIT;
 	enum opmfu_status st;
+	const char *dir = fuzz_scratch();
 	size_t k;
 
-	if (!dir[0]) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(dir, sizeof(dir), "%s/opmfu-fuzz-XXXXXX", tmp && strlen(tmp) < 32 ? tmp : "/tmp");
-		FUZZ_ASSERT(mkdtemp(dir) != NULL);
-		atexit(cleanup);
-	}
 	snprintf(path, sizeof(path), "%s/cluster_analysis.db", dir);
 	unlink(path);
 	build_db(&r, path, rows);
