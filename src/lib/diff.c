@@ -368,7 +368,8 @@ static enum opmfu_status write_diff(const struct opmfu_diff_opts *o, struct opmf
 
 	if (!dir)
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-	st = export_dirs(dir, want, d, &xlsx_dir, err);
+	/* the workbook is named only when its writer has NEW's tables (NEW had ranks to read) */
+	st = export_dirs(dir, wx->n ? want : want & ~(unsigned)OPMFU_EXPORT_XLSX, d, &xlsx_dir, err);
 	/* named before anything is final: nothing may fail after the commits */
 	if (st == OPMFU_OK && (want & OPMFU_EXPORT_DB) && !(d->out_db = opmfu_path_join(dir, "cluster_analysis.db")))
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
