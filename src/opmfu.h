@@ -320,7 +320,9 @@ struct opmfu_diff_opts {
 	 * choose the ranks of results; the callbacks serve the whole diff. */
 	struct opmfu_opts analyze;
 	const char *out_dir;  /* write OpmfuDiff under OUT/cluster_analysis_output/; NULL: nothing */
-	unsigned exports;     /* OPMFU_EXPORT_DB, _CSV, _JSON; 0 means DB */
+	/* OPMFU_EXPORT_DB, _CSV, _JSON (OpmfuDiff), _XLSX (opmfu_summary.xlsx:
+	 * NEW's summary sheets and the Diff sheet); 0 means DB */
+	unsigned exports;
 };
 
 /* One row of OpmfuDiff. Index 0 is BASE, 1 NEW. NAN stands for NULL: the
@@ -353,6 +355,7 @@ struct opmfu_diff {
 	struct opmfu_diff_row *rows; /* by kind; within module and op_type by delta_lost_ns, largest first */
 	size_t n_rows;
 	char *out_db, *csv_dir, *json_dir; /* written, or NULL */
+	char *summary_xlsx;  /* the summary workbook written, or NULL */
 	void *store;         /* the rows' names */
 	double seconds;
 };

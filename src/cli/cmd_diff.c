@@ -25,7 +25,9 @@ static const char usage_diff[] =
 	"options:\n"
 	"  -o, --output DIR       also write the OpmfuDiff table under\n"
 	"                         DIR/cluster_analysis_output/\n"
-	"      --export LIST      with -o: a comma list of db, csv, json (default: db)\n"
+	"      --export LIST      with -o: a comma list of db, xlsx, csv, json (default:\n"
+	"                         db); xlsx: opmfu_summary.xlsx, NEW's summary sheets\n"
+	"                         and a Diff sheet\n"
 	"      --peak SPEC        for input paths: peak TFLOPS per class, as analyze takes\n"
 	"                         it (also read from OPMFU_PEAK)\n"
 	"      --chip NAME        for input paths: the built-in peaks of NAME\n"
@@ -77,7 +79,8 @@ static void take_option(struct diff_args *a, int c, const char *arg)
 		a->o.out_dir = arg;
 		break;
 	case 'E':
-		a->o.exports = opmfu_parse_exports("diff ", arg, OPMFU_EXPORT_DB | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON);
+		a->o.exports = opmfu_parse_exports("diff ", arg, OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX |
+									 OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON);
 		break;
 	case 'M':
 		a->m.o.config = arg;
@@ -134,6 +137,8 @@ static void print_written(const struct opmfu_diff *d)
 		printf("wrote %s/OpmfuDiff.csv\n", d->csv_dir);
 	if (d->json_dir)
 		printf("wrote %s/OpmfuDiff.jsonl\n", d->json_dir);
+	if (d->summary_xlsx)
+		printf("wrote %s (Diff sheet, NEW's summary sheets)\n", d->summary_xlsx);
 }
 
 int opmfu_cmd_diff(int argc, char **argv)

@@ -3,7 +3,8 @@
  * (an opmfu result, else an input path), inputs analysed into a temporary
  * folder that is removed again, both results read back (read/results.c),
  * the rows (lib/diff_rows.c), and the OpmfuDiff table written through the
- * same writers as the analysis.
+ * same writers as the analysis; with xlsx, the summary workbook of NEW's
+ * tables read back, with a Diff sheet.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include "base/sbuf.h"
 #include "lib/diff.h"
 #include "lib/lib.h"
+#include "write/summary_xlsx.h"
 
 /* One side while it is found, analysed and read. */
 struct side {
@@ -272,41 +274,119 @@ static enum opmfu_status analyse(struct side *sd, struct opmfu_err *err)
 
 /* ---- the OpmfuDiff table written ---- */
 
-static enum opmfu_status write_diff(const struct opmfu_diff_opts *o, struct opmfu_diff *d, struct opmfu_err *err)
+/* The summary workbook's tables: OpmfuDiff, then NEW's as its analysis
+ * wrote them (read back by the same defs). */
+static const struct opmfu_table_def *const summary_defs[] = {
+	&opmfu_diff_def, &opmfu_rank_summary_def, &opmfu_steps_def, &opmfu_modules_def, &opmfu_op_types_def,
+};
+#define N_SUMMARY_DEFS (sizeof(summary_defs) / sizeof(summary_defs[0]))
+/* rows of NEW's tables held at a time */
+#define SUMMARY_PIECE 4096
+
+/* A piece of NEW's tables into the summary workbook's writer, kept at once:
+ * the writer sums module paths and op types as it keeps them. */
+static enum opmfu_status feed(void *ctx, size_t k, const struct opmfu_table *t, struct opmfu_err *err)
 {
-	static const struct opmfu_table_def *const defs[1] = { &opmfu_diff_def };
-	/* the diff has no per-rank workbook: the summary workbook's Diff sheet is its xlsx */
-	unsigned want = (o->exports ? o->exports : OPMFU_EXPORT_DB) & ~(unsigned)OPMFU_EXPORT_XLSX;
-	struct opmfu_writers ws = OPMFU_WRITERS_INIT;
-	struct opmfu_table t = opmfu_diff_table(d);
-	enum opmfu_status st;
+	struct opmfu_writer *w = ctx;
+	struct opmfu_write_stats ks;
+	enum opmfu_status st = opmfu_writer_put(w, -1, t, err);
+	(void)k;
+	return st ? st : opmfu_writer_keep_rank(w, -1, &ks, err);
+}
+
+/*
+ * With xlsx: the writer of OUT's summary workbook, given NEW's summary
+ * tables from its result database db (the ranks of --rank-list, as NEW's
+ * own workbook would have them) while that is still there. Nothing is on
+ * disk before the commit, and before any writer of this diff has OUT's
+ * database open, which may be db itself.
+ */
+static enum opmfu_status open_summary(const struct opmfu_diff_opts *o, const char *db, struct opmfu_writers *wx,
+				      struct opmfu_err *err)
+{
 	char *dir = opmfu_path_join(o->out_dir, "cluster_analysis_output");
-	size_t k;
+	enum opmfu_status st;
 
 	if (!dir)
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-	st = opmfu_mkdirs(dir, err);
+	st = opmfu_writers_open(wx, dir, OPMFU_EXPORT_XLSX, summary_defs, N_SUMMARY_DEFS, err);
+	opmfu_free(dir);
+	if (st == OPMFU_OK)
+		st = opmfu_results_tables(db, summary_defs + 1, N_SUMMARY_DEFS - 1, o->analyze.ranks,
+					  o->analyze.n_ranks, SUMMARY_PIECE, feed, wx->v[0], err);
+	return st;
+}
+
+/* The export folders of want under dir, created, into d. */
+static enum opmfu_status export_dirs(const char *dir, unsigned want, struct opmfu_diff *d, char **xlsx_dir,
+				     struct opmfu_err *err)
+{
+	enum opmfu_status st = opmfu_mkdirs(dir, err);
 	if (st == OPMFU_OK && (want & OPMFU_EXPORT_CSV))
 		st = opmfu_export_dir(dir, OPMFU_EXPORT_CSV, &d->csv_dir, err);
 	if (st == OPMFU_OK && (want & OPMFU_EXPORT_JSON))
 		st = opmfu_export_dir(dir, OPMFU_EXPORT_JSON, &d->json_dir, err);
+	if (st == OPMFU_OK && (want & OPMFU_EXPORT_XLSX))
+		st = opmfu_export_dir(dir, OPMFU_EXPORT_XLSX, xlsx_dir, err);
+	if (st == OPMFU_OK && *xlsx_dir && !(d->summary_xlsx = opmfu_path_join(*xlsx_dir, OPMFU_SUMMARY_XLSX)))
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	return st;
+}
+
+/* OpmfuDiff into every writer of ws and wx (the summary workbook's, opened
+ * by open_summary), each made final in turn: the database first, the
+ * workbook last, as analyze does. */
+static enum opmfu_status put_diff(struct opmfu_writers *ws, struct opmfu_writers *wx, const struct opmfu_table *t,
+				  struct opmfu_err *err)
+{
+	struct opmfu_writers *all[2] = { ws, wx };
+	enum opmfu_status st = OPMFU_OK;
+	size_t k, j;
+
+	for (j = 0; j < 2; j++)
+		for (k = 0; k < all[j]->n && st == OPMFU_OK; k++) {
+			struct opmfu_write_stats ks;
+			if ((st = opmfu_writer_put(all[j]->v[k], -1, t, err)) == OPMFU_OK)
+				st = opmfu_writer_keep_rank(all[j]->v[k], -1, &ks, err);
+		}
 	if (st == OPMFU_OK)
-		st = opmfu_writers_open(&ws, dir, want, defs, 1, err);
-	for (k = 0; k < ws.n && st == OPMFU_OK; k++) {
-		struct opmfu_write_stats ks;
-		if ((st = opmfu_writer_put(ws.v[k], -1, &t, err)) == OPMFU_OK)
-			st = opmfu_writer_keep_rank(ws.v[k], -1, &ks, err);
-	}
+		st = opmfu_writers_commit(ws, err);
 	if (st == OPMFU_OK)
-		st = opmfu_writers_commit(&ws, err);
-	opmfu_writers_close(&ws);
+		st = opmfu_writers_commit(wx, err);
+	return st;
+}
+
+static enum opmfu_status write_diff(const struct opmfu_diff_opts *o, struct opmfu_diff *d, struct opmfu_writers *wx,
+				   struct opmfu_err *err)
+{
+	static const struct opmfu_table_def *const defs[1] = { &opmfu_diff_def };
+	unsigned want = o->exports ? o->exports : OPMFU_EXPORT_DB;
+	struct opmfu_writers ws = OPMFU_WRITERS_INIT;
+	struct opmfu_table t = opmfu_diff_table(d);
+	enum opmfu_status st;
+	char *dir = opmfu_path_join(o->out_dir, "cluster_analysis_output"), *xlsx_dir = NULL;
+
+	if (!dir)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	/* the workbook is named only when its writer has NEW's tables (NEW had ranks to read) */
+	st = export_dirs(dir, wx->n ? want : want & ~(unsigned)OPMFU_EXPORT_XLSX, d, &xlsx_dir, err);
+	/* named before anything is final: nothing may fail after the commits */
 	if (st == OPMFU_OK && (want & OPMFU_EXPORT_DB) && !(d->out_db = opmfu_path_join(dir, "cluster_analysis.db")))
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	/* the workbook's writer is wx, open since NEW was read */
+	if (st == OPMFU_OK)
+		st = opmfu_writers_open(&ws, dir, want & ~(unsigned)OPMFU_EXPORT_XLSX, defs, 1, err);
+	if (st == OPMFU_OK)
+		st = put_diff(&ws, wx, &t, err);
+	opmfu_writers_close(&ws);
 	if (st) {
+		opmfu_free(d->out_db);
 		opmfu_free(d->csv_dir);
 		opmfu_free(d->json_dir);
-		d->csv_dir = d->json_dir = NULL;
+		opmfu_free(d->summary_xlsx);
+		d->out_db = d->csv_dir = d->json_dir = d->summary_xlsx = NULL;
 	}
+	opmfu_free(xlsx_dir);
 	opmfu_free(dir);
 	return st;
 }
@@ -326,9 +406,9 @@ static void warn_steps(const struct opmfu_diff_opts *o, const struct opmfu_diff 
 }
 
 /* Finds both sides first (a bad NEW is told before BASE is analysed), then
- * analyses and reads each. */
+ * analyses and reads each; with xlsx, NEW's summary tables into wx. */
 static enum opmfu_status read_sides(const struct opmfu_diff_opts *o, struct side sd[2], struct opmfu_diff *d,
-				    struct opmfu_err *err)
+				    struct opmfu_writers *wx, struct opmfu_err *err)
 {
 	struct opmfu_diff_store *store = d->store;
 	enum opmfu_status st = OPMFU_OK;
@@ -351,6 +431,8 @@ static enum opmfu_status read_sides(const struct opmfu_diff_opts *o, struct side
 			break;
 		if (sd[s].db)
 			st = opmfu_results_read(sd[s].db, &store->names, &sd[s].res, err);
+		if (st == OPMFU_OK && s == 1 && sd[s].db && o->out_dir && (o->exports & OPMFU_EXPORT_XLSX))
+			st = open_summary(o, sd[s].db, wx, err);
 		if (sd[s].tmp) {
 			remove_tree(sd[s].tmp, 0);
 			opmfu_free(sd[s].tmp);
@@ -366,6 +448,7 @@ enum opmfu_status opmfu_diff(const struct opmfu_diff_opts *o, struct opmfu_diff 
 {
 	struct side sd[2];
 	struct opmfu_results res[2];
+	struct opmfu_writers wx = OPMFU_WRITERS_INIT;
 	enum opmfu_status st = OPMFU_OK;
 	double t0 = opmfu_now_s();
 	size_t failed = 0;
@@ -384,7 +467,7 @@ enum opmfu_status opmfu_diff(const struct opmfu_diff_opts *o, struct opmfu_diff 
 	if (st == OPMFU_OK && !opmfu_diff_store_new(d))
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	if (st == OPMFU_OK)
-		st = read_sides(o, sd, d, err);
+		st = read_sides(o, sd, d, &wx, err);
 	if (st == OPMFU_OK) {
 		res[0] = sd[0].res;
 		res[1] = sd[1].res;
@@ -393,7 +476,8 @@ enum opmfu_status opmfu_diff(const struct opmfu_diff_opts *o, struct opmfu_diff 
 	if (st == OPMFU_OK)
 		warn_steps(o, d);
 	if (st == OPMFU_OK && o->out_dir)
-		st = write_diff(o, d, err);
+		st = write_diff(o, d, &wx, err);
+	opmfu_writers_close(&wx); /* a diff that failed leaves an earlier workbook as it was */
 	failed = sd[0].failed + sd[1].failed;
 	if (st == OPMFU_OK && failed)
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu rank%s of %s failed to be analysed", failed,
@@ -427,6 +511,7 @@ void opmfu_diff_release(struct opmfu_diff *d)
 	opmfu_free(d->out_db);
 	opmfu_free(d->csv_dir);
 	opmfu_free(d->json_dir);
+	opmfu_free(d->summary_xlsx);
 	if (store) {
 		opmfu_intern_release(&store->names);
 		opmfu_arena_release(&store->ar);

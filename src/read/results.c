@@ -352,3 +352,173 @@ void opmfu_results_release(struct opmfu_results *r)
 	opmfu_free(r->model);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ---- any table, as a def says ---- */
+
+/* Which of def's columns the table has: at[c] 1 or 0. */
+static enum opmfu_status present_columns(sqlite3 *db, const char *path, const struct opmfu_table_def *def, int *at,
+					 struct opmfu_err *err)
+{
+	char sql[160];
+	sqlite3_stmt *s = NULL;
+	size_t c;
+	int rc;
+
+	memset(at, 0, def->n_cols * sizeof(*at));
+	snprintf(sql, sizeof(sql), "PRAGMA table_info(\"%s\")", def->name);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return sql_fail(db, path, "reading the schema", err);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 1);
+		for (c = 0; name && c < def->n_cols; c++)
+			at[c] |= !strcmp(name, def->cols[c].name);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(db, path, "reading the schema", err);
+}
+
+/* SELECT of the columns at[] says the table has, in def's order; with
+ * ranks, of the rows whose rank_id is one of them. */
+static void select_sql(struct sbuf *sb, const struct opmfu_table_def *def, const int *at, const int *ranks,
+		       size_t n_ranks)
+{
+	size_t c, k, n = 0;
+	int rank_col = 0;
+
+	sbuf_adds(sb, "SELECT ");
+	for (c = 0; c < def->n_cols; c++) {
+		if (!at[c])
+			continue;
+		sbuf_addf(sb, "%s\"%s\"", n++ ? ", " : "", def->cols[c].name);
+		rank_col |= !strcmp(def->cols[c].name, "rank_id");
+	}
+	if (!n)
+		sbuf_adds(sb, "NULL");
+	sbuf_addf(sb, " FROM \"%s\"", def->name);
+	if (!ranks || !n_ranks || !rank_col)
+		return;
+	sbuf_adds(sb, " WHERE \"rank_id\" IN (");
+	for (k = 0; k < n_ranks; k++)
+		sbuf_addf(sb, "%s%d", k ? "," : "", ranks[k]);
+	sbuf_adds(sb, ")");
+}
+
+/* The current row of s as def's cells (columns at[] does not have are
+ * NULL); texts point into s until its next step. */
+static enum opmfu_status typed_row(sqlite3_stmt *s, const char *path, const struct opmfu_table_def *def,
+				   const int *at, size_t row, struct opmfu_cell *cells, struct opmfu_err *err)
+{
+	static const char *const want[] = { "an integer", "a number", "a text" };
+	size_t c;
+	int k = 0;
+
+	for (c = 0; c < def->n_cols; c++) {
+		int t;
+		if (!at[c]) {
+			cells[c] = opmfu_cell_null();
+			continue;
+		}
+		t = sqlite3_column_type(s, k);
+		if (t == SQLITE_NULL)
+			cells[c] = opmfu_cell_null();
+		else if (def->cols[c].type == OPMFU_COL_INT && t == SQLITE_INTEGER)
+			cells[c] = opmfu_cell_int(sqlite3_column_int64(s, k));
+		else if (def->cols[c].type == OPMFU_COL_REAL && (t == SQLITE_INTEGER || t == SQLITE_FLOAT))
+			cells[c] = opmfu_cell_real(sqlite3_column_double(s, k));
+		else if (def->cols[c].type == OPMFU_COL_TEXT && t == SQLITE_TEXT) {
+			const char *v = (const char *)sqlite3_column_text(s, k);
+			if (!v)
+				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path,
+						     def->name);
+			cells[c] = opmfu_cell_text(v, (size_t)sqlite3_column_bytes(s, k));
+		} else
+			return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: %s row %zu: %s is not %s", path, def->name,
+					     row, def->cols[c].name, want[def->cols[c].type]);
+		k++;
+	}
+	return OPMFU_OK;
+}
+
+/* The pieces of table k so far, given away and forgotten. */
+static enum opmfu_status flush_rows(struct opmfu_cell_store *cs, size_t k, opmfu_results_rows_fn on_rows, void *ctx,
+				    struct opmfu_err *err)
+{
+	struct opmfu_table t = opmfu_cell_store_table(cs);
+	enum opmfu_status st = cs->n_rows ? on_rows(ctx, k, &t, err) : OPMFU_OK;
+	const struct opmfu_table_def *def = cs->def;
+
+	opmfu_cell_store_release(cs);
+	opmfu_cell_store_init(cs, def);
+	return st;
+}
+
+/* Table k of opmfu_results_tables, in pieces. */
+static enum opmfu_status scan_table(sqlite3 *db, const char *path, size_t k, const struct opmfu_table_def *def,
+				    const int *ranks, size_t n_ranks, size_t chunk, opmfu_results_rows_fn on_rows,
+				    void *ctx, struct opmfu_err *err)
+{
+	int *at = opmfu_calloc(def->n_cols + 1, sizeof(*at));
+	struct opmfu_cell *cells = opmfu_calloc(def->n_cols + 1, sizeof(*cells));
+	struct opmfu_cell_store cs;
+	sqlite3_stmt *s = NULL;
+	enum opmfu_status st;
+	struct sbuf sb;
+	size_t row = 0;
+	int rc = SQLITE_DONE, have;
+
+	opmfu_cell_store_init(&cs, def);
+	sbuf_init(&sb);
+	if (!at || !cells) {
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path, def->name);
+		goto out;
+	}
+	if ((st = has_table(db, path, def->name, &have, err)) || !have ||
+	    (st = present_columns(db, path, def, at, err)))
+		goto out;
+	select_sql(&sb, def, at, ranks, n_ranks);
+	if (sb.oom) {
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path, def->name);
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, sb.buf, -1, &s, NULL) != SQLITE_OK) {
+		st = sql_fail(db, path, def->name, err);
+		goto out;
+	}
+	while (st == OPMFU_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if ((st = typed_row(s, path, def, at, ++row, cells, err)) ||
+		    (st = opmfu_cell_store_add(&cs, cells, err)))
+			break;
+		if (cs.n_rows >= chunk)
+			st = flush_rows(&cs, k, on_rows, ctx, err);
+	}
+	if (st == OPMFU_OK && rc != SQLITE_DONE)
+		st = sql_fail(db, path, def->name, err);
+	if (st == OPMFU_OK)
+		st = flush_rows(&cs, k, on_rows, ctx, err);
+out:
+	sqlite3_finalize(s);
+	sbuf_release(&sb);
+	opmfu_cell_store_release(&cs);
+	opmfu_free(at);
+	opmfu_free(cells);
+	return st;
+}
+
+enum opmfu_status opmfu_results_tables(const char *path, const struct opmfu_table_def *const *defs, size_t n,
+				       const int *ranks, size_t n_ranks, size_t chunk, opmfu_results_rows_fn on_rows,
+				       void *ctx, struct opmfu_err *err)
+{
+	struct opmfu_sqlite_in in;
+	sqlite3 *db = NULL;
+	enum opmfu_status st;
+	size_t k;
+
+	if ((st = opmfu_sqlite_in_open(path, &db, &in, err)))
+		return st;
+	for (k = 0; k < n && st == OPMFU_OK; k++)
+		st = scan_table(db, path, k, defs[k], ranks, n_ranks, chunk ? chunk : 1, on_rows, ctx, err);
+	sqlite3_close(db);
+	if (st == OPMFU_OK)
+		st = opmfu_sqlite_in_check(path, &in, err);
+	return st;
+}

@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/intern.h"
+#include "model/table.h"
 
 /* What a file is, by its first bytes and its tables. */
 enum opmfu_db_kind {
@@ -79,5 +80,25 @@ enum opmfu_status opmfu_db_kind(const char *path, enum opmfu_db_kind *kind, stru
 enum opmfu_status opmfu_results_read(const char *path, struct opmfu_intern *names, struct opmfu_results *r,
 				     struct opmfu_err *err);
 void opmfu_results_release(struct opmfu_results *r);
+
+/* Takes rows of a table read by opmfu_results_tables: t holds them (over
+ * the def given) and is valid during the call only. */
+typedef enum opmfu_status (*opmfu_results_rows_fn)(void *ctx, size_t k, const struct opmfu_table *t,
+						   struct opmfu_err *err);
+
+/*
+ * Reads the tables defs[0 .. n) of the result database at path, any table
+ * as its def says, for the summary workbook of `opmfu diff`: a table is
+ * found by the def's name (one the database does not have is skipped), its
+ * columns by the def's column names (one it does not have is NULL in every
+ * row), in the database's row order; with ranks (n_ranks > 0), only the
+ * rows whose rank_id is one of them. Rows go to on_rows(ctx, k, ...) in
+ * pieces of at most `chunk` rows, so memory follows a piece, not the table.
+ * A value of another type than its column's is OPMFU_ERR_FORMAT naming the
+ * file, table, row and column (an integer is a number for a REAL column).
+ */
+enum opmfu_status opmfu_results_tables(const char *path, const struct opmfu_table_def *const *defs, size_t n,
+				       const int *ranks, size_t n_ranks, size_t chunk, opmfu_results_rows_fn on_rows,
+				       void *ctx, struct opmfu_err *err);
 
 #endif

@@ -41,6 +41,7 @@ void opmfu_summary_init(struct opmfu_summary *s)
 	memset(s, 0, sizeof(*s));
 	opmfu_cell_store_init(&s->ranks, NULL);
 	opmfu_cell_store_init(&s->steps, NULL);
+	opmfu_cell_store_init(&s->diff, NULL);
 	group_init(&s->modules);
 	group_init(&s->op_types);
 	s->stream_cells = OPMFU_SUMMARY_STREAM_CELLS;
@@ -50,6 +51,7 @@ void opmfu_summary_release(struct opmfu_summary *s)
 {
 	opmfu_cell_store_release(&s->ranks);
 	opmfu_cell_store_release(&s->steps);
+	opmfu_cell_store_release(&s->diff);
 	group_release(&s->modules);
 	group_release(&s->op_types);
 	opmfu_summary_init(s);
@@ -95,6 +97,8 @@ enum opmfu_status opmfu_summary_add(struct opmfu_summary *s, const struct opmfu_
 		return store_add(&s->ranks, t, err);
 	if (!strcmp(name, "OpmfuSteps"))
 		return store_add(&s->steps, t, err);
+	if (!strcmp(name, "OpmfuDiff"))
+		return store_add(&s->diff, t, err);
 	if (!strcmp(name, mod_spec.table))
 		g = &s->modules;
 	else if (!strcmp(name, op_spec.table))
@@ -193,6 +197,7 @@ enum opmfu_status opmfu_summary_keep(struct opmfu_summary *s, struct opmfu_err *
 
 	s->ranks_kept = s->ranks.n_rows;
 	s->steps_kept = s->steps.n_rows;
+	s->diff_kept = s->diff.n_rows;
 	if ((st = fold(&s->modules, &mod_spec, err)))
 		return st;
 	return fold(&s->op_types, &op_spec, err);
@@ -202,13 +207,19 @@ void opmfu_summary_drop(struct opmfu_summary *s)
 {
 	opmfu_cell_store_truncate(&s->ranks, s->ranks_kept);
 	opmfu_cell_store_truncate(&s->steps, s->steps_kept);
+	opmfu_cell_store_truncate(&s->diff, s->diff_kept);
 	opmfu_cell_store_release(&s->modules.pending);
 	opmfu_cell_store_release(&s->op_types.pending);
 }
 
-int opmfu_summary_seen(const struct opmfu_summary *s)
+int opmfu_summary_has_run(const struct opmfu_summary *s)
 {
 	return s->ranks.def || s->steps.def || s->modules.def || s->op_types.def;
+}
+
+int opmfu_summary_seen(const struct opmfu_summary *s)
+{
+	return opmfu_summary_has_run(s) || s->diff.def;
 }
 
 /* ---- the view ---- */

@@ -3,7 +3,7 @@
  * the OpmfuRankSummary and OpmfuSteps rows of every kept rank, and the
  * OpmfuModules and OpmfuOpTypes rows summed over ranks by module path and
  * op name (a cluster can have thousands of ranks: only one rank's rows are
- * held at a time). Tables are recognised by their names and read by column
+ * held at a time); `opmfu diff`'s OpmfuDiff rows as they are. Tables are recognised by their names and read by column
  * names, so columns added later change nothing here and a column a table
  * does not have is an empty cell. Format-neutral: summary_xlsx.c lays it out.
  */
@@ -46,8 +46,8 @@ struct opmfu_sum_group {
 
 struct opmfu_summary {
 	/* every kept rank's rows, then the current rank's; def NULL: none yet */
-	struct opmfu_cell_store ranks, steps;
-	size_t ranks_kept, steps_kept;
+	struct opmfu_cell_store ranks, steps, diff;
+	size_t ranks_kept, steps_kept, diff_kept;
 	struct opmfu_sum_group modules, op_types;
 	size_t stream_cells; /* OPMFU_SUMMARY_STREAM_CELLS; tests lower it */
 };
@@ -56,9 +56,9 @@ void opmfu_summary_init(struct opmfu_summary *s);
 void opmfu_summary_release(struct opmfu_summary *s);
 
 /* Takes t's rows, if t is one of the summary's tables (by name:
- * OpmfuRankSummary, OpmfuSteps, OpmfuModules, OpmfuOpTypes; others are
- * ignored), as the current rank's: they count once kept. A table may hold
- * any number of ranks' rows. */
+ * OpmfuRankSummary, OpmfuSteps, OpmfuModules, OpmfuOpTypes, OpmfuDiff;
+ * others are ignored), as the current rank's: they count once kept. A table
+ * may hold any number of ranks' rows. */
 enum opmfu_status opmfu_summary_add(struct opmfu_summary *s, const struct opmfu_table *t, struct opmfu_err *err);
 /* The current rank's rows count. */
 enum opmfu_status opmfu_summary_keep(struct opmfu_summary *s, struct opmfu_err *err);
@@ -66,6 +66,8 @@ enum opmfu_status opmfu_summary_keep(struct opmfu_summary *s, struct opmfu_err *
 void opmfu_summary_drop(struct opmfu_summary *s);
 /* Whether any of its tables was given (kept or not). */
 int opmfu_summary_seen(const struct opmfu_summary *s);
+/* Whether any of the run's tables was (the Overview's: all but OpmfuDiff). */
+int opmfu_summary_has_run(const struct opmfu_summary *s);
 
 /* The column named name of def, or -1 (def NULL, or no such column). */
 int opmfu_sum_col(const struct opmfu_table_def *def, const char *name);

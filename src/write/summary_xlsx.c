@@ -15,39 +15,17 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "write/summary_sheet.h"
 #include "write/write_xlsx.h"
-#include "write/xlsx_book.h"
 
-/* How a column shows its numbers. Times are in the tables as integer ns and
- * shown as ms (the value converted, so a cell holds what it shows). */
-enum fmt { F_TEXT, F_INT, F_MS, F_PCT, F_TFLOPS, F_FLOPS, N_FMT };
-static const char *const num_formats[N_FMT] = { NULL, "0", "#,##0.000", "0.00%", "0.00", "0.00E+00" };
-
-/* Where a column's value comes from. */
-enum from {
-	FROM_ROW,  /* column src of the sheet's table row */
-	FROM_STEP, /* column src of the rank's median step (OpmfuSteps) */
-	RANK_STEPS, RANK_STEP_NS,
-	/* trace MFU (src) against the cluster's median: the part up to it, the
-	 * part above it, and how far short of it; NULL without an MFU */
-	RANK_UP_TO_MEDIAN, RANK_ABOVE_MEDIAN, RANK_SHORT_OF_MEDIAN,
-	G_NAME, G_SHORT_NAME, G_DEPTH, G_RANKS, G_COUNT, G_KERNEL, G_FLOPS_KERNEL, G_FLOPS, G_MFU, G_LOST, G_OWN_LOST, G_SUB_LOST,
-	G_LOST_PER_RANK, G_WORST_RANK, G_WORST_LOST,
+/* (F_SHARE's format is F_PCT's: libxlsxwriter gives both one style) */
+static const char *const num_formats[N_FMT] = {
+	NULL, "0", "#,##0.000", "0.00%", "0.00", "0.00E+00", "+#,##0.000;-#,##0.000;0.000", "0.00%",
 };
 
-struct scol {
-	const char *title;
-	enum fmt fmt;
-	enum from from;
-	const char *src;
-};
-
-#define MAX_COLS 24
-#define HEAD_HEIGHT 30 /* two lines: long titles wrap instead of widening their column */
 #define TEXT_WIDTH_MAX 50
-#define CHART_TOP_N 20 /* module paths and op types in a lost-time chart */
 
-static const struct scol rank_cols[] = {
+static const struct opmfu_sx_col rank_cols[] = {
 	{ "Rank", F_INT, FROM_ROW, "rank_id" },
 	{ "Status", F_TEXT, FROM_ROW, "status" },
 	{ "Chip", F_TEXT, FROM_ROW, "chip_seen" },
@@ -72,7 +50,7 @@ static const struct scol rank_cols[] = {
 /* the Ranks columns the charts read */
 enum { RK_RANK = 0, RK_WATERFALL = 11, RK_MEDIAN = 16 };
 
-static const struct scol step_cols[] = {
+static const struct opmfu_sx_col step_cols[] = {
 	{ "Rank", F_INT, FROM_ROW, "rank_id" },
 	{ "Step", F_INT, FROM_ROW, "step" },
 	{ "Step time (ms)", F_MS, FROM_ROW, "window_ns" },
@@ -90,7 +68,7 @@ static const struct scol step_cols[] = {
 	{ "Idle", F_PCT, FROM_ROW, "share_idle" },
 };
 
-static const struct scol module_cols[] = {
+static const struct opmfu_sx_col module_cols[] = {
 	{ "Module", F_TEXT, G_NAME, NULL },
 	{ "Depth", F_INT, G_DEPTH, NULL },
 	{ "Ranks", F_INT, G_RANKS, NULL },
@@ -108,7 +86,7 @@ static const struct scol module_cols[] = {
 	{ "Short name", F_TEXT, G_SHORT_NAME, NULL },
 };
 
-static const struct scol op_cols[] = {
+static const struct opmfu_sx_col op_cols[] = {
 	{ "Op", F_TEXT, G_NAME, NULL },
 	{ "Ranks", F_INT, G_RANKS, NULL },
 	{ "Ops", F_INT, G_COUNT, NULL },
@@ -124,46 +102,30 @@ static const struct scol op_cols[] = {
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* One data sheet: a table's rows (rows) or a group's sums (g, in order). */
-struct sheet {
-	const char *name;
-	const struct scol *cols;
-	size_t n_cols, n_rows;
-	const struct opmfu_cell_store *rows;
-	const struct opmfu_sum_group *g;
-	const uint32_t *order;
-	int src[MAX_COLS]; /* FROM_ROW, FROM_STEP: the source column, or -1 */
-	lxw_worksheet *ws;
-};
-
-struct book {
-	struct opmfu_xbook b;
-	const struct opmfu_sum_view *v;
-	lxw_format *head, *title, *fmt[N_FMT];
-};
-
 /* ---- values ---- */
 
-static struct opmfu_cell num_cell(double x, enum fmt f)
+struct opmfu_cell opmfu_sx_num(double x, enum opmfu_sx_fmt f)
 {
 	if (isnan(x))
 		return opmfu_cell_null();
-	return opmfu_cell_real(f == F_MS ? x / 1e6 : x);
+	if (f == F_SHARE)
+		return opmfu_cell_real(round(x * 1e12) / 1e12);
+	return opmfu_cell_real(f == F_MS || f == F_DELTA ? x / 1e6 : x);
 }
 
 static struct opmfu_cell from_cells(const struct opmfu_table_def *def, const struct opmfu_cell *row, int col,
-				    enum fmt f)
+				    enum opmfu_sx_fmt f)
 {
 	if (col < 0)
 		return opmfu_cell_null();
 	if (f == F_TEXT)
 		return def->cols[col].type == OPMFU_COL_TEXT ? row[col] : opmfu_cell_null();
-	return num_cell(opmfu_sum_num(def, row, col), f);
+	return opmfu_sx_num(opmfu_sum_num(def, row, col), f);
 }
 
 /* A module path's last two names (Layer_3/Attention_3): a chart's label,
  * where a whole path would leave no room for the bars. */
-static struct opmfu_cell short_name(const char *s, size_t n)
+struct opmfu_cell opmfu_sx_short_name(const char *s, size_t n)
 {
 	size_t i = n, slashes = 0;
 	while (i > 0 && !(s[i - 1] == '/' && ++slashes == 2))
@@ -171,8 +133,8 @@ static struct opmfu_cell short_name(const char *s, size_t n)
 	return opmfu_cell_text(s + i, n - i);
 }
 
-static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struct opmfu_sum_row *r, enum from from,
-				    enum fmt f)
+static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struct opmfu_sum_row *r,
+				    enum opmfu_sx_from from, enum opmfu_sx_fmt f)
 {
 	double x = NAN;
 
@@ -180,7 +142,7 @@ static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struc
 	case G_NAME:
 		return opmfu_cell_text(opmfu_intern_str(&g->names, r->name), opmfu_intern_len(&g->names, r->name));
 	case G_SHORT_NAME:
-		return short_name(opmfu_intern_str(&g->names, r->name), opmfu_intern_len(&g->names, r->name));
+		return opmfu_sx_short_name(opmfu_intern_str(&g->names, r->name), opmfu_intern_len(&g->names, r->name));
 	case G_DEPTH: x = r->depth; break;
 	case G_RANKS: x = r->ranks; break;
 	case G_COUNT: x = r->count; break;
@@ -198,10 +160,10 @@ static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struc
 	case G_WORST_LOST: x = r->worst_lost_ns; break;
 	default: break;
 	}
-	return num_cell(x, f);
+	return opmfu_sx_num(x, f);
 }
 
-static struct opmfu_cell against_median(enum from from, double mfu, double median)
+static struct opmfu_cell against_median(enum opmfu_sx_from from, double mfu, double median)
 {
 	if (isnan(mfu))
 		return opmfu_cell_null();
@@ -213,9 +175,9 @@ static struct opmfu_cell against_median(enum from from, double mfu, double media
 }
 
 /* Row i (below the header), column c of sheet sh. */
-static struct opmfu_cell sheet_cell(const struct book *bk, const struct sheet *sh, size_t i, size_t c)
+static struct opmfu_cell sheet_cell(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, size_t i, size_t c)
 {
-	const struct scol *col = &sh->cols[c];
+	const struct opmfu_sx_col *col = &sh->cols[c];
 	const struct opmfu_sum_view *v = bk->v;
 	const struct opmfu_cell_store *steps = &v->s->steps;
 	const struct opmfu_cell *row;
@@ -232,9 +194,9 @@ static struct opmfu_cell sheet_cell(const struct book *bk, const struct sheet *s
 		return from_cells(steps->def, steps->cells + v->median_step[i] * steps->def->n_cols, sh->src[c],
 				  col->fmt);
 	case RANK_STEPS: /* none known without a steps table */
-		return steps->def ? num_cell(v->step_count[i], F_INT) : opmfu_cell_null();
+		return steps->def ? opmfu_sx_num(v->step_count[i], F_INT) : opmfu_cell_null();
 	case RANK_STEP_NS:
-		return num_cell(opmfu_sum_step_ns(v, i), F_MS);
+		return opmfu_sx_num(opmfu_sum_step_ns(v, i), F_MS);
 	case RANK_UP_TO_MEDIAN:
 	case RANK_ABOVE_MEDIAN:
 	case RANK_SHORT_OF_MEDIAN:
@@ -247,7 +209,7 @@ static struct opmfu_cell sheet_cell(const struct book *bk, const struct sheet *s
 /* ---- widths ---- */
 
 /* Characters the value takes as its format shows it. */
-static double shown_chars(const struct opmfu_cell *c, enum fmt f)
+static double shown_chars(const struct opmfu_cell *c, enum opmfu_sx_fmt f)
 {
 	char buf[64];
 	double x = c->v.r;
@@ -262,9 +224,11 @@ static double shown_chars(const struct opmfu_cell *c, enum fmt f)
 		return (double)n;
 	case F_INT: return snprintf(buf, sizeof(buf), "%.0f", x);
 	case F_MS: /* #,##0.000: a comma per three digits before the point */
+	case F_DELTA: /* the same with a + before an increase */
 		n = (size_t)snprintf(buf, sizeof(buf), "%.0f", fabs(x));
-		return snprintf(buf, sizeof(buf), "%.3f", x) + (double)((n - 1) / 3);
-	case F_PCT: return snprintf(buf, sizeof(buf), "%.2f%%", x * 100);
+		return snprintf(buf, sizeof(buf), "%.3f", x) + (double)((n - 1) / 3) + (f == F_DELTA && x > 0);
+	case F_PCT:
+	case F_SHARE: return snprintf(buf, sizeof(buf), "%.2f%%", x * 100);
 	case F_TFLOPS: return snprintf(buf, sizeof(buf), "%.2f", x);
 	default: return snprintf(buf, sizeof(buf), "%.2E", x);
 	}
@@ -283,7 +247,7 @@ static double title_width(const char *t)
 	return ceil((double)best * 1.1) + 3;
 }
 
-static void set_widths(struct book *bk, const struct sheet *sh)
+static void set_widths(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh)
 {
 	size_t c, i;
 	for (c = 0; c < sh->n_cols; c++) {
@@ -301,8 +265,8 @@ static void set_widths(struct book *bk, const struct sheet *sh)
 
 /* ---- sheets ---- */
 
-static void put_value(struct book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const struct opmfu_cell *v,
-		      enum fmt f)
+void opmfu_sx_put(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const struct opmfu_cell *v,
+		      enum opmfu_sx_fmt f)
 {
 	if (v->null)
 		opmfu_xbook_str(&bk->b, ws, r, c, NULL, 0, bk->fmt[f]);
@@ -314,20 +278,21 @@ static void put_value(struct book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t
 
 /* Resolves sh's source columns and writes it: header, widths, frozen
  * header, filter, page setup, rows. */
-static void put_sheet(struct book *bk, struct sheet *sh)
+void opmfu_sx_put_sheet(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 {
 	const struct opmfu_table_def *steps = bk->v->s->steps.def;
 	size_t c, i;
 
 	bk->b.sheet = sh->name;
 	for (c = 0; c < sh->n_cols; c++) {
-		const struct scol *col = &sh->cols[c];
-		int in_row = col->from == FROM_ROW || (col->from >= RANK_UP_TO_MEDIAN && col->from <= RANK_SHORT_OF_MEDIAN);
+		const struct opmfu_sx_col *col = &sh->cols[c];
+		int in_row = col->from == FROM_ROW ||
+			     (col->from >= RANK_UP_TO_MEDIAN && col->from <= RANK_SHORT_OF_MEDIAN);
 		sh->src[c] = in_row ? opmfu_sum_col(sh->rows->def, col->src)
 			     : col->from == FROM_STEP ? opmfu_sum_col(steps, col->src) : -1;
 	}
 	set_widths(bk, sh);
-	opmfu_xbook_note(&bk->b, worksheet_set_row(sh->ws, 0, HEAD_HEIGHT, NULL), 0, 0);
+	opmfu_xbook_note(&bk->b, worksheet_set_row(sh->ws, 0, OPMFU_SX_HEAD_HEIGHT, NULL), 0, 0);
 	worksheet_freeze_panes(sh->ws, 1, 0);
 	opmfu_xbook_note(&bk->b, worksheet_autofilter(sh->ws, 0, 0, (lxw_row_t)sh->n_rows, (lxw_col_t)(sh->n_cols - 1)),
 			 0, 0);
@@ -337,12 +302,12 @@ static void put_sheet(struct book *bk, struct sheet *sh)
 	for (i = 0; i < sh->n_rows && !bk->b.lerr; i++)
 		for (c = 0; c < sh->n_cols; c++) {
 			struct opmfu_cell v = sheet_cell(bk, sh, i, c);
-			put_value(bk, sh->ws, (lxw_row_t)i + 1, (lxw_col_t)c, &v, sh->cols[c].fmt);
+			opmfu_sx_put(bk, sh->ws, (lxw_row_t)i + 1, (lxw_col_t)c, &v, sh->cols[c].fmt);
 		}
 }
 
 /* The column of sh that shows from, or n_cols. */
-static size_t col_of(const struct sheet *sh, enum from from)
+static size_t col_of(const struct opmfu_sx_sheet *sh, enum opmfu_sx_from from)
 {
 	size_t c;
 	for (c = 0; c < sh->n_cols && sh->cols[c].from != from; c++)
@@ -353,7 +318,7 @@ static size_t col_of(const struct sheet *sh, enum from from)
 /* ---- charts ---- */
 
 /* (libxlsxwriter copies the title) */
-static lxw_chart *new_chart(struct book *bk, uint8_t type, const char *title)
+lxw_chart *opmfu_sx_chart(struct opmfu_sx_book *bk, uint8_t type, const char *title)
 {
 	lxw_chart *ch = workbook_add_chart(bk->b.wb, type);
 	if (!ch) {
@@ -365,10 +330,8 @@ static lxw_chart *new_chart(struct book *bk, uint8_t type, const char *title)
 	return ch;
 }
 
-/* A series of rows 1..n of column val of sh, by the categories in column
- * cat, named by its header cell. */
-static void add_series(struct book *bk, lxw_chart *ch, const struct sheet *sh, size_t cat, size_t val, size_t n,
-		       lxw_color_t color)
+void opmfu_sx_series(struct opmfu_sx_book *bk, lxw_chart *ch, const char *sheet, struct opmfu_sx_range cat,
+		     struct opmfu_sx_range val, lxw_row_t nr, lxw_col_t nc, lxw_color_t color)
 {
 	lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
 	lxw_chart_fill fill;
@@ -379,10 +342,20 @@ static void add_series(struct book *bk, lxw_chart *ch, const struct sheet *sh, s
 	}
 	memset(&fill, 0, sizeof(fill));
 	fill.color = color;
-	chart_series_set_categories(s, sh->name, 1, (lxw_col_t)cat, (lxw_row_t)n, (lxw_col_t)cat);
-	chart_series_set_values(s, sh->name, 1, (lxw_col_t)val, (lxw_row_t)n, (lxw_col_t)val);
-	chart_series_set_name_range(s, sh->name, 0, (lxw_col_t)val);
+	chart_series_set_categories(s, sheet, cat.r0, cat.c0, cat.r1, cat.c1);
+	chart_series_set_values(s, sheet, val.r0, val.c0, val.r1, val.c1);
+	chart_series_set_name_range(s, sheet, nr, nc);
 	chart_series_set_fill(s, &fill);
+}
+
+/* A series of rows 1..n of column val of sh, by the categories in column
+ * cat, named by its header cell. */
+static void add_series(struct opmfu_sx_book *bk, lxw_chart *ch, const struct opmfu_sx_sheet *sh, size_t cat,
+		       size_t val, size_t n, lxw_color_t color)
+{
+	struct opmfu_sx_range c = { 1, (lxw_row_t)n, (lxw_col_t)cat, (lxw_col_t)cat };
+	struct opmfu_sx_range v = { 1, (lxw_row_t)n, (lxw_col_t)val, (lxw_col_t)val };
+	opmfu_sx_series(bk, ch, sh->name, c, v, 0, (lxw_col_t)val, color);
 }
 
 /*
@@ -404,10 +377,10 @@ static void per_rank_layout(lxw_chart *ch, size_t n, lxw_chart_options *o)
 }
 
 /* Where each rank's median step went: a 100 % stacked column per rank. */
-static lxw_chart *waterfall_chart(struct book *bk, const struct sheet *ranks, lxw_chart_options *o)
+static lxw_chart *waterfall_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *ranks, lxw_chart_options *o)
 {
 	static const lxw_color_t colors[5] = { 0x2E7D32, 0xF9A825, 0x8E7CC3, 0x1F77B4, 0xBDBDBD };
-	lxw_chart *ch = new_chart(bk, LXW_CHART_COLUMN_STACKED_PERCENT, "Where the median step went, per rank");
+	lxw_chart *ch = opmfu_sx_chart(bk, LXW_CHART_COLUMN_STACKED_PERCENT, "Where the median step went, per rank");
 	size_t k;
 
 	if (!ch)
@@ -425,7 +398,7 @@ static lxw_chart *waterfall_chart(struct book *bk, const struct sheet *ranks, lx
  * change on every column, a line across the chart whatever the number of
  * ranks (libxlsxwriter 1.1.4 cannot combine a line series with columns).
  */
-static lxw_chart *mfu_chart(struct book *bk, const struct sheet *ranks, lxw_chart_options *o)
+static lxw_chart *mfu_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *ranks, lxw_chart_options *o)
 {
 	static const lxw_color_t colors[3] = { 0x2E7D32, 0x81C784, 0xE57373 };
 	char title[160];
@@ -435,7 +408,7 @@ static lxw_chart *mfu_chart(struct book *bk, const struct sheet *ranks, lxw_char
 	/* rounded half up, as the sheet's 0.00% shows it (printf rounds a tie to even) */
 	snprintf(title, sizeof(title), "Trace MFU per rank against the median (%.2f%%)",
 		 floor(bk->v->mfu_median * 10000 + 0.5) / 100);
-	if (!(ch = new_chart(bk, LXW_CHART_COLUMN_STACKED, title)))
+	if (!(ch = opmfu_sx_chart(bk, LXW_CHART_COLUMN_STACKED, title)))
 		return NULL;
 	for (k = 0; k < 3; k++)
 		add_series(bk, ch, ranks, RK_RANK, RK_MEDIAN + k, ranks->n_rows, colors[k]);
@@ -446,29 +419,8 @@ static lxw_chart *mfu_chart(struct book *bk, const struct sheet *ranks, lxw_char
 	return ch;
 }
 
-/* Lost time of the first (most lost) rows of a Modules or Op types sheet,
- * one horizontal bar each, the most lost on top, labelled by the short name
- * where the sheet has one; modules split into the time lost directly under
- * the path and in its sub-modules. */
-static lxw_chart *lost_chart(struct book *bk, const struct sheet *sh, lxw_chart_options *o)
+void opmfu_sx_hbars(lxw_chart *ch, size_t n, lxw_chart_options *o)
 {
-	size_t n = sh->n_rows < CHART_TOP_N ? sh->n_rows : CHART_TOP_N, own = col_of(sh, G_OWN_LOST);
-	size_t label = col_of(sh, G_SHORT_NAME) < sh->n_cols ? col_of(sh, G_SHORT_NAME) : 0;
-	int split = own < sh->n_cols && !isnan(sh->g->v[sh->order[0]].own_lost_ns);
-	char title[160];
-	lxw_chart *ch;
-
-	snprintf(title, sizeof(title), "Lost time by %s, ms (top %zu of %zu)",
-		 sh->g == &bk->v->s->modules ? "module" : "op type", n, sh->n_rows);
-	if (!(ch = new_chart(bk, split ? LXW_CHART_BAR_STACKED : LXW_CHART_BAR, title)))
-		return NULL;
-	if (split) {
-		add_series(bk, ch, sh, label, own, n, 0xC0504D);
-		add_series(bk, ch, sh, label, col_of(sh, G_SUB_LOST), n, 0xF2B8B6);
-	} else {
-		add_series(bk, ch, sh, label, col_of(sh, G_LOST), n, 0xC0504D);
-		chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
-	}
 	chart_set_series_gap(ch, 40);
 	/* in a bar chart x_axis is the vertical axis, the categories': reversed,
 	 * the first row is on top */
@@ -480,6 +432,32 @@ static lxw_chart *lost_chart(struct book *bk, const struct sheet *sh, lxw_chart_
 	memset(o, 0, sizeof(*o));
 	o->x_scale = 2;
 	o->y_scale = (double)(140 + 24 * n) / 288;
+}
+
+/* Lost time of the first (most lost) rows of a Modules or Op types sheet,
+ * one horizontal bar each, the most lost on top, labelled by the short name
+ * where the sheet has one; modules split into the time lost directly under
+ * the path and in its sub-modules. */
+static lxw_chart *lost_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, lxw_chart_options *o)
+{
+	size_t n = sh->n_rows < OPMFU_SX_TOP_N ? sh->n_rows : OPMFU_SX_TOP_N, own = col_of(sh, G_OWN_LOST);
+	size_t label = col_of(sh, G_SHORT_NAME) < sh->n_cols ? col_of(sh, G_SHORT_NAME) : 0;
+	int split = own < sh->n_cols && !isnan(sh->g->v[sh->order[0]].own_lost_ns);
+	char title[160];
+	lxw_chart *ch;
+
+	snprintf(title, sizeof(title), "Lost time by %s, ms (top %zu of %zu)",
+		 sh->g == &bk->v->s->modules ? "module" : "op type", n, sh->n_rows);
+	if (!(ch = opmfu_sx_chart(bk, split ? LXW_CHART_BAR_STACKED : LXW_CHART_BAR, title)))
+		return NULL;
+	if (split) {
+		add_series(bk, ch, sh, label, own, n, 0xC0504D);
+		add_series(bk, ch, sh, label, col_of(sh, G_SUB_LOST), n, 0xF2B8B6);
+	} else {
+		add_series(bk, ch, sh, label, col_of(sh, G_LOST), n, 0xC0504D);
+		chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
+	}
+	opmfu_sx_hbars(ch, n, o);
 	return ch;
 }
 
@@ -500,14 +478,14 @@ static double count_status(const struct opmfu_summary *s, size_t n, const char *
 struct key_row {
 	const char *label;
 	double value;
-	enum fmt fmt;
+	enum opmfu_sx_fmt fmt;
 	double rank;
 };
 
 /* The cluster in a few numbers (SPEC 11: median and worst rank), in
  * A3:C10; the charts below it, one to a printed page. */
-static void put_overview(struct book *bk, lxw_worksheet *ws, const struct sheet *ranks, const struct sheet *mods,
-			 const struct sheet *ops)
+static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const struct opmfu_sx_sheet *ranks,
+			 const struct opmfu_sx_sheet *mods, const struct opmfu_sx_sheet *ops)
 {
 	const struct opmfu_sum_view *v = bk->v;
 	const struct key_row keys[] = {
@@ -533,10 +511,11 @@ static void put_overview(struct book *bk, lxw_worksheet *ws, const struct sheet 
 	for (k = 0; k < 3; k++)
 		opmfu_xbook_cstr(&bk->b, ws, 2, (lxw_col_t)k, head[k], bk->head);
 	for (k = 0; k < N_OF(keys); k++) {
-		struct opmfu_cell val = num_cell(keys[k].value, keys[k].fmt), rank = num_cell(keys[k].rank, F_INT);
+		struct opmfu_cell val = opmfu_sx_num(keys[k].value, keys[k].fmt);
+		struct opmfu_cell rank = opmfu_sx_num(keys[k].rank, F_INT);
 		opmfu_xbook_cstr(&bk->b, ws, (lxw_row_t)k + 3, 0, keys[k].label, bk->fmt[F_TEXT]);
-		put_value(bk, ws, (lxw_row_t)k + 3, 1, &val, keys[k].fmt);
-		put_value(bk, ws, (lxw_row_t)k + 3, 2, &rank, F_INT);
+		opmfu_sx_put(bk, ws, (lxw_row_t)k + 3, 1, &val, keys[k].fmt);
+		opmfu_sx_put(bk, ws, (lxw_row_t)k + 3, 2, &rank, F_INT);
 	}
 	if (ranks && ranks->n_rows && v->n_steps)
 		ch[n] = waterfall_chart(bk, ranks, &o[n]), n++;
@@ -559,7 +538,7 @@ static void put_overview(struct book *bk, lxw_worksheet *ws, const struct sheet 
 
 /* ---- the workbook ---- */
 
-static int add_formats(struct book *bk)
+static int add_formats(struct opmfu_sx_book *bk)
 {
 	size_t f;
 	if (!(bk->head = opmfu_xbook_format(&bk->b)) || !(bk->title = opmfu_xbook_format(&bk->b)))
@@ -572,7 +551,7 @@ static int add_formats(struct book *bk)
 	format_set_align(bk->head, LXW_ALIGN_VERTICAL_CENTER);
 	format_set_bold(bk->title);
 	format_set_font_size(bk->title, 14);
-	/* numbered in this order (head 1, title 2, then by enum fmt), whichever
+	/* numbered in this order (head 1, title 2, then by enum opmfu_sx_fmt), whichever
 	 * is used first and whether rows are streamed or not: libxlsxwriter
 	 * numbers a format, by its properties, when it first needs the number */
 	lxw_format_get_xf_index(bk->head);
@@ -589,27 +568,39 @@ static int add_formats(struct book *bk)
 	return 0;
 }
 
-/* The data sheets of what s holds, in sh; their count. */
-static size_t plan_sheets(const struct opmfu_sum_view *v, struct sheet *sh)
+/* The data sheets of what s holds, in sh (room for MAX_SHEETS), the Diff
+ * first: a diff's workbook opens on it; their count. */
+#define MAX_SHEETS 5
+static size_t plan_sheets(const struct opmfu_sum_view *v, struct opmfu_sx_sheet *sh)
 {
 	const struct opmfu_summary *s = v->s;
 	size_t n = 0;
 
-	memset(sh, 0, 4 * sizeof(*sh));
+	memset(sh, 0, MAX_SHEETS * sizeof(*sh));
+	if (s->diff.def)
+		sh[n++] = (struct opmfu_sx_sheet){ "Diff", opmfu_sx_diff_cols, opmfu_sx_n_diff_cols, s->diff_kept,
+						   &s->diff, NULL, NULL, { 0 }, NULL };
 	if (s->ranks.def)
-		sh[n++] = (struct sheet){ "Ranks", rank_cols, N_OF(rank_cols), v->n_ranks, &s->ranks, NULL, NULL, { 0 }, NULL };
+		sh[n++] = (struct opmfu_sx_sheet){ "Ranks", rank_cols, N_OF(rank_cols), v->n_ranks, &s->ranks, NULL,
+						   NULL, { 0 }, NULL };
 	if (s->steps.def)
-		sh[n++] = (struct sheet){ "Steps", step_cols, N_OF(step_cols), v->n_steps, &s->steps, NULL, NULL, { 0 }, NULL };
+		sh[n++] = (struct opmfu_sx_sheet){ "Steps", step_cols, N_OF(step_cols), v->n_steps, &s->steps, NULL,
+						   NULL, { 0 }, NULL };
 	if (s->modules.def)
-		sh[n++] = (struct sheet){ "Modules", module_cols, N_OF(module_cols), s->modules.n, NULL, &s->modules,
-					  v->mod_order, { 0 }, NULL };
+		sh[n++] = (struct opmfu_sx_sheet){ "Modules", module_cols, N_OF(module_cols), s->modules.n, NULL,
+						   &s->modules, v->mod_order, { 0 }, NULL };
 	if (s->op_types.def)
-		sh[n++] = (struct sheet){ "Op types", op_cols, N_OF(op_cols), s->op_types.n, NULL, &s->op_types,
-					  v->op_order, { 0 }, NULL };
+		sh[n++] = (struct opmfu_sx_sheet){ "Op types", op_cols, N_OF(op_cols), s->op_types.n, NULL,
+						   &s->op_types, v->op_order, { 0 }, NULL };
 	return n;
 }
 
-static const struct sheet *sheet_named(const struct sheet *sh, size_t n, const char *name)
+static int is_diff(const struct opmfu_sx_sheet *sh)
+{
+	return sh->cols == opmfu_sx_diff_cols;
+}
+
+static const struct opmfu_sx_sheet *sheet_named(const struct opmfu_sx_sheet *sh, size_t n, const char *name)
 {
 	size_t k;
 	for (k = 0; k < n; k++)
@@ -618,31 +609,43 @@ static const struct sheet *sheet_named(const struct sheet *sh, size_t n, const c
 	return NULL;
 }
 
-/* The sheets into bk's open workbook. */
-static enum opmfu_status put_book(struct book *bk, struct sheet *sh, size_t n, struct opmfu_err *err)
+/* The sheets into bk's open workbook: the Diff, the Overview (of a run's
+ * tables: not for a Diff alone), then the run's data sheets. */
+static enum opmfu_status put_book(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh, size_t n,
+				  struct opmfu_err *err)
 {
-	lxw_worksheet *ov;
+	lxw_worksheet *ov = NULL;
 	size_t k;
 
-	if (add_formats(bk) != 0 || !(ov = workbook_add_worksheet(bk->b.wb, "Overview")))
+	if (add_formats(bk) != 0)
 		return opmfu_xbook_nomem(bk->b.path, err);
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
+		if (!is_diff(&sh[k]) && !ov && !(ov = workbook_add_worksheet(bk->b.wb, "Overview")))
+			return opmfu_xbook_nomem(bk->b.path, err);
 		if (!(sh[k].ws = workbook_add_worksheet(bk->b.wb, sh[k].name)))
 			return opmfu_xbook_nomem(bk->b.path, err);
-	for (k = 0; k < n; k++)
-		put_sheet(bk, &sh[k]);
-	put_overview(bk, ov, sheet_named(sh, n, "Ranks"), sheet_named(sh, n, "Modules"), sheet_named(sh, n, "Op types"));
+	}
+	if (!n && !(ov = workbook_add_worksheet(bk->b.wb, "Overview")))
+		return opmfu_xbook_nomem(bk->b.path, err);
+	for (k = 0; k < n; k++) {
+		if (is_diff(&sh[k]))
+			opmfu_sx_put_diff(bk, &sh[k]);
+		else
+			opmfu_sx_put_sheet(bk, &sh[k]);
+	}
+	if (ov)
+		put_overview(bk, ov, sheet_named(sh, n, "Ranks"), sheet_named(sh, n, "Modules"),
+			     sheet_named(sh, n, "Op types"));
 	return OPMFU_OK;
 }
-
 
 /* The workbook of s for path, complete, under a temporary name (*tmp). */
 static enum opmfu_status stage(const struct opmfu_summary *s, const char *path, char **tmp,
 			       struct opmfu_write_stats *st, struct opmfu_err *err)
 {
 	struct opmfu_sum_view v;
-	struct sheet sh[4];
-	struct book bk;
+	struct opmfu_sx_sheet sh[MAX_SHEETS];
+	struct opmfu_sx_book bk;
 	enum opmfu_status e;
 	size_t n, k, cells = 0;
 
@@ -650,11 +653,13 @@ static enum opmfu_status stage(const struct opmfu_summary *s, const char *path, 
 		return e;
 	n = plan_sheets(&v, sh);
 	for (k = 0; k < n; k++) {
-		if (sh[k].n_rows > OPMFU_XLSX_MAX_ROWS - 1) {
+		/* the Diff sheet's charts and their data go below its rows */
+		size_t room = OPMFU_XLSX_MAX_ROWS - 1 - (is_diff(&sh[k]) ? OPMFU_SX_DIFF_EXTRA_ROWS : 0);
+		if (sh[k].n_rows > room) {
 			e = opmfu_err_set(err, OPMFU_ERR_LIMIT,
 					  "%s: %zu rows do not fit in its %s sheet (at most %zu below the header); not "
 					  "written: use --export db",
-					  path, sh[k].n_rows, sh[k].name, (size_t)OPMFU_XLSX_MAX_ROWS - 1);
+					  path, sh[k].n_rows, sh[k].name, room);
 			goto out;
 		}
 		cells += sh[k].n_rows * sh[k].n_cols;
@@ -693,13 +698,13 @@ enum opmfu_status opmfu_summary_xlsx_save(const struct opmfu_summary *s, const c
 enum opmfu_status opmfu_summary_xlsx_write(const char *dir, const struct opmfu_summary_tables *t,
 					   struct opmfu_write_stats *st, struct opmfu_err *err)
 {
-	const struct opmfu_table *tabs[4] = { t->ranks, t->steps, t->modules, t->op_types };
+	const struct opmfu_table *tabs[5] = { t->ranks, t->steps, t->modules, t->op_types, t->diff };
 	struct opmfu_summary s;
 	enum opmfu_status e = OPMFU_OK;
 	size_t k;
 
 	opmfu_summary_init(&s);
-	for (k = 0; k < 4 && e == OPMFU_OK; k++)
+	for (k = 0; k < 5 && e == OPMFU_OK; k++)
 		if (tabs[k])
 			e = opmfu_summary_add(&s, tabs[k], err);
 	if (e == OPMFU_OK && (e = opmfu_summary_keep(&s, err)) == OPMFU_OK)

@@ -32,6 +32,7 @@ struct opmfu_summary_tables {
 	const struct opmfu_table *steps;    /* OpmfuSteps */
 	const struct opmfu_table *modules;  /* OpmfuModules */
 	const struct opmfu_table *op_types; /* OpmfuOpTypes */
+	const struct opmfu_table *diff;     /* OpmfuDiff (opmfu diff): the Diff sheet */
 };
 
 /* opmfu_summary_xlsx_save of the rows of t. */

@@ -24,6 +24,16 @@ tests/tools/xlsx_cells.py) one by one:
 Numbers are compared as the workbook stores them (printf %.16G). Then a run in
 which every rank fails leaves an earlier summary workbook as it was, and no
 run leaves a temporary file.
+
+`opmfu diff BASE NEW -o OUT --export xlsx` (fixtures/diff_inputs, both sides
+inputs): its workbook is the Diff sheet followed by exactly the sheets of
+NEW's own summary workbook (`analyze NEW --export db,xlsx`), dump for dump;
+the Diff sheet's rows are OpmfuDiff's of the same diff's database, in order
+(times in ms, MFU and shares rounded to 12 decimals); with xlsx alone no
+database is written. With -o at NEW's own result folder (NEW given as that
+result) the workbook is the Diff sheet and NEW's sheets as they were, and the
+database keeps NEW's tables. A diff that fails, or one without -o, changes
+nothing.
 """
 import os
 import shutil
@@ -256,6 +266,92 @@ def failed_run(tmp):
     print("%-18s %s" % ("failed run", "ok" if not any(p.startswith("failed run") for p in problems) else "FAILED"))
 
 
+def tree_listing(top):
+    return sorted((os.path.relpath(os.path.join(r, n), top), os.path.getsize(os.path.join(r, n)))
+                  for r, _, files in os.walk(top) for n in files)
+
+
+def check_diff_rows(case, sheet, rows):
+    """The Diff sheet's rows against OpmfuDiff's, in order."""
+    sh = Sheet(case, "Diff", sheet)
+    cols = [("Kind", "kind", 0), ("Name", "name", 0), ("BASE time (ms)", "base_kernel_ns", 1),
+            ("NEW time (ms)", "new_kernel_ns", 1), ("BASE FLOPs", "base_flops", 0), ("NEW FLOPs", "new_flops", 0),
+            ("BASE MFU or share", "base_mfu", 2), ("NEW MFU or share", "new_mfu", 2),
+            ("BASE lost (ms)", "base_lost_ns", 1), ("NEW lost (ms)", "new_lost_ns", 1),
+            ("Change in lost (ms)", "delta_lost_ns", 1)]
+    for i, r in enumerate(rows):
+        for title, name, how in cols:
+            v = r[name]
+            if how == 2 and v is not None:
+                v = round(v * 1e12) / 1e12
+            sh.check(i + 1, title, shown(v, ms=how == 1))
+    # the row after the table is empty: the charts' data starts below it
+    if (len(rows) + 1, 0) in sheet:
+        problem(case, "Diff: row %d is not empty" % (len(rows) + 2))
+
+
+def diff_workbook(schema, tmp):
+    case = "diff"
+    base, new = os.path.join(tmp, "diff_base"), os.path.join(tmp, "diff_new")
+    build_tree(os.path.join(ROOT, "fixtures", "diff_inputs", "tree"), base, schema)
+    build_tree(os.path.join(ROOT, "fixtures", "diff_inputs", "tree_new"), new, schema)
+    own, d1, d2 = (os.path.join(tmp, n) for n in ("diff_own", "diff_xlsx", "diff_both"))
+
+    def run(*args):
+        return subprocess.run([OPMFU] + list(args) + ["-q"], capture_output=True, text=True, timeout=120)
+
+    def book(out):
+        return os.path.join(out, "cluster_analysis_output", "OperatorMfu", "opmfu_summary.xlsx")
+
+    for args in (("analyze", new, "-o", own, "--export", "db,xlsx"),
+                 ("diff", base, new, "-o", d1, "--export", "xlsx"),
+                 ("diff", base, new, "-o", d2, "--export", "db,xlsx")):
+        p = run(*args)
+        if p.returncode != 0:
+            return problem(case, "%s: exit %d: %s" % (" ".join(args[:1]), p.returncode, p.stderr))
+    new_book = dump(book(own))
+    if dump(book(d1)) != dump(book(d1), "Diff") + new_book:
+        problem(case, "the workbook is not the Diff sheet and NEW's own summary")
+    if not dump(book(d1), "Diff").startswith("sheet Diff\n") or dump(book(d1)) != dump(book(d2)):
+        problem(case, "no Diff sheet, or --export xlsx and db,xlsx give different workbooks")
+    if os.path.exists(os.path.join(d1, "cluster_analysis_output", "cluster_analysis.db")):
+        problem(case, "--export xlsx wrote a database")
+    con = sqlite3.connect("file:%s?mode=ro" % os.path.join(d2, "cluster_analysis_output", "cluster_analysis.db"),
+                          uri=True)
+    rows = db_rows(con, "OpmfuDiff")
+    con.close()
+    check_diff_rows(case, sheets_of(book(d2))["Diff"][0], rows)
+
+    # -o at NEW's own result: NEW's sheets and tables stay
+    p = run("diff", base, own, "-o", own, "--export", "db,xlsx")
+    if p.returncode != 0 or dump(book(own)) != dump(book(d2), "Diff") + new_book:
+        problem(case, "diff into NEW's own folder: exit %d, workbook %s" % (
+            p.returncode, "not the Diff sheet and NEW's sheets"))
+    con = sqlite3.connect("file:%s?mode=ro" % os.path.join(own, "cluster_analysis_output", "cluster_analysis.db"),
+                          uri=True)
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    con.close()
+    if not {"OpmfuRankSummary", "OpmfuSteps", "OpmfuModules", "OpmfuOpTypes", "OpmfuDiff"} <= tables:
+        problem(case, "NEW's database lost tables: %r" % sorted(tables))
+
+    # a diff that fails (no rank of --rank-list on both sides) changes nothing; nor does one without -o
+    before = tree_listing(own)
+    with open(book(own), "rb") as f:
+        kept = f.read()
+    p = run("diff", base, new, "-o", own, "--export", "db,xlsx", "--rank-list", "1")
+    with open(book(own), "rb") as f:
+        same = f.read() == kept
+    if p.returncode == 0 or not same or tree_listing(own) != before:
+        problem(case, "a failed diff: exit %d, workbook %s" % (p.returncode, "kept" if same else "replaced"))
+    cwd = os.path.join(tmp, "diff_cwd")
+    os.makedirs(cwd)
+    p = subprocess.run([OPMFU, "diff", base, new], cwd=cwd, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0 or os.listdir(cwd):
+        problem(case, "diff without -o: exit %d, wrote %r" % (p.returncode, os.listdir(cwd)))
+    print("%-18s %d OpmfuDiff rows: %s" % (case, len(rows), "ok" if not any(p.startswith(case + ":") for p in problems)
+                                           else "FAILED"))
+
+
 def main():
     with open(os.path.join(ROOT, "schema", "in", "ascend.sql"), encoding="utf-8") as f:
         schema = f.read()
@@ -271,6 +367,7 @@ def main():
             else:
                 print("%-18s skipped: %s is not there" % (case, os.path.join(SHARED, case)))
         failed_run(tmp)
+        diff_workbook(schema, tmp)
         # a test that compares nothing cannot fail
         if compared[0] < 300:
             problem("all", "only %d cells compared" % compared[0])

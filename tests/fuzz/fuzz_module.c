@@ -13,19 +13,7 @@
 #include "analyze/op_mfu.h"
 #include "base/mem.h"
 #include "fuzz.h"
-
-struct reader {
-	const uint8_t *p;
-	size_t n;
-};
-
-static unsigned byte(struct reader *r)
-{
-	if (!r->n)
-		return 0;
-	r->n--;
-	return *r->p++;
-}
+#include "fuzz_input.h"
 
 /* small times so that ranges overlap and tie often */
 static int64_t when(struct reader *r)

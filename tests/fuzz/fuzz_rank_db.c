@@ -31,28 +31,8 @@
 #include <yajl/yajl_parse.h>
 
 #include "fuzz.h"
+#include "fuzz_input.h"
 #include "opmfu.h"
-
-struct reader {
-	const uint8_t *p;
-	size_t n;
-};
-
-static unsigned byte(struct reader *r)
-{
-	if (!r->n)
-		return 0;
-	r->n--;
-	return *r->p++;
-}
-
-static uint64_t u64(struct reader *r)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | byte(r);
-	return v;
-}
 
 /* Strings the reader and the parsers give meaning to, so that random rows
  * still link, carry FLOPs records and open modules. */
@@ -133,22 +113,8 @@ static const char *const tables[][2] = {
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
-static char dir[64];
+static const char *dir;
 static char *schema_sql;
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void cleanup(void)
-{
-	if (dir[0])
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static char config_path[96];
 static struct opmfu_model_opts model;
@@ -157,11 +123,8 @@ static void setup_once(void)
 {
 	FILE *f;
 	long n;
-	const char *tmp = getenv("TMPDIR");
 
-	snprintf(dir, sizeof(dir), "%s/opmfu-fuzz-XXXXXX", tmp && strlen(tmp) < 32 ? tmp : "/tmp");
-	FUZZ_ASSERT(mkdtemp(dir) != NULL);
-	atexit(cleanup);
+	dir = fuzz_scratch();
 	f = fopen(OPMFU_FUZZ_SCHEMA, "rb");
 	FUZZ_ASSERT(f != NULL);
 	fseek(f, 0, SEEK_END);

@@ -31,7 +31,8 @@ A case directory holds:
                 absent (optional: output paths that must not exist),
                 xlsx/PATH.cells (optional: the dump by tests/tools/xlsx_cells.py of the
                 workbook {out}/PATH, e.g. xlsx/cluster_analysis_output/OperatorMfu/
-                operator_mfu_kernel_0.xlsx.cells; no temporary file may be left beside it),
+                operator_mfu_kernel_0.xlsx.cells; no temporary file may be left beside it;
+                xlsx/PATH#SHEET.cells: the dump of its sheet SHEET alone),
                 files/PATH (optional: the exact bytes of the exported file {out}/PATH, e.g.
                 files/cluster_analysis_output/csv/OperatorMFU.csv, after writing the
                 tree's and the output's paths as {tree} and {out}; no temporary file
@@ -292,12 +293,13 @@ def check_xlsx(want_dir, out, subst):
     fails = 0
     dirs_seen = set()
     for want_path, rel in expected_files(want_dir, ".cells"):
+        rel, _, sheet = rel.partition("#")
         book = os.path.join(out, rel)
         with open(want_path, encoding="utf-8") as f:
             want = f.read()
-        got = normalize(dump_xlsx(book), subst) if os.path.exists(book) else "(no workbook)\n"
+        got = normalize(dump_xlsx(book, sheet or None), subst) if os.path.exists(book) else "(no workbook)\n"
         if want != got:
-            fails += diff("xlsx/" + rel, want, got)
+            fails += diff("xlsx/" + rel + ("#" + sheet if sheet else ""), want, got)
         dirs_seen.add(os.path.dirname(book))
     return fails + temp_files_left(dirs_seen)
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Dump an .xlsx workbook as text, for tests: xlsx_cells.py FILE.xlsx
+"""Dump an .xlsx workbook as text, for tests: xlsx_cells.py FILE.xlsx [SHEET]
+
+With SHEET, only the sheet of that name (nothing when there is none).
 
 Standard library only (zipfile + ElementTree). For each sheet, in this order:
 
@@ -400,7 +402,8 @@ def chart_lines(z, sheet_part, root):
     return lines
 
 
-def dump(path):
+def dump(path, sheet=None):
+    """The dump of the workbook at path; of its sheet named sheet only, when given."""
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
         sst = []
@@ -419,16 +422,18 @@ def dump(path):
             if dn.get("name") == "_xlnm.Print_Titles":
                 titles[int(dn.get("localSheetId", -1))] = (dn.text or "").split("!")[-1]
         for i, sh in enumerate(book.iter(M + "sheet")):
+            if sheet is not None and sh.get("name") != sheet:
+                continue
             rid = sh.get("{%s}id" % NS["r"])
             out.extend(dump_sheet(z, sh.get("name"), rels[rid], sst, styles, titles.get(i)))
     return "\n".join(out) + "\n"
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.stderr.write("usage: xlsx_cells.py FILE.xlsx\n")
+    if len(sys.argv) not in (2, 3):
+        sys.stderr.write("usage: xlsx_cells.py FILE.xlsx [SHEET]\n")
         return 2
-    sys.stdout.write(dump(sys.argv[1]))
+    sys.stdout.write(dump(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None))
     return 0
 
 

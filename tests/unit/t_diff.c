@@ -7,12 +7,18 @@
  * a rank directory) against its own analysis, with every allocation failing
  * in turn: each run ends with "out of memory" and leaves no temporary folder
  * (TMPDIR is argv[2]/tmp), and the run that succeeds compares the sample
- * with itself: no change anywhere.
+ * with itself: no change anywhere; with xlsx in the exports, a run that
+ * fails leaves an earlier summary workbook as it was, one that succeeds
+ * replaces it. And opmfu_results_tables (read/results.c), the reader of any
+ * result table by a def, on databases written here.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "base/mem.h"
 #include "check.h"
@@ -328,7 +334,7 @@ static enum opmfu_status run_diff(const char *sample, const char *result, const 
 	o.paths[1] = sample;
 	o.analyze.jobs = 1;
 	o.out_dir = out;
-	o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON;
+	o.exports = OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX | OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON;
 	memset(err, 0, sizeof(*err));
 	return opmfu_diff(&o, d, err);
 }
@@ -341,11 +347,12 @@ static void check_same(const struct opmfu_diff *d)
 	for (i = 0; i < d->n_rows; i++)
 		CHECK(d->rows[i].delta_lost_ns == 0);
 	CHECK(d->out_db != NULL);
+	CHECK(d->summary_xlsx != NULL);
 }
 
 static void t_diff_nomem(const char *sample, const char *scratch)
 {
-	char result[1024], out[1024], tmp[1024];
+	char result[1024], out[1024], tmp[1024], book[1200];
 	struct opmfu_opts ao;
 	struct opmfu_report rep;
 	struct opmfu_err err = OPMFU_ERR_INIT;
@@ -369,12 +376,22 @@ static void t_diff_nomem(const char *sample, const char *scratch)
 	CHECK_INT(run_diff(sample, result, out, &d, &err), OPMFU_OK);
 	total = opmfu_mem_count() - total;
 	check_same(&d);
+	snprintf(book, sizeof(book), "%s/cluster_analysis_output/OperatorMfu/opmfu_summary.xlsx", out);
+	CHECK(d.summary_xlsx && !strcmp(d.summary_xlsx, book));
 	opmfu_diff_release(&d);
 	for (k = 1; k <= total + 5; k++) {
 		enum opmfu_status st;
+		put_file(book, "earlier");
 		opmfu_mem_fail_after(k);
 		st = run_diff(sample, result, out, &d, &err);
 		opmfu_mem_fail_after(0);
+		/* the summary workbook is replaced by a diff that succeeds, and only by one */
+		if (file_is(book, "earlier") != (st != OPMFU_OK)) {
+			fprintf(stderr, "failing allocation %ld: status %d, the workbook %s\n", k, (int)st,
+				st ? "replaced" : "not replaced");
+			CHECK(0);
+		}
+		CHECK_INT(tmp_files(out), 0);
 		/* an allocation that only speeds things up may fail without a word */
 		if (st == OPMFU_OK)
 			check_same(&d);
@@ -394,6 +411,175 @@ static void t_diff_nomem(const char *sample, const char *scratch)
 	printf("opmfu_diff: %ld allocations, %ld runs failed with one of them failing\n", total, failed);
 }
 
+/* ---- opmfu_results_tables ---- */
+
+static const struct opmfu_column step_cols[] = {
+	{ "rank_id", OPMFU_COL_INT, "", 0, 0 }, { "step", OPMFU_COL_INT, "", 0, 0 },
+	{ "window_ns", OPMFU_COL_INT, "", 0, 0 }, { "trace_mfu", OPMFU_COL_REAL, "", 0, 0 },
+	{ "share_idle", OPMFU_COL_REAL, "", 0, 0 }, /* not in the databases below */
+};
+static const struct opmfu_table_def step_def = { "OpmfuSteps", step_cols, 5, NULL };
+static const struct opmfu_column op_cols[] = { { "rank_id", OPMFU_COL_INT, "", 0, 0 },
+					       { "op_name", OPMFU_COL_TEXT, "", 0, 0 } };
+static const struct opmfu_table_def op_def = { "OpmfuOpTypes", op_cols, 2, NULL };
+static const struct opmfu_table_def mod_def = { "OpmfuModules", op_cols, 2, NULL }; /* not in them */
+static const struct opmfu_table_def *const read_defs[] = { &step_def, &mod_def, &op_def };
+
+/* What opmfu_results_tables gave: every row (copied) and the pieces' sizes. */
+struct got_rows {
+	struct opmfu_cell_store cs[3];
+	size_t pieces[3][8], n_pieces[3];
+	int fail_at; /* the piece (counted over all tables) whose call fails; 0: none */
+	int calls;
+};
+
+static enum opmfu_status take_rows(void *ctx, size_t k, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	struct got_rows *g = ctx;
+	if (++g->calls == g->fail_at)
+		return opmfu_err_set(err, OPMFU_ERR_IO, "piece %d refused", g->calls);
+	CHECK(k < 3 && t->def == read_defs[k]);
+	if (k >= 3 || t->def != read_defs[k])
+		return OPMFU_ERR_USAGE;
+	if (g->n_pieces[k] < 8)
+		g->pieces[k][g->n_pieces[k]++] = t->n_rows;
+	return opmfu_cell_store_add_table(&g->cs[k], t, err);
+}
+
+static void got_init(struct got_rows *g)
+{
+	size_t k;
+	memset(g, 0, sizeof(*g));
+	for (k = 0; k < 3; k++)
+		opmfu_cell_store_init(&g->cs[k], read_defs[k]);
+}
+
+static void got_release(struct got_rows *g)
+{
+	size_t k;
+	for (k = 0; k < 3; k++)
+		opmfu_cell_store_release(&g->cs[k]);
+}
+
+static void make_db(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	unlink(path);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static const struct opmfu_cell *got_cell(const struct got_rows *g, size_t k, size_t i, size_t c)
+{
+	return &g->cs[k].cells[i * read_defs[k]->n_cols + c];
+}
+
+/* Row i of table k: integers (INT64_MIN for NULL) in cols 0-2 of steps. */
+static void check_step(const struct got_rows *g, size_t i, int64_t rank, int64_t step, int64_t win, double mfu)
+{
+	const struct opmfu_cell *c = got_cell(g, 0, i, 0);
+	CHECK(!c[0].null && c[0].v.i == rank);
+	CHECK(step == INT64_MIN ? c[1].null : !c[1].null && c[1].v.i == step);
+	CHECK(!c[2].null && c[2].v.i == win);
+	CHECK(isnan(mfu) ? c[3].null : !c[3].null && c[3].v.r == mfu);
+	CHECK(c[4].null); /* share_idle: not a column of the table */
+}
+
+static void t_results_tables(const char *scratch)
+{
+	static const int ranks[] = { 3, 0 };
+	char path[1200], bad[1200];
+	struct got_rows g;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	long k;
+
+	mkdir(scratch, 0777);
+	snprintf(path, sizeof(path), "%s/results.db", scratch);
+	snprintf(bad, sizeof(bad), "%s/bad.db", scratch);
+	/* trace_mfu 1 is an INTEGER (a REAL column takes it as 1.0); extra is a column the def does not have */
+	make_db(path, "CREATE TABLE OpmfuSteps (rank_id INTEGER, step INTEGER, window_ns INTEGER, trace_mfu REAL, "
+		      "extra TEXT);"
+		      "INSERT INTO OpmfuSteps VALUES (0, 1, 1000, 0.5, 'x'), (0, NULL, 2000, NULL, NULL), "
+		      "(1, 1, 3000, 1, 'y'), (2, 1, 4000, 0.25, NULL), (3, 1, 5000, 0.75, NULL);"
+		      "CREATE TABLE OpmfuOpTypes (rank_id INTEGER, op_name TEXT);"
+		      "INSERT INTO OpmfuOpTypes VALUES (0, 'aten::mm'), (1, 'x''y');");
+
+	/* pieces of at most 2 rows, in the database's order; OpmfuModules is not there: no call */
+	got_init(&g);
+	CHECK_INT(opmfu_results_tables(path, read_defs, 3, NULL, 0, 2, take_rows, &g, &err), OPMFU_OK);
+	CHECK_INT(g.n_pieces[0], 3);
+	CHECK(g.pieces[0][0] == 2 && g.pieces[0][1] == 2 && g.pieces[0][2] == 1);
+	CHECK_INT(g.n_pieces[1], 0);
+	CHECK_INT(g.n_pieces[2], 1);
+	CHECK_INT(g.cs[0].n_rows, 5);
+	check_step(&g, 0, 0, 1, 1000, 0.5);
+	check_step(&g, 1, 0, INT64_MIN, 2000, NAN);
+	check_step(&g, 2, 1, 1, 3000, 1.0);
+	check_step(&g, 4, 3, 1, 5000, 0.75);
+	CHECK_INT(g.cs[2].n_rows, 2);
+	CHECK(got_cell(&g, 2, 1, 1)->v.t.n == 3 && !memcmp(got_cell(&g, 2, 1, 1)->v.t.s, "x'y", 3));
+	got_release(&g);
+
+	/* ranks 3 and 0: their rows alone, still in the database's order */
+	got_init(&g);
+	CHECK_INT(opmfu_results_tables(path, read_defs, 3, ranks, 2, 100, take_rows, &g, &err), OPMFU_OK);
+	CHECK_INT(g.cs[0].n_rows, 3);
+	check_step(&g, 0, 0, 1, 1000, 0.5);
+	check_step(&g, 2, 3, 1, 5000, 0.75);
+	CHECK_INT(g.cs[2].n_rows, 1);
+	got_release(&g);
+
+	/* what the callback says stops the reading */
+	got_init(&g);
+	g.fail_at = 2;
+	CHECK_INT(opmfu_results_tables(path, read_defs, 3, NULL, 0, 2, take_rows, &g, &err), OPMFU_ERR_IO);
+	CHECK_STR(err.msg, "piece 2 refused");
+	CHECK_INT(g.calls, 2);
+	got_release(&g);
+
+	/* values of another type, each named by file, table, row and column */
+	make_db(bad, "CREATE TABLE OpmfuSteps (rank_id INTEGER, step INTEGER, window_ns INTEGER, trace_mfu REAL);"
+		     "INSERT INTO OpmfuSteps VALUES (0, 1, 1000, 0.5), (0, 2, 'abc', 0.5);");
+	got_init(&g);
+	CHECK_INT(opmfu_results_tables(bad, read_defs, 1, NULL, 0, 100, take_rows, &g, &err), OPMFU_ERR_FORMAT);
+	CHECK(strstr(err.msg, bad) == err.msg && !strcmp(err.msg + strlen(bad), ": OpmfuSteps row 2: window_ns is not an "
+									       "integer"));
+	CHECK_INT(g.calls, 0); /* the row before it was not given away alone */
+	got_release(&g);
+	make_db(bad, "CREATE TABLE OpmfuSteps (rank_id INTEGER, step INTEGER, window_ns INTEGER, trace_mfu REAL);"
+		     "INSERT INTO OpmfuSteps VALUES (0, 1.5, 1000, 0.5);"
+		     "CREATE TABLE OpmfuOpTypes (rank_id INTEGER, op_name);"
+		     "INSERT INTO OpmfuOpTypes VALUES (0, 5);");
+	got_init(&g);
+	CHECK_INT(opmfu_results_tables(bad, read_defs, 1, NULL, 0, 100, take_rows, &g, &err), OPMFU_ERR_FORMAT);
+	CHECK(strstr(err.msg, ": OpmfuSteps row 1: step is not an integer") != NULL);
+	CHECK_INT(opmfu_results_tables(bad, read_defs + 2, 1, NULL, 0, 100, take_rows, &g, &err), OPMFU_ERR_FORMAT);
+	CHECK(strstr(err.msg, ": OpmfuOpTypes row 1: op_name is not a text") != NULL);
+	make_db(bad, "CREATE TABLE OpmfuSteps (rank_id INTEGER, step INTEGER, window_ns INTEGER, trace_mfu REAL);"
+		     "INSERT INTO OpmfuSteps VALUES (0, 1, 1000, 'high');");
+	CHECK_INT(opmfu_results_tables(bad, read_defs, 1, NULL, 0, 100, take_rows, &g, &err), OPMFU_ERR_FORMAT);
+	CHECK(strstr(err.msg, ": OpmfuSteps row 1: trace_mfu is not a number") != NULL);
+	got_release(&g);
+
+	/* every allocation failing in turn: out of memory, said so */
+	for (k = 1; k < 200; k++) {
+		enum opmfu_status st;
+		got_init(&g);
+		opmfu_mem_fail_after(k);
+		st = opmfu_results_tables(path, read_defs, 3, ranks, 2, 2, take_rows, &g, &err);
+		opmfu_mem_fail_after(0);
+		got_release(&g);
+		if (st == OPMFU_OK)
+			break;
+		CHECK_INT(st, OPMFU_ERR_NOMEM);
+		CHECK(strstr(err.msg, "out of memory") != NULL);
+	}
+	CHECK(k > 3 && k < 200);
+	unlink(path);
+	unlink(bad);
+}
+
 int main(int argc, char **argv)
 {
 	t_compute();
@@ -401,7 +587,12 @@ int main(int argc, char **argv)
 	t_rank_list();
 	t_format_ranks();
 	t_compute_nomem();
-	if (argc > 2)
+	if (argc > 2) {
+		char scratch[1100];
+		snprintf(scratch, sizeof(scratch), "%s/tables", argv[2]);
+		mkdir(argv[2], 0777);
+		t_results_tables(scratch);
 		t_diff_nomem(argv[1], argv[2]);
+	}
 	return check_done();
 }

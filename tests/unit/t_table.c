@@ -453,13 +453,7 @@ static void test_xlsx(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: t_table PYTHON XLSX_CELLS_PY SCRATCH_DIR\n");
-		return 2;
-	}
-	xlsx_python = argv[1];
-	xlsx_dumper = argv[2];
-	if (scratch_run_dir(argv[3], dir, sizeof(dir)) != 0)
+	if (xlsx_test_start(argc, argv, "t_table", dir, sizeof(dir)) < 0)
 		return 2;
 
 	test_cells();
