@@ -169,7 +169,7 @@ static void hot_row(const struct opmfu_hotspots_table *ht, const struct opmfu_ho
 	c[3] = opmfu_cell_int(h->kernel_ns);
 	c[4] = opmfu_cell_int(h->flops_kernel_ns);
 	c[5] = opmfu_cell_int(h->flops);
-	c[6] = mfu >= 0 ? opmfu_cell_real(mfu) : opmfu_cell_null();
+	c[6] = opmfu_cell_known(mfu);
 	c[7] = opmfu_cell_int(llround(h->lost_ns));
 }
 

@@ -303,21 +303,26 @@ out:
 
 /* ---- 3. the tree (SPEC 3.2) and its depth-first rows (SPEC 3.3) ---- */
 
-struct item {
-	int64_t start, end;
-	uint32_t id; /* < n_mods: module; else op node id - n_mods */
-};
-
-/* start ascending, end descending, modules first (lower ids), then read or
- * first-appearance order */
+/* start ascending, end descending, modules first (lower ids), then the
+ * caller's order */
 static int less_item(const void *pa, const void *pb)
 {
-	const struct item *a = pa, *b = pb;
+	const struct opmfu_nest_item *a = pa, *b = pb;
 	if (a->start != b->start)
 		return a->start < b->start;
 	if (a->end != b->end)
 		return a->end > b->end;
 	return a->id < b->id;
+}
+
+int opmfu_nest_sort(struct opmfu_nest_item *it, size_t n_mods, size_t n)
+{
+	/* Module ranges come as the profiler closed them (inner ones first),
+	 * the rest nearly in start order: sorting the modules alone first
+	 * leaves the natural merge sort a few long runs to merge */
+	if (opmfu_sort_array(it, n_mods, sizeof(*it), less_item))
+		return -1;
+	return opmfu_sort_array(it, n, sizeof(*it), less_item);
 }
 
 struct row_key {
@@ -338,8 +343,8 @@ static int less_row_key(const void *pa, const void *pb)
 /* Walks the sorted items with a stack of the open modules (the root below
  * it contains everything): parents and depths of modules, a row per op node
  * directly under a module of depth <= OPMFU_MODULE_MAX_DEPTH. */
-static void walk(struct opmfu_module_tree *mt, const struct opmfu_trace *t, const struct item *it, size_t n_items,
-		 uint32_t *stack)
+static void walk(struct opmfu_module_tree *mt, const struct opmfu_trace *t, const struct opmfu_nest_item *it,
+		 size_t n_items, uint32_t *stack)
 {
 	size_t n_mods = t->mods.n, i, sp = 0;
 
@@ -367,7 +372,7 @@ static void walk(struct opmfu_module_tree *mt, const struct opmfu_trace *t, cons
 
 /* Rows sorted stably by (module start, op start): ties keep depth-first
  * order. it (at least n_rows items) is scratch. */
-static int sort_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t, struct item *it)
+static int sort_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t, struct opmfu_nest_item *it)
 {
 	struct row_key *rk = opmfu_malloc((mt->n_rows + 1) * sizeof(*rk));
 	size_t i;
@@ -398,7 +403,7 @@ out:
 static int build_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t)
 {
 	size_t n_mods = t->mods.n, n_items = n_mods + mt->n_nodes, i;
-	struct item *it = NULL;
+	struct opmfu_nest_item *it = NULL;
 	uint32_t *stack = NULL;
 	int rc = -1;
 
@@ -413,16 +418,12 @@ static int build_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t)
 	if (!it || !stack || !mt->mod_parent || !mt->mod_depth || !mt->row_node || !mt->row_mod)
 		goto out;
 	for (i = 0; i < n_mods; i++)
-		it[i] = (struct item){ t->mods.v[i].start, t->mods.v[i].end, (uint32_t)i };
+		it[i] = (struct opmfu_nest_item){ t->mods.v[i].start, t->mods.v[i].end, (uint32_t)i, 0 };
 	for (i = 0; i < mt->n_nodes; i++) {
 		const struct opmfu_link *l = &t->links[mt->node_link[i]];
-		it[n_mods + i] = (struct item){ l->op_start, l->op_end, (uint32_t)(n_mods + i) };
+		it[n_mods + i] = (struct opmfu_nest_item){ l->op_start, l->op_end, (uint32_t)(n_mods + i), 0 };
 	}
-	/* Module ranges come as the profiler closed them (inner ones first),
-	 * op nodes nearly in start order: sorting the modules alone first
-	 * leaves the natural merge sort a few long runs to merge */
-	if (opmfu_sort_array(it, n_mods, sizeof(*it), less_item) ||
-	    opmfu_sort_array(it, n_items, sizeof(*it), less_item))
+	if (opmfu_nest_sort(it, n_mods, n_items))
 		goto out;
 	walk(mt, t, it, n_items, stack);
 	if (sort_rows(mt, t, it))

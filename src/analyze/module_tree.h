@@ -57,6 +57,22 @@ void opmfu_module_tree_release(struct opmfu_module_tree *mt);
 int opmfu_module_tree_build(struct opmfu_module_tree *mt, const struct opmfu_trace *t,
 			    const struct opmfu_op_mfu *op);
 
+/*
+ * Module ranges and other spans on one timeline, for a walk with a stack of
+ * the open modules: sorted by opmfu_nest_sort, a container comes before what
+ * it contains, so the innermost open module that ends no earlier holds an
+ * item.
+ */
+struct opmfu_nest_item {
+	int64_t start, end;
+	uint32_t id; /* < the number of modules: a module index; else the caller's */
+	uint32_t pad;
+};
+
+/* Sorts it[0 .. n) (the modules first, it[0 .. n_mods)) by (start
+ * ascending, end descending, id). Returns 0, or -1 when out of memory. */
+int opmfu_nest_sort(struct opmfu_nest_item *it, size_t n_mods, size_t n);
+
 /* The string of sid ("" for none) and its length. */
 static inline const char *opmfu_module_str(const struct opmfu_trace *t, uint32_t sid, size_t *len)
 {

@@ -6,7 +6,9 @@
 
 #include <string.h>
 
+#include "analyze/module_tree.h"
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sbuf.h"
 #include "base/sort.h"
 
@@ -26,25 +28,6 @@ void opmfu_modules_release(struct opmfu_modules *res)
 	opmfu_modules_init(res);
 }
 
-/* A module range or a unit on one timeline: (start, end) and which. */
-struct item {
-	int64_t start, end;
-	uint32_t id;  /* module index, or n_mods + unit index */
-	uint32_t pad;
-};
-
-/* (start ascending, end descending, modules first, index): a container
- * comes before what it contains */
-static int less_item(const void *pa, const void *pb)
-{
-	const struct item *a = pa, *b = pb;
-	if (a->start != b->start)
-		return a->start < b->start;
-	if (a->end != b->end)
-		return a->end > b->end;
-	return a->id < b->id;
-}
-
 struct build {
 	struct opmfu_modules *res;
 	struct opmfu_ops *ops;
@@ -61,17 +44,17 @@ static int nest(struct build *b)
 {
 	const struct opmfu_ranges *mods = &b->t->mods;
 	size_t n_mods = mods->n, n = n_mods + b->ops->n, i, top = 0, k = 0;
-	struct item *it = opmfu_malloc((n + 1) * sizeof(*it));
+	struct opmfu_nest_item *it = opmfu_malloc((n + 1) * sizeof(*it));
 	uint32_t *stack = opmfu_malloc((n_mods + 1) * sizeof(*stack));
 	int rc = -1;
 
 	if (!it || !stack || n >= NONE)
 		goto out;
 	for (i = 0; i < n_mods; i++)
-		it[i] = (struct item){ mods->v[i].start, mods->v[i].end, (uint32_t)i, 0 };
+		it[i] = (struct opmfu_nest_item){ mods->v[i].start, mods->v[i].end, (uint32_t)i, 0 };
 	for (i = 0; i < b->ops->n; i++)
-		it[n_mods + i] = (struct item){ b->ops->v[i].start, b->ops->v[i].end, (uint32_t)(n_mods + i), 0 };
-	if (opmfu_sort_array(it, n, sizeof(*it), less_item))
+		it[n_mods + i] = (struct opmfu_nest_item){ b->ops->v[i].start, b->ops->v[i].end, (uint32_t)(n_mods + i), 0 };
+	if (opmfu_nest_sort(it, n_mods, n))
 		goto out;
 	for (i = 0; i < n; i++) {
 		uint32_t up;
@@ -121,19 +104,14 @@ static int make_paths(struct build *b)
 	return 0;
 }
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
 static void add_unit(struct opmfu_msum *s, const struct opmfu_ops *ops, const struct opmfu_unit *u)
 {
 	double peak = opmfu_unit_peak(ops, u), ns = (double)u->kernel_ns;
-	s->kernel_ns = sat_add(s->kernel_ns, u->kernel_ns);
+	s->kernel_ns = opmfu_sat_add(s->kernel_ns, u->kernel_ns);
 	s->lost_ns += opmfu_unit_lost_ns(ops, u);
 	if (u->src >= 0) {
-		s->flops_kernel_ns = sat_add(s->flops_kernel_ns, u->kernel_ns);
-		s->flops = sat_add(s->flops, u->flops);
+		s->flops_kernel_ns = opmfu_sat_add(s->flops_kernel_ns, u->kernel_ns);
+		s->flops = opmfu_sat_add(s->flops, u->flops);
 	}
 	if (u->src >= 0 && peak > 0) {
 		s->cap_flops += ns * 1e-9 * peak;

@@ -27,11 +27,6 @@ const struct opmfu_table_def opmfu_modules_def = {
 	"OpmfuModules", cols, sizeof(cols) / sizeof(cols[0]), NULL,
 };
 
-static struct opmfu_cell ratio(double v)
-{
-	return v >= 0 ? opmfu_cell_real(v) : opmfu_cell_null();
-}
-
 static void modules_row(const void *src, size_t i, struct opmfu_cell *c)
 {
 	const struct opmfu_modules_table *mt = src;
@@ -43,13 +38,13 @@ static void modules_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[3] = opmfu_cell_int(r->all.kernel_ns);
 	c[4] = opmfu_cell_int(r->all.flops_kernel_ns);
 	c[5] = opmfu_cell_int(r->all.flops);
-	c[6] = ratio(opmfu_msum_mfu(&r->all));
-	c[7] = ratio(opmfu_msum_mfu_all(&r->all));
+	c[6] = opmfu_cell_known(opmfu_msum_mfu(&r->all));
+	c[7] = opmfu_cell_known(opmfu_msum_mfu_all(&r->all));
 	c[8] = opmfu_cell_int(llround(r->all.lost_ns));
 	c[9] = opmfu_cell_int(r->depth);
 	c[10] = opmfu_cell_int(r->self.kernel_ns);
 	c[11] = opmfu_cell_int(r->self.flops);
-	c[12] = ratio(opmfu_msum_mfu(&r->self));
+	c[12] = opmfu_cell_known(opmfu_msum_mfu(&r->self));
 	c[13] = opmfu_cell_int(llround(r->self.lost_ns));
 }
 

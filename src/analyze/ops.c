@@ -8,9 +8,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "base/bucket.h"
 #include "base/lbound.h"
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 
 _Static_assert(sizeof(struct opmfu_unit) == 64, "a unit per op instance: keep it small");
@@ -45,11 +45,6 @@ struct build {
 	uint32_t *lk;         /* one unit's links */
 	size_t cap_lk;
 };
-
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
 
 static const struct opmfu_range *rec_of(const struct build *b, uint32_t fact)
 {
@@ -89,7 +84,7 @@ static void assign(struct build *b)
 		} else if (x->src == OPMFU_FLOPS_SHAPE && x->n) {
 			uint32_t link = fl->cover[x->first];
 			size_t at = b->op_scope ? b->t->links[link].op : link;
-			b->shape[at] = sat_add(b->shape[at] < 0 ? 0 : b->shape[at], x->flops);
+			b->shape[at] = opmfu_sat_add(b->shape[at] < 0 ? 0 : b->shape[at], x->flops);
 		}
 	}
 }
@@ -126,14 +121,14 @@ static int measure(struct build *b, struct opmfu_unit *u, size_t n, int64_t *sha
 			continue;
 		u->kernels++;
 		if (d > 0)
-			u->kernel_ns = sat_add(u->kernel_ns, d);
+			u->kernel_ns = opmfu_sat_add(u->kernel_ns, d);
 		/* a kernel that ends before it starts (junk times) can still be the only one */
 		if (u->main_link == NONE || d > best) {
 			best = d;
 			u->main_link = b->lk[i];
 		}
 		if (!b->op_scope && b->shape[b->lk[i]] >= 0) {
-			*shape = sat_add(*shape < 0 ? 0 : *shape, b->shape[b->lk[i]]);
+			*shape = opmfu_sat_add(*shape < 0 ? 0 : *shape, b->shape[b->lk[i]]);
 			if (*shape_link == NONE || b->lk[i] < *shape_link)
 				*shape_link = b->lk[i];
 		}
@@ -141,8 +136,10 @@ static int measure(struct build *b, struct opmfu_unit *u, size_t n, int64_t *sha
 	return 0;
 }
 
-/* Appends op instance o's links to b->lk[*n..); its span widens u's. */
-static int take_op(struct build *b, struct opmfu_unit *u, uint32_t o, size_t *n)
+/* Appends op instance o's links to b->lk[*n..); its span widens u's, its
+ * shape FLOPs (op scope) add to *shape. */
+static int take_op(struct build *b, struct opmfu_unit *u, uint32_t o, size_t *n, int64_t *shape,
+		   uint32_t *shape_link)
 {
 	size_t k, m = b->off[o + 1] - b->off[o];
 	const struct opmfu_link *l = &b->t->links[b->ord[b->off[o]]];
@@ -156,6 +153,11 @@ static int take_op(struct build *b, struct opmfu_unit *u, uint32_t o, size_t *n)
 	}
 	if (l->op_end > u->end)
 		u->end = l->op_end;
+	if (b->op_scope && b->shape[o] >= 0) {
+		*shape = opmfu_sat_add(*shape < 0 ? 0 : *shape, b->shape[o]);
+		if (*shape_link == NONE)
+			*shape_link = b->ord[b->off[o]];
+	}
 	return 0;
 }
 
@@ -181,24 +183,6 @@ static int8_t prec_of(const struct opmfu_trace *t, uint32_t link)
 	return opmfu_trace_dtype(t, t->links[link].dtype)->prec;
 }
 
-/* The ops of a unit made: their links into b->lk, their shape FLOPs (op scope) into *shape. */
-static int take_ops(struct build *b, struct opmfu_unit *u, const uint32_t *ops, size_t n_ops, size_t *n,
-		    int64_t *shape, uint32_t *shape_link)
-{
-	size_t k;
-	for (k = 0; k < n_ops; k++) {
-		uint32_t o = ops[k];
-		if (take_op(b, u, o, n))
-			return -1;
-		if (b->op_scope && b->shape[o] >= 0) {
-			*shape = sat_add(*shape < 0 ? 0 : *shape, b->shape[o]);
-			if (*shape_link == NONE)
-				*shape_link = b->ord[b->off[o]];
-		}
-	}
-	return 0;
-}
-
 /* A record's unit: the op instances it owns (in start order). The dtype is
  * its first covered kernel's, as SPEC 2 step 4 decides a record's. */
 static int record_unit(struct build *b, uint32_t f)
@@ -217,7 +201,7 @@ static int record_unit(struct build *b, uint32_t f)
 			continue;
 		if (!u && !(u = new_unit(b)))
 			return -1;
-		if (take_ops(b, u, &op, 1, &n, &shape, &shape_link))
+		if (take_op(b, u, op, &n, &shape, &shape_link))
 			return -1;
 	}
 	if (!u) {
@@ -243,7 +227,7 @@ static int op_unit(struct build *b, uint32_t o)
 	size_t n = 0;
 	int64_t shape = -1;
 	uint32_t shape_link = NONE;
-	if (!u || take_ops(b, u, &o, 1, &n, &shape, &shape_link) || measure(b, u, n, &shape, &shape_link))
+	if (!u || take_op(b, u, o, &n, &shape, &shape_link) || measure(b, u, n, &shape, &shape_link))
 		return -1;
 	if (shape > 0) {
 		u->flops = shape;
@@ -395,7 +379,6 @@ enum opmfu_status opmfu_ops_run(const struct opmfu_trace *t, const struct opmfu_
 {
 	struct build b;
 	size_t i, n_ops = t->n_ops + 1, n_shape;
-	uint32_t *key = NULL;
 	int rc = -1;
 
 	memset(&b, 0, sizeof(b));
@@ -407,15 +390,10 @@ enum opmfu_status opmfu_ops_run(const struct opmfu_trace *t, const struct opmfu_
 	res->pk = pk;
 	b.op_scope = t->shape_scope == OPMFU_SHAPES_OP;
 	n_shape = b.op_scope ? n_ops : t->n_compute + 1;
-	key = opmfu_malloc((t->n_compute + 1) * sizeof(*key));
 	b.owner = opmfu_malloc(n_ops * sizeof(*b.owner));
 	b.by_start = opmfu_malloc(n_ops * sizeof(*b.by_start));
 	b.shape = opmfu_malloc(n_shape * sizeof(*b.shape));
-	if (!key || !b.owner || !b.by_start || !b.shape)
-		goto out;
-	for (i = 0; i < t->n_compute; i++)
-		key[i] = t->links[i].op;
-	if (opmfu_bucket(key, t->n_compute, t->n_ops, &b.off, &b.ord))
+	if (!b.owner || !b.by_start || !b.shape || opmfu_trace_group_by_op(t, &b.off, &b.ord))
 		goto out;
 	memset(b.owner, 0xff, n_ops * sizeof(*b.owner));
 	for (i = 0; i < n_shape; i++)
@@ -431,7 +409,6 @@ enum opmfu_status opmfu_ops_run(const struct opmfu_trace *t, const struct opmfu_
 	sum_up(res);
 	rc = 0;
 out:
-	opmfu_free(key);
 	build_release(&b);
 	if (rc) {
 		opmfu_ops_release(res);

@@ -62,10 +62,10 @@ static void ops_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[9] = u->src < 0 ? opmfu_cell_null() : opmfu_cell_int(u->flops);
 	c[10] = opmfu_cell_str(u->src < 0 ? "none" : opmfu_flops_src_name((enum opmfu_flops_src)u->src));
 	c[11] = u->prec >= 0 ? opmfu_cell_str(opmfu_prec_name((enum opmfu_prec)u->prec)) : opmfu_cell_null();
-	c[12] = peak > 0 ? opmfu_cell_real(peak / 1e12) : opmfu_cell_null();
+	c[12] = opmfu_cell_pos(peak / 1e12);
 	c[13] = u->src >= 0 && u->kernel_ns > 0 ? opmfu_cell_real((double)u->flops / (double)u->kernel_ns / 1e3)
 						 : opmfu_cell_null();
-	c[14] = mfu >= 0 ? opmfu_cell_real(mfu) : opmfu_cell_null();
+	c[14] = opmfu_cell_known(mfu);
 	c[15] = opmfu_cell_int(llround(opmfu_unit_lost_ns(res, u)));
 	if (u->fact != OPMFU_UNIT_NONE) {
 		const struct opmfu_flops_fact *f = &res->fl->facts[u->fact];

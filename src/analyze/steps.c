@@ -8,6 +8,7 @@
 
 #include "base/lbound.h"
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 
 enum { K_FLOPS, K_OTHER, K_COMM };
@@ -39,7 +40,9 @@ struct build {
 	struct ev *ev;
 	size_t n_ev, cap_ev;
 	int64_t outside_ns;
-	const int64_t *dev_first, *dev_last; /* per step: its linked device work's span (collect) */
+	/* per step (collect): the earliest start of linked device work in it or
+	 * any later step, so non-decreasing; and its linked work's last end */
+	const int64_t *dev_reach, *dev_last;
 };
 
 static int step_before(const void *ctx, size_t i, const void *key)
@@ -57,16 +60,22 @@ static long step_of(const struct build *b, int64_t ts)
 	return i && ts < b->steps->v[i - 1].end ? (long)(i - 1) : -1;
 }
 
+static int reached(const void *ctx, size_t i, const void *key)
+{
+	int64_t r = ((const int64_t *)ctx)[i];
+	return r != INT64_MAX && r <= *(const int64_t *)key;
+}
+
 /* The step of device time linked to no op (see collect), or -1. */
 static long device_step(const struct build *b, int64_t ts)
 {
-	size_t n = b->steps ? b->steps->n : 1, i;
-	long best = -1;
+	size_t n;
+	long best;
 	if (!b->steps)
 		return 0;
-	for (i = 0; i < n; i++) /* the last step whose device work had begun by ts */
-		if (b->dev_first[i] != INT64_MAX && b->dev_first[i] <= ts)
-			best = (long)i;
+	n = b->steps->n;
+	/* the last step whose device work had begun by ts */
+	best = (long)opmfu_lbound(0, n, reached, b->dev_reach, &ts) - 1;
 	if (best < 0)
 		return step_of(b, ts); /* before any step's device work: by the host's windows */
 	if ((size_t)best + 1 == n && ts >= b->dev_last[best])
@@ -96,15 +105,6 @@ static int flop_unit(const struct opmfu_ops *ops, const struct opmfu_unit *u, in
 	return u->src >= 0 && (!any_peak || opmfu_unit_peak(ops, u) > 0);
 }
 
-static int any_peak(const struct opmfu_ops *ops)
-{
-	int p;
-	for (p = 0; p < OPMFU_PREC__COUNT; p++)
-		if (opmfu_rank_peak(ops->pk, p) > 0)
-			return 1;
-	return 0;
-}
-
 /*
  * Device work goes to a step: a kernel or communication linked to an op by
  * the op's start (step marks are the host's: ProfilerStep#N, STEP_TIME), so
@@ -117,7 +117,7 @@ static int collect(struct build *b)
 {
 	const struct opmfu_trace *t = b->ops->t;
 	size_t n_steps = b->steps ? b->steps->n : 1, i;
-	int peaks = any_peak(b->ops), rc = -1;
+	int peaks = opmfu_rank_any_peak(b->ops->pk), rc = -1;
 	int64_t *first = opmfu_malloc(n_steps * sizeof(*first)), *last = opmfu_malloc(n_steps * sizeof(*last));
 
 	if (!first || !last)
@@ -143,7 +143,10 @@ static int collect(struct build *b)
 		if (add(b, l->k_start, l->k_end, kind, s))
 			goto out;
 	}
-	b->dev_first = first;
+	for (i = n_steps; i > 1; i--) /* first becomes each step's reach */
+		if (first[i - 1] < first[i - 2])
+			first[i - 2] = first[i - 1];
+	b->dev_reach = first;
 	b->dev_last = last;
 	for (i = 0; i < t->kernels.n; i++)
 		if (add(b, t->kernels.v[i].start, t->kernels.v[i].end, K_OTHER, device_step(b, t->kernels.v[i].start)))
@@ -153,7 +156,7 @@ static int collect(struct build *b)
 			goto out;
 	rc = 0;
 out:
-	b->dev_first = b->dev_last = NULL;
+	b->dev_reach = b->dev_last = NULL;
 	opmfu_free(first);
 	opmfu_free(last);
 	return rc;
@@ -196,11 +199,6 @@ static void sweep(const struct ev *ev, size_t n, struct opmfu_step_row *s)
 	s->idle_ns = s->end - s->start - s->flops_ns - s->other_ns - s->comm_exposed_ns;
 }
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
 /* FLOPs and capacity of the units, by the step of their (first) op. */
 static void add_units(const struct build *b, struct opmfu_steps *res)
 {
@@ -216,11 +214,11 @@ static void add_units(const struct build *b, struct opmfu_steps *res)
 		if (b->steps && (u->step == OPMFU_NO_STEP || (size_t)u->step >= res->n))
 			continue;
 		s = &res->v[b->steps ? (size_t)u->step : 0];
-		s->flops = sat_add(s->flops, u->flops);
+		s->flops = opmfu_sat_add(s->flops, u->flops);
 		if (u->src == OPMFU_FLOPS_RECORD)
-			s->flops_record = sat_add(s->flops_record, u->flops);
+			s->flops_record = opmfu_sat_add(s->flops_record, u->flops);
 		else
-			s->flops_shape = sat_add(s->flops_shape, u->flops);
+			s->flops_shape = opmfu_sat_add(s->flops_shape, u->flops);
 		if (peak > 0) {
 			s->flops_peaked += (double)u->flops;
 			s->cap += (double)u->kernel_ns * 1e-9 * peak;
@@ -256,11 +254,6 @@ void opmfu_step_shares(const struct opmfu_step_row *s, double shares[4])
 	shares[3] = w > 0 && mfu >= 0 ? (double)s->flops_ns / w - mfu : 0;
 }
 
-static int less_double(const void *pa, const void *pb)
-{
-	return *(const double *)pa < *(const double *)pb;
-}
-
 /* The rank's median window and its trace MFU over all steps. */
 static int sum_up(struct opmfu_steps *res)
 {
@@ -280,12 +273,12 @@ static int sum_up(struct opmfu_steps *res)
 			cap += (double)opmfu_step_window(s) * 1e-9 * peak;
 		}
 	}
-	if (n && opmfu_sort_array(w, n, sizeof(*w), less_double)) {
+	if (n && opmfu_sort_array(w, n, sizeof(*w), opmfu_less_double)) {
 		opmfu_free(w);
 		return -1;
 	}
 	if (n)
-		res->step_ns_median = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+		res->step_ns_median = opmfu_median_sorted(w, n);
 	res->trace_mfu = cap > 0 ? flops / cap : -1;
 	opmfu_free(w);
 	return 0;

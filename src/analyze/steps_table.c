@@ -51,8 +51,8 @@ static void steps_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[10] = opmfu_cell_int(s->flops);
 	c[11] = opmfu_cell_int(s->flops_record);
 	c[12] = opmfu_cell_int(s->flops_shape);
-	c[13] = peak > 0 ? opmfu_cell_real(peak / 1e12) : opmfu_cell_null();
-	c[14] = mfu >= 0 ? opmfu_cell_real(mfu) : opmfu_cell_null();
+	c[13] = opmfu_cell_pos(peak / 1e12);
+	c[14] = opmfu_cell_known(mfu);
 	/* an empty window has no shares; without a peak the inefficiency is unknown (it may be
 	 * negative: an MFU above 1, counted and warned about elsewhere) */
 	for (k = 0; k < 4; k++)

@@ -151,3 +151,8 @@ int opmfu_sort_array(void *v, size_t n, size_t size, opmfu_less_elem_fn less)
 		return -1;
 	return merge_sort(v, n, size, &o);
 }
+
+int opmfu_less_double(const void *a, const void *b)
+{
+	return *(const double *)a < *(const double *)b;
+}

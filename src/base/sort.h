@@ -33,4 +33,14 @@ typedef int (*opmfu_less_elem_fn)(const void *a, const void *b);
  */
 int opmfu_sort_array(void *v, size_t n, size_t size, opmfu_less_elem_fn less);
 
+/* The ascending order of doubles, for opmfu_sort_array. */
+int opmfu_less_double(const void *a, const void *b);
+
+/* The median of x[0 .. n) sorted ascending, n > 0: the mean of the middle
+ * two when n is even. */
+static inline double opmfu_median_sorted(const double *x, size_t n)
+{
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
 #endif

@@ -29,6 +29,16 @@ void opmfu_die_usage(const char *cmd, const char *fmt, const char *arg)
 #endif
 	;
 
+/* getopt_long's ':' (c: an option's value is missing) or '?' (an unknown
+ * option), the one before optind in argv, as a usage error of cmd. */
+void opmfu_die_bad_option(const char *cmd, int c, char *const *argv)
+#if defined(__GNUC__)
+	__attribute__((noreturn))
+#endif
+	;
+/* The library's on_warning: "opmfu: warning: MSG" on standard error. */
+void opmfu_print_warning(void *ctx, const char *msg);
+
 /* "0,3,8-15" -> the ids in order into *out (malloc'd); returns their
  * count, or -1 for a malformed list (options.c). */
 int opmfu_parse_rank_list(const char *s, int **out);
@@ -59,5 +69,8 @@ void opmfu_print_model_report(const struct opmfu_report *rep);
 void opmfu_print_diff(const struct opmfu_diff *d);
 /* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
 void opmfu_format_ns(double ns, char *out, size_t size);
+/* A ratio as a percentage with that many decimals ("41.1%"), "-" for none
+ * (< 0 or NaN). Returns buf. */
+const char *opmfu_format_pct(double v, int decimals, char *buf, size_t size);
 
 #endif

@@ -54,12 +54,6 @@ static const char usage_analyze[] =
 	"\n"
 	"exit status: 0 ok, 1 failure, 2 usage error, 3 some ranks failed\n";
 
-static void on_warning(void *ctx, const char *msg)
-{
-	(void)ctx;
-	fprintf(stderr, "%s: warning: %s\n", opmfu_prog, msg);
-}
-
 struct progress_ctx {
 	int enabled;
 };
@@ -140,11 +134,8 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 			fputs(usage_analyze, stdout);
 			return 1;
 		case ':':
-			opmfu_die_usage("analyze ", "option '%s' needs a value", argv[optind - 1]);
-			break;
 		case '?':
-			opmfu_die_usage("analyze ", "unknown option '%s'", argv[optind - 1]);
-			break;
+			opmfu_die_bad_option("analyze ", c, argv);
 		default:
 			if (!opmfu_model_args_take(&a->m, "analyze ", c, optarg))
 				take_option(a, c, optarg);
@@ -196,7 +187,7 @@ int opmfu_cmd_analyze(int argc, char **argv)
 		free(a.ranks);
 		return 0;
 	}
-	a.o.on_warning = on_warning;
+	a.o.on_warning = opmfu_print_warning;
 	pctx.enabled = !a.quiet && isatty(2);
 	a.o.on_progress = on_progress;
 	a.o.ctx = &pctx;

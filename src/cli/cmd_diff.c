@@ -40,12 +40,6 @@ static const char usage_diff[] =
 	"\n"
 	"exit status: 0 ok, 1 failure, 2 usage error, 3 some ranks of an input path failed\n";
 
-static void on_warning(void *ctx, const char *msg)
-{
-	(void)ctx;
-	fprintf(stderr, "%s: warning: %s\n", opmfu_prog, msg);
-}
-
 static void on_progress(void *ctx, const struct opmfu_progress *p)
 {
 	(void)ctx;
@@ -108,11 +102,8 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			fputs(usage_diff, stdout);
 			return 1;
 		case ':':
-			opmfu_die_usage("diff ", "option '%s' needs a value", argv[optind - 1]);
-			break;
 		case '?':
-			opmfu_die_usage("diff ", "unknown option '%s'", argv[optind - 1]);
-			break;
+			opmfu_die_bad_option("diff ", c, argv);
 		default:
 			if (!opmfu_model_args_take(&a->m, "diff ", c, optarg))
 				take_option(a, c, optarg);
@@ -154,7 +145,7 @@ int opmfu_cmd_diff(int argc, char **argv)
 		free(a.ranks);
 		return 0;
 	}
-	a.o.analyze.on_warning = on_warning;
+	a.o.analyze.on_warning = opmfu_print_warning;
 	if (!a.quiet && isatty(2))
 		a.o.analyze.on_progress = on_progress;
 	st = opmfu_diff(&a.o, &d, &err);

@@ -103,10 +103,8 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 		if (c == 'h') {
 			fputs(usage_model, stdout);
 			return 1;
-		} else if (c == ':') {
-			opmfu_die_usage("model ", "option '%s' needs a value", argv[optind - 1]);
-		} else if (c == '?') {
-			opmfu_die_usage("model ", "unknown option '%s'", argv[optind - 1]);
+		} else if (c == ':' || c == '?') {
+			opmfu_die_bad_option("model ", c, argv);
 		}
 		if (!opmfu_model_args_take(&a->m, "model ", c, optarg))
 			take_option(a, c, optarg, &have_cli_peak);

@@ -3,6 +3,7 @@
  * command is one file (cmd_*.c) that parses its options, calls the library
  * and turns the status into one message and an exit code.
  */
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,17 @@ void opmfu_die_usage(const char *cmd, const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nRun 'opmfu %s--help' for usage.\n", cmd);
 	exit(EXIT_USAGE);
+}
+
+void opmfu_die_bad_option(const char *cmd, int c, char *const *argv)
+{
+	opmfu_die_usage(cmd, c == ':' ? "option '%s' needs a value" : "unknown option '%s'", argv[optind - 1]);
+}
+
+void opmfu_print_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: warning: %s\n", opmfu_prog, msg);
 }
 
 /*

@@ -27,14 +27,19 @@ void opmfu_format_ns(double ns, char *out, size_t size)
 		snprintf(out, size, "%.2f s", ns / 1e9);
 }
 
-/* "41.1%", or "-" for none (< 0) */
-static const char *pct1(double v, char *buf, size_t size)
+const char *opmfu_format_pct(double v, int decimals, char *buf, size_t size)
 {
 	if (v < 0 || isnan(v))
 		snprintf(buf, size, "-");
 	else
-		snprintf(buf, size, "%.1f%%", v * 100);
+		snprintf(buf, size, "%.*f%%", decimals, v * 100);
 	return buf;
+}
+
+/* "41.1%" */
+static const char *pct1(double v, char *buf, size_t size)
+{
+	return opmfu_format_pct(v, 1, buf, size);
 }
 
 static int analysed(const struct opmfu_rank_report *r)
@@ -245,6 +250,15 @@ static int by_double(const void *a, const void *b)
 }
 
 /* The rank furthest above the median of one measure (step time, or a share). */
+/* Measure k of a rank for the stragglers: its median step's window (k 0),
+ * else share OPMFU_SHARE_INEFFICIENCY + k - 1; < 0 when unknown. */
+static double straggle_measure(const struct opmfu_rank_report *r, int k)
+{
+	if (k == 0)
+		return r->shares[OPMFU_SHARE_IDLE] >= 0 ? r->median_window_ns : -1;
+	return r->shares[OPMFU_SHARE_INEFFICIENCY + k - 1];
+}
+
 static void print_stragglers(const struct opmfu_report *rep, const size_t *idx, size_t n)
 {
 	static const char *const what[] = { "slowest step", "most below peak", "most no-FLOP compute",
@@ -259,16 +273,15 @@ static void print_stragglers(const struct opmfu_report *rep, const size_t *idx, 
 	printf("\nstragglers, against the median rank:\n");
 	for (k = 0; k < 5; k++) {
 		size_t i, m = 0, worst = 0;
-		double med;
+		double med, top = 0;
 		for (i = 0; i < n; i++) {
-			const struct opmfu_rank_report *r = &rep->ranks[idx[i]];
-			double x = k == 0 ? (r->shares[OPMFU_SHARE_IDLE] >= 0 ? r->median_window_ns : -1)
-					  : r->shares[OPMFU_SHARE_INEFFICIENCY + k - 1];
+			double x = straggle_measure(&rep->ranks[idx[i]], k);
 			if (x < 0)
 				continue;
-			if (!m || x > (k == 0 ? rep->ranks[worst].median_window_ns
-					      : rep->ranks[worst].shares[OPMFU_SHARE_INEFFICIENCY + k - 1]))
+			if (!m || x > top) {
 				worst = idx[i];
+				top = x;
+			}
 			v[m++] = x;
 		}
 		if (m < 2)
@@ -276,11 +289,9 @@ static void print_stragglers(const struct opmfu_report *rep, const size_t *idx, 
 		qsort(v, m, sizeof(*v), by_double);
 		med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 		if (k == 0 && med > 0)
-			printf("  %-21s rank %d, %+.1f%% step time\n", what[k], rep->ranks[worst].rank,
-			       (rep->ranks[worst].median_window_ns / med - 1) * 100);
+			printf("  %-21s rank %d, %+.1f%% step time\n", what[k], rep->ranks[worst].rank, (top / med - 1) * 100);
 		else if (k)
-			printf("  %-21s rank %d, %+.1f points\n", what[k], rep->ranks[worst].rank,
-			       (rep->ranks[worst].shares[OPMFU_SHARE_INEFFICIENCY + k - 1] - med) * 100);
+			printf("  %-21s rank %d, %+.1f points\n", what[k], rep->ranks[worst].rank, (top - med) * 100);
 	}
 	free(v);
 }

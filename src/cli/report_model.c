@@ -15,10 +15,8 @@
 static const char *ratio(double v, char *buf, size_t size)
 {
 	char sci[24];
-	if (v < 0 || isnan(v))
-		snprintf(buf, size, "-");
-	else if (v < 10)
-		snprintf(buf, size, "%.1f%%", v * 100);
+	if (isnan(v) || v < 10)
+		opmfu_format_pct(v, 1, buf, size);
 	else
 		snprintf(buf, size, "%sx", opmfu_format_sci(v, sci, sizeof(sci)));
 	return buf;

@@ -41,14 +41,10 @@ static void print_xlsx(const struct opmfu_rank_report *r)
 	printf("\n");
 }
 
-/* "41.11%", or "-" for none (< 0) */
+/* "41.11%" */
 static const char *pct(double v, char *buf, size_t size)
 {
-	if (v < 0)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%.2f%%", v * 100);
-	return buf;
+	return opmfu_format_pct(v, 2, buf, size);
 }
 
 /* Module ranges, and the module paths whose own ops lose the most time to peak. */

@@ -9,7 +9,6 @@
  */
 #include "flops/flops.h"
 
-#include "base/bucket.h"
 #include "base/mem.h"
 #include "flops/shape_flops.h"
 
@@ -87,16 +86,12 @@ static int by_kernel(struct opmfu_flops *fl, const struct opmfu_trace *t)
 /* Op scope: the links of each op instance together, the first in index order giving the call. */
 static int by_op(struct opmfu_flops *fl, const struct opmfu_trace *t)
 {
-	uint32_t *key = opmfu_malloc((t->n_compute ? t->n_compute : 1) * sizeof(*key)), *off = NULL, *ord = NULL;
-	size_t i, o;
+	uint32_t *off = NULL, *ord = NULL;
+	size_t o;
 	int rc = -1;
 
-	if (!key)
+	if (opmfu_trace_group_by_op(t, &off, &ord))
 		return -1;
-	for (i = 0; i < t->n_compute; i++)
-		key[i] = t->links[i].op;
-	if (opmfu_bucket(key, t->n_compute, t->n_ops, &off, &ord))
-		goto out;
 	for (o = 0; o < t->n_ops; o++) {
 		int64_t flops;
 		if (off[o] == off[o + 1])
@@ -107,7 +102,6 @@ static int by_op(struct opmfu_flops *fl, const struct opmfu_trace *t)
 	}
 	rc = 0;
 out:
-	opmfu_free(key);
 	opmfu_free(off);
 	opmfu_free(ord);
 	return rc;

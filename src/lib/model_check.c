@@ -214,10 +214,10 @@ static enum opmfu_status add_row(struct opmfu_cell_store *cs, const int *rank, i
 	cell[3] = opmfu_cell_real(r->flops_per_step);
 	cell[4] = opmfu_cell_real(r->flops_per_device);
 	cell[5] = r->step_ns > 0 ? opmfu_cell_int(llround(r->step_ns)) : opmfu_cell_null();
-	cell[6] = r->model_mfu >= 0 ? opmfu_cell_real(r->model_mfu) : opmfu_cell_null();
+	cell[6] = opmfu_cell_known(r->model_mfu);
 	cell[7] = r->trace_flops >= 0 ? opmfu_cell_int(llround(r->trace_flops)) : opmfu_cell_null();
-	cell[8] = r->coverage >= 0 ? opmfu_cell_real(r->coverage) : opmfu_cell_null();
-	cell[9] = r->peak_tflops > 0 ? opmfu_cell_real(r->peak_tflops) : opmfu_cell_null();
+	cell[8] = opmfu_cell_known(r->coverage);
+	cell[9] = opmfu_cell_pos(r->peak_tflops);
 	cell[10] = opmfu_cell_str(r->note);
 	return opmfu_cell_store_add(cs, cell, err);
 }
@@ -291,11 +291,6 @@ enum opmfu_status opmfu_model_check_rank(struct opmfu_model_report *m, size_t i,
 	return st;
 }
 
-static int less_double(const void *a, const void *b)
-{
-	return *(const double *)a < *(const double *)b;
-}
-
 /* The median rank by its median step's window, as the report picks it: the
  * lower median over the ranks analysed, the first rank with it; NULL: none. */
 static const struct rank_sum *median_rank(const struct check *c, struct opmfu_err *err, enum opmfu_status *st)
@@ -311,7 +306,7 @@ static const struct rank_sum *median_rank(const struct check *c, struct opmfu_er
 	for (i = 0; i < c->n; i++)
 		if (c->ranks[i].analysed)
 			v[n++] = c->ranks[i].window;
-	if (n && opmfu_sort_array(v, n, sizeof(*v), less_double))
+	if (n && opmfu_sort_array(v, n, sizeof(*v), opmfu_less_double))
 		*st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory comparing the run with the model");
 	med = n ? v[(n - 1) / 2] : -1;
 	opmfu_free(v);

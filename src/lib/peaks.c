@@ -85,10 +85,12 @@ static void take_device(const struct opmfu_device *dev, struct peak_choice *pc)
 		snprintf(pc->labels[PL_DEVICE], sizeof(pc->labels[PL_DEVICE]), "built-in table: %s (%s), the trace's device '%s'",
 			 dc->name, dc->source, dev->chip);
 		take_chip(pc, dc, PL_DEVICE);
-		any = 1;
 	}
-	if (any)
-		return;
+}
+
+/* Why no source gave any class a peak, and what would. */
+static void explain_no_peak(const struct opmfu_device *dev, struct peak_choice *pc)
+{
 	if (dev->no_peak[0])
 		snprintf(pc->no_peak_why, sizeof(pc->no_peak_why), "%s", dev->no_peak);
 	else if (dev->chip[0] && !dev->cube)
@@ -135,9 +137,8 @@ void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *
 		take(pc, OPMFU_PREC_FP32, pc->prec.flops[OPMFU_PREC_FP16], PL_FALLBACK);
 		take(pc, OPMFU_PREC_TF32, pc->prec.flops[OPMFU_PREC_FP16], PL_FALLBACK);
 	}
-	for (c = 0; c < OPMFU_PREC__COUNT; c++)
-		if (pc->prec.flops[c] > 0)
-			pc->no_peak_why[0] = '\0';
+	if (!opmfu_rank_any_peak(&pc->prec))
+		explain_no_peak(dev, pc);
 	/* the reference's classes (OperatorMFU): FLOAT counts as fp16 there */
 	pc->pk.flops[OPMFU_DT_FP16] = pc->prec.flops[OPMFU_PREC_FP16];
 	pc->pk.flops[OPMFU_DT_INT8] = pc->prec.flops[OPMFU_PREC_INT8];

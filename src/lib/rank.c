@@ -284,14 +284,12 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	enum opmfu_status st;
-	int c, have_peak = 0;
+	int have_peak = opmfu_rank_any_peak(&w->pc.prec);
 	size_t i;
 	double t0;
 
 	if (!w->have_units)
 		return;
-	for (c = 0; c < OPMFU_NCLASS; c++)
-		have_peak |= w->pc.prec.flops[c] > 0;
 	t0 = opmfu_now_s();
 	st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e);
 	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;

@@ -54,18 +54,6 @@ static struct opmfu_cell text_or_null(const char *s)
 	return s[0] ? opmfu_cell_str(s) : opmfu_cell_null();
 }
 
-/* a ratio not known (< 0) is NULL */
-static struct opmfu_cell ratio(double v)
-{
-	return v >= 0 ? opmfu_cell_real(v) : opmfu_cell_null();
-}
-
-/* no peak (0) is NULL */
-static struct opmfu_cell peak(double tflops)
-{
-	return tflops > 0 ? opmfu_cell_real(tflops) : opmfu_cell_null();
-}
-
 static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 {
 	static const char *const state[] = { "ok", "no_mfu", "failed" };
@@ -80,9 +68,9 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[1] = opmfu_cell_str(rr->db_path);
 	c[2] = opmfu_cell_str(state[rr->state]);
 	c[3] = text_or_null(rr->reason);
-	c[4] = peak(rr->peak_tflops[OPMFU_CLASS_FP16]);
-	c[5] = peak(rr->peak_tflops[OPMFU_CLASS_INT8]);
-	c[6] = peak(rr->peak_tflops[OPMFU_CLASS_FP8]);
+	c[4] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_FP16]);
+	c[5] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_INT8]);
+	c[6] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_FP8]);
 	c[7] = text_or_null(rr->peak_source);
 	c[8] = opmfu_cell_int((int64_t)rr->kernels);
 	c[9] = opmfu_cell_int((int64_t)rr->recs_read);
@@ -92,12 +80,12 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[13] = opmfu_cell_int((int64_t)rr->op_rows);
 	c[14] = opmfu_cell_int((int64_t)rr->module_rows);
 	c[15] = text_or_null(rr->chip_seen);
-	c[16] = ratio(rr->mfu_recorded);
-	c[17] = ratio(rr->mfu_busy);
-	c[18] = ratio(rr->flops_coverage);
-	c[19] = peak(rr->peak_tflops[OPMFU_CLASS_FP32]);
-	c[20] = peak(rr->peak_tflops[OPMFU_CLASS_TF32]);
-	c[21] = peak(rr->peak_tflops[OPMFU_CLASS_FP4]);
+	c[16] = opmfu_cell_known(rr->mfu_recorded);
+	c[17] = opmfu_cell_known(rr->mfu_busy);
+	c[18] = opmfu_cell_known(rr->flops_coverage);
+	c[19] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_FP32]);
+	c[20] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_TF32]);
+	c[21] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_FP4]);
 	c[22] = opmfu_cell_int(llround(rr->busy_ns));
 	c[23] = opmfu_cell_int(llround(rr->flops_ns));
 	c[24] = opmfu_cell_real(rr->flops_record);
@@ -107,7 +95,7 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[28] = opmfu_cell_int((int64_t)rr->units_above_one);
 	c[29] = opmfu_cell_int((int64_t)rr->rec_compared);
 	c[30] = opmfu_cell_int((int64_t)rr->rec_agree);
-	c[31] = ratio(rr->trace_mfu);
+	c[31] = opmfu_cell_known(rr->trace_mfu);
 	c[32] = rr->step_ns_median >= 0 ? opmfu_cell_int(llround(rr->step_ns_median)) : opmfu_cell_null();
 	c[33] = opmfu_cell_int((int64_t)rr->steps);
 }

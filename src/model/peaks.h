@@ -22,4 +22,14 @@ static inline double opmfu_rank_peak(const struct opmfu_rank_peaks *pk, int p)
 	return p >= 0 && p < OPMFU_PREC__COUNT ? pk->flops[p] : 0;
 }
 
+/* Whether any class has a peak: without one no MFU beyond OperatorMFU exists. */
+static inline int opmfu_rank_any_peak(const struct opmfu_rank_peaks *pk)
+{
+	int p;
+	for (p = 0; p < OPMFU_PREC__COUNT; p++)
+		if (pk->flops[p] > 0)
+			return 1;
+	return 0;
+}
+
 #endif

@@ -92,6 +92,18 @@ static inline struct opmfu_cell opmfu_cell_null(void)
 	return c;
 }
 
+/* a ratio or measure not known when < 0 (NULL then) */
+static inline struct opmfu_cell opmfu_cell_known(double v)
+{
+	return v >= 0 ? opmfu_cell_real(v) : opmfu_cell_null();
+}
+
+/* a rate that is none when 0, such as a peak (NULL then) */
+static inline struct opmfu_cell opmfu_cell_pos(double v)
+{
+	return v > 0 ? opmfu_cell_real(v) : opmfu_cell_null();
+}
+
 /* a NUL-terminated string; NULL is a null cell */
 static inline struct opmfu_cell opmfu_cell_str(const char *s)
 {

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "base/bucket.h"
 #include "base/mem.h"
 #include "base/sort.h"
 
@@ -109,6 +110,21 @@ int opmfu_trace_op_order(const struct opmfu_trace *t, uint32_t *out)
 	for (i = 0; i < n; i++)
 		out[i] = (uint32_t)i;
 	return opmfu_sort_idx(out, n, less_op, t->links) ? -1 : 0;
+}
+
+int opmfu_trace_group_by_op(const struct opmfu_trace *t, uint32_t **off_out, uint32_t **ord_out)
+{
+	uint32_t *key = opmfu_malloc((t->n_compute ? t->n_compute : 1) * sizeof(*key));
+	size_t i;
+	int rc;
+
+	if (!key)
+		return -1;
+	for (i = 0; i < t->n_compute; i++)
+		key[i] = t->links[i].op;
+	rc = opmfu_bucket(key, t->n_compute, t->n_ops, off_out, ord_out);
+	opmfu_free(key);
+	return rc;
 }
 
 const char *opmfu_drop_name(enum opmfu_drop why)

@@ -152,4 +152,12 @@ int opmfu_trace_add_dtype(struct opmfu_trace *t, const struct opmfu_dtype *d, ui
  */
 int opmfu_trace_op_order(const struct opmfu_trace *t, uint32_t *out);
 
+/*
+ * The compute links grouped by op instance, in index order within each: op
+ * o's are ord[off[o] .. off[o + 1]). *off_out (t->n_ops + 1 entries) and
+ * *ord_out are allocated here and owned by the caller. Returns 0, or -1 when
+ * out of memory (nothing allocated).
+ */
+int opmfu_trace_group_by_op(const struct opmfu_trace *t, uint32_t **off_out, uint32_t **ord_out);
+
 #endif

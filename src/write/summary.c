@@ -321,11 +321,6 @@ static uint32_t *lost_order(const struct opmfu_sum_group *g)
 	return o;
 }
 
-static int dbl_less(const void *a, const void *b)
-{
-	return *(const double *)a < *(const double *)b;
-}
-
 /* The median of the values of f over rank rows (NaN left out), and the
  * extreme one (the lowest when low, else the highest) with its rank. */
 static int rank_stats(struct opmfu_sum_view *v, double (*f)(const struct opmfu_sum_view *, size_t), int low,
@@ -349,12 +344,12 @@ static int rank_stats(struct opmfu_sum_view *v, double (*f)(const struct opmfu_s
 		}
 		x[n++] = y;
 	}
-	if (opmfu_sort_array(x, n, sizeof(*x), dbl_less) != 0) {
+	if (opmfu_sort_array(x, n, sizeof(*x), opmfu_less_double) != 0) {
 		opmfu_free(x);
 		return -1;
 	}
 	if (n)
-		*median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+		*median = opmfu_median_sorted(x, n);
 	opmfu_free(x);
 	return 0;
 }
