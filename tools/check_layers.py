@@ -17,14 +17,15 @@ import sys
 LAYERS = {
     'api': ['base'],                      # src/opmfu.h: the public header
     'base': [],
-    'model': ['base'],
+    'trace': ['base'],                      # the format-neutral trace model and result tables
     'chips': ['base'],
     'mflops': ['base'],                     # model FLOPs formulas (SPEC 12)
-    'read': ['base', 'model', 'chips', 'mflops'],
-    'flops': ['base', 'model'],
-    'analyze': ['base', 'model', 'chips', 'flops'],
-    'write': ['base', 'model'],             # tables and writers only: no analysis, no report
-    'lib': ['base', 'model', 'chips', 'mflops', 'read', 'flops', 'analyze', 'write', 'api'],
+    'read': ['base', 'trace', 'chips', 'mflops'],
+    'flops': ['base', 'trace'],
+    'reference': ['base', 'trace', 'chips', 'flops'],   # OperatorMFU, ModuleMFU (SPEC 2, 3)
+    'analyze': ['base', 'trace', 'chips', 'flops', 'reference'],
+    'write': ['base', 'trace'],             # tables and writers only: no analysis, no report
+    'lib': ['base', 'trace', 'chips', 'mflops', 'read', 'flops', 'reference', 'analyze', 'write', 'api'],
     'cli': ['api'],
 }
 

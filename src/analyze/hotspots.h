@@ -13,7 +13,7 @@
 
 #include "analyze/ops.h"
 #include "base/err.h"
-#include "model/table.h"
+#include "trace/table.h"
 
 struct opmfu_hot {
 	uint32_t name;           /* sid */

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "analyze/module_tree.h"
+#include "reference/module_tree.h"
 #include "base/mem.h"
 #include "base/sat.h"
 #include "base/sbuf.h"

@@ -13,7 +13,7 @@
 #include "analyze/ops.h"
 #include "base/err.h"
 #include "base/intern.h"
-#include "model/table.h"
+#include "trace/table.h"
 
 /* Sums over a set of units (inclusive or self). */
 struct opmfu_msum {

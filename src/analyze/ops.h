@@ -13,9 +13,9 @@
 
 #include "base/err.h"
 #include "flops/flops.h"
-#include "model/peaks.h"
-#include "model/table.h"
-#include "model/trace.h"
+#include "trace/peaks.h"
+#include "trace/table.h"
+#include "trace/trace.h"
 
 #define OPMFU_UNIT_NONE UINT32_MAX
 #define OPMFU_NO_STEP INT64_MIN

@@ -14,7 +14,7 @@
 
 #include "analyze/ops.h"
 #include "base/err.h"
-#include "model/table.h"
+#include "trace/table.h"
 
 struct opmfu_step_row {
 	int64_t step;            /* the step number; OPMFU_NO_STEP: the whole trace (no step marks) */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 
 /* Where a fact's FLOPs come from; also the sources' order in the stage. */
 enum opmfu_flops_src {

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "model/trace.h"
+#include "trace/trace.h"
 
 const char *opmfu_flops_family_name(enum opmfu_flops_family f)
 {

@@ -7,7 +7,7 @@
 #define OPMFU_SHAPE_INT_H
 
 #include "flops/shape_flops.h"
-#include "model/shape.h"
+#include "trace/shape.h"
 
 /* room for the shapes of one call: grouped matmuls list every group's tensors */
 #define SF_MAX_DIMS 2048

@@ -7,7 +7,7 @@
 #define OPMFU_LIB_DIFF_H
 
 #include "base/intern.h"
-#include "model/table.h"
+#include "trace/table.h"
 #include "opmfu.h"
 #include "read/results.h"
 

@@ -7,17 +7,17 @@
 
 #include <stddef.h>
 
-#include "analyze/module_mfu.h"
+#include "reference/module_mfu.h"
 #include "analyze/modules.h"
-#include "analyze/op_mfu.h"
+#include "reference/op_mfu.h"
 #include "analyze/hotspots.h"
 #include "analyze/ops.h"
 #include "analyze/steps.h"
 #include "base/err.h"
 #include "flops/flops.h"
-#include "model/peaks.h"
-#include "model/table.h"
-#include "model/trace.h"
+#include "trace/peaks.h"
+#include "trace/table.h"
+#include "trace/trace.h"
 #include "opmfu.h"
 #include "read/reader.h"
 #include "write/writer.h"

@@ -12,7 +12,7 @@
 #include "analyze/steps.h"
 #include "base/err.h"
 #include "mflops/mflops.h"
-#include "model/table.h"
+#include "trace/table.h"
 #include "opmfu.h"
 
 /* opmfu_model_compute (lib/model.c) that also gives the config it read. */

@@ -18,7 +18,7 @@
 #include "chips/chips.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
-#include "model/parse.h"
+#include "trace/parse.h"
 
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
 

@@ -12,7 +12,7 @@
 #include "base/mem.h"
 #include "chips/chips.h"
 #include "lib/lib.h"
-#include "model/parse.h"
+#include "trace/parse.h"
 
 _Static_assert(OPMFU_DEVICE_NCLASS == OPMFU_PREC__COUNT, "a device's peaks are indexed by SPEC 8 class");
 _Static_assert((int)OPMFU_CLASS_FP32 == (int)OPMFU_PREC_FP32 && (int)OPMFU_CLASS_TF32 == (int)OPMFU_PREC_TF32 &&

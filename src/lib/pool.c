@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/module_table.h"
-#include "analyze/operator_mfu.h"
+#include "reference/module_table.h"
+#include "reference/operator_mfu.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "lib/lib.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 
 struct opmfu_reader;
 

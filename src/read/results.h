@@ -13,7 +13,7 @@
 
 #include "base/err.h"
 #include "base/intern.h"
-#include "model/table.h"
+#include "trace/table.h"
 
 /* What a file is, by its first bytes and its tables. */
 enum opmfu_db_kind {

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "base/intern.h"
-#include "model/table.h"
+#include "trace/table.h"
 
 /* One module path or op name over every kept rank. Unknown numbers are NaN. */
 struct opmfu_sum_row {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
-#include "model/parse.h"
+#include "trace/parse.h"
 #include "write/stage.h"
 
 #define FLUSH_AT (1u << 20) /* bytes spelt before they are written out */

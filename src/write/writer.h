@@ -20,7 +20,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "model/table.h"
+#include "trace/table.h"
 
 /* What a writer did to one rank's data that its format could not hold as
  * it is (for warnings), and the files it put in place. */

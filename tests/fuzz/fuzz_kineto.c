@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "fuzz.h"
-#include "model/shape.h"
+#include "trace/shape.h"
 #include "read/kineto/kineto.h"
 
 static char dir[64];

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/module_mfu.h"
-#include "analyze/op_mfu.h"
+#include "reference/module_mfu.h"
+#include "reference/op_mfu.h"
 #include "base/mem.h"
 #include "fuzz.h"
 #include "fuzz_input.h"

@@ -18,7 +18,7 @@
 
 #include "flops/shape_flops.h"
 #include "fuzz.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 
 static const char *const types[] = {
 	"MatMulV2", "BatchMatMulV2", "QuantBatchMatmulV3", "WeightQuantBatchMatmulV2", "GroupedMatmul",

@@ -1,5 +1,5 @@
 /*
- * fuzz_shape_list.c - the model's shape list parser (model/shape.h): never
+ * fuzz_shape_list.c - the model's shape list parser (trace/shape.h): never
  * writes past the room given, says how much room it needs, and what it
  * parses prints back to the same dims.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "model/shape.h"
+#include "trace/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

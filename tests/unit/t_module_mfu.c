@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/module_mfu.h"
+#include "reference/module_mfu.h"
 #include "base/mem.h"
 #include "base/npmean.h"
 #include "check.h"

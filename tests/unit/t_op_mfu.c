@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analyze/op_mfu.h"
+#include "reference/op_mfu.h"
 #include "base/mem.h"
 #include "check.h"
 

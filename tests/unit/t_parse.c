@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "model/parse.h"
-#include "model/shape.h"
+#include "trace/parse.h"
+#include "trace/shape.h"
 
 /* Parses s with room for 16 dims and 8 tensors; returns the rc. */
 static int parse(const char *s, struct opmfu_shape *sh, int64_t *dims, uint32_t *end)

@@ -13,7 +13,7 @@
 
 #include "check.h"
 #include "flops/shape_flops.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 
 #define OK OPMFU_SHAPE_OK
 #define NOF OPMFU_SHAPE_NO_FORMULA

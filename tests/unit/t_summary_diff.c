@@ -19,7 +19,7 @@
 #include "base/mem.h"
 #include "check.h"
 #include "files.h"
-#include "model/table.h"
+#include "trace/table.h"
 #include "write/summary_xlsx.h"
 #include "xlsx_dump.h"
 

@@ -1,5 +1,5 @@
 /*
- * t_table.c - the result table (model/table.h): cells, the cell store (texts
+ * t_table.c - the result table (trace/table.h): cells, the cell store (texts
  * copied and never moved, allocation failures), and the writers of
  * write/writer.h on a hand-built table: the database read back through
  * sqlite3 (types and values exactly, batches and the rows after them, rows
@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/module_table.h"
-#include "analyze/operator_mfu.h"
+#include "reference/module_table.h"
+#include "reference/operator_mfu.h"
 #include "base/mem.h"
 #include "check.h"
 #include "files.h"
 #include "lib/lib.h"
-#include "model/table.h"
+#include "trace/table.h"
 #include "write/writer.h"
 #include "xlsx_dump.h"
 

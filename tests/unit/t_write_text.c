@@ -22,7 +22,7 @@
 #include "base/mem.h"
 #include "check.h"
 #include "files.h"
-#include "model/table.h"
+#include "trace/table.h"
 #include "opmfu.h"
 #include "write/writer.h"
 

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/module_table.h"
-#include "analyze/op_mfu.h"
-#include "analyze/operator_mfu.h"
+#include "reference/module_table.h"
+#include "reference/op_mfu.h"
+#include "reference/operator_mfu.h"
 #include "base/mem.h"
 #include "check.h"
 #include "files.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "model/device.h"
+#include "trace/device.h"
 #include "read/reader.h"
 
 extern const struct opmfu_reader opmfu_reader_ascend;

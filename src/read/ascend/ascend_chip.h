@@ -9,7 +9,7 @@
 
 #include <sqlite3.h>
 
-#include "model/device.h"
+#include "trace/device.h"
 
 /* Fills dev->chip (when empty) and dev->seen from the optional tables
  * NPU_INFO and AICORE_FREQ of db; sets dev->cube. Anything missing, of

@@ -11,7 +11,7 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
-#include "model/parse.h"
+#include "trace/parse.h"
 #include "read/ascend/ascend.h"
 #include "read/dirwalk.h"
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "base/idtab.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 
 #define OPMFU_AJ_NONE UINT32_MAX
 

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/dtype.h"
-#include "model/strtab.h"
-#include "model/trace.h"
+#include "trace/dtype.h"
+#include "trace/strtab.h"
+#include "trace/trace.h"
 
 /*
  * Parses "<FLOPs>-<name>" (SPEC 1.3). On success returns 0 and sets *flops

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/parse.h"
+#include "trace/parse.h"
 
 /* A time from INTEGER or TEXT (PYTORCH_API declares them TEXT); -1 when neither. */
 static int col_ns(sqlite3_stmt *s, int i, int64_t *out)

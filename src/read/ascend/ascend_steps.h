@@ -9,7 +9,7 @@
 
 #include <sqlite3.h>
 
-#include "model/trace.h"
+#include "trace/trace.h"
 
 /* Fills t->steps (start order) from db. Rows of another shape or with bad
  * times are left out. Returns 0, or -1 when out of memory. */

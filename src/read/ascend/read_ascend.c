@@ -19,7 +19,7 @@ struct scan;
 #include <string.h>
 
 #include "base/mem.h"
-#include "model/parse.h"
+#include "trace/parse.h"
 #include "read/ascend/ascend.h"
 #include "read/ascend/ascend_chip.h"
 #include "read/ascend/ascend_steps.h"

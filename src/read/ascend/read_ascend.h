@@ -6,7 +6,7 @@
 #define OPMFU_READ_ASCEND_H
 
 #include "base/err.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "read/reader.h"
 
 /*

@@ -19,7 +19,7 @@
 #include "base/err.h"
 #include "base/idtab.h"
 #include "base/sbuf.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "read/json_stream.h"
 #include "read/reader.h"
 

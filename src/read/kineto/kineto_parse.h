@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/dtype.h"
+#include "trace/dtype.h"
 
 /*
  * A JSON number of microseconds ("1419247333430.849", "3", "1.5e3", "-2")

@@ -2,12 +2,12 @@
  * operator_mfu.c - the OperatorMFU table: its columns, its rows in R order
  * and the one function that turns a row into cells.
  */
-#include "analyze/operator_mfu.h"
+#include "reference/operator_mfu.h"
 
 #include <string.h>
 
 #include "base/mem.h"
-#include "model/parse.h"
+#include "trace/parse.h"
 
 /* Widths and flags are the workbook's (SPEC 4 names Op Name, Kernel Name,
  * Kernel Duration(ns) and MFU). The others are ours (SPEC 14: wide enough

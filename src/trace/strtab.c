@@ -2,7 +2,7 @@
  * strtab.c - interned string table with a database-id index.
  * Ids in real files are dense (0..n), so most lookups are one array read.
  */
-#include "model/strtab.h"
+#include "trace/strtab.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * trace.c - lifecycle of struct opmfu_trace, its ranges and dtype table.
  */
-#include "model/trace.h"
+#include "trace/trace.h"
 
 #include <string.h>
 

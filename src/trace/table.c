@@ -2,7 +2,7 @@
  * table.c - the cell store: a table kept as cells, texts in blocks that
  * never move (a text's address is what the SQLite writer compares).
  */
-#include "model/table.h"
+#include "trace/table.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * and their avg_mfu, the _k suffixes, the output order, the rows and the
  * module totals of the result.
  */
-#include "analyze/module_mm.h"
+#include "reference/module_mm.h"
 
 #include <string.h>
 
@@ -13,7 +13,7 @@
 #include "base/mem.h"
 #include "base/npmean.h"
 #include "base/sort.h"
-#include "model/parse.h"
+#include "trace/parse.h"
 
 #define NONE OPMFU_MM_NONE
 

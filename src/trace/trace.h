@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/device.h"
-#include "model/dtype.h"
-#include "model/strtab.h"
+#include "trace/device.h"
+#include "trace/dtype.h"
+#include "trace/strtab.h"
 
 /* Where a (kernel, framework op) row came from (SPEC 3.1 order). */
 enum opmfu_link_src { OPMFU_SRC_COMPUTE = 0, OPMFU_SRC_COMM_OP = 1, OPMFU_SRC_COMM_SCHED = 2 };

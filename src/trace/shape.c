@@ -2,7 +2,7 @@
  * shape.c - the shape list parser: one pass, counting on past the caller's
  * capacities so that a retry knows how much room to give.
  */
-#include "model/shape.h"
+#include "trace/shape.h"
 
 int opmfu_shape_parse(const char *s, size_t len, struct opmfu_shape *sh)
 {

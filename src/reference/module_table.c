@@ -1,7 +1,7 @@
 /*
  * module_table.c - the ModuleMFU table's columns and row function.
  */
-#include "analyze/module_table.h"
+#include "reference/module_table.h"
 
 /* Widths by the workbook's header (SPEC 5.4); Rank ID's is ours (its
  * header and the filter button, SPEC 14). Parent Module merges its runs

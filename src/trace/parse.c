@@ -3,7 +3,7 @@
  * Python's float repr (what the reference's output shows) and timestamps
  * stored as text.
  */
-#include "model/parse.h"
+#include "trace/parse.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,11 +5,11 @@
  * hashed; only rows and groups are sorted. Cost O(n log n) in the kernel
  * rows, memory linear in them.
  */
-#include "analyze/module_mfu.h"
+#include "reference/module_mfu.h"
 
 #include <string.h>
 
-#include "analyze/module_mm.h"
+#include "reference/module_mm.h"
 #include "base/mem.h"
 
 void opmfu_module_mfu_init(struct opmfu_module_mfu *res)

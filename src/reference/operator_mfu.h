@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/op_mfu.h"
+#include "reference/op_mfu.h"
 #include "base/err.h"
-#include "model/table.h"
-#include "model/trace.h"
+#include "trace/table.h"
+#include "trace/trace.h"
 
 extern const struct opmfu_table_def opmfu_operator_mfu_def;
 

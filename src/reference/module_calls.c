@@ -2,7 +2,7 @@
  * module_calls.c - SPEC 3.4 over the rows of the module tree: calls, op_order
  * and seq_id; and each row's kernel list with its kernel time and MFU sums.
  */
-#include "analyze/module_mm.h"
+#include "reference/module_mm.h"
 
 #include <string.h>
 

@@ -7,7 +7,7 @@
 #ifndef OPMFU_PEAKS_H
 #define OPMFU_PEAKS_H
 
-#include "model/dtype.h"
+#include "trace/dtype.h"
 
 struct opmfu_rank_peaks {
 	double flops[OPMFU_PREC__COUNT];       /* FLOPS per enum opmfu_prec; 0: no peak for the class */

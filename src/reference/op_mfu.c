@@ -5,7 +5,7 @@
  * which is how rows of R, module_mfu and the writers find their entries
  * (SPEC 2.6) with one array read.
  */
-#include "analyze/op_mfu.h"
+#include "reference/op_mfu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 #include "base/mem.h"
 #include "base/sort.h"
-#include "model/parse.h"
+#include "trace/parse.h"
 
 void opmfu_op_mfu_init(struct opmfu_op_mfu *res)
 {

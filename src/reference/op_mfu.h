@@ -10,8 +10,8 @@
 
 #include "base/err.h"
 #include "flops/flops.h"
-#include "model/dtype.h"
-#include "model/trace.h"
+#include "trace/dtype.h"
+#include "trace/trace.h"
 
 #define OPMFU_NO_ENTRY UINT32_MAX
 

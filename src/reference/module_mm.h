@@ -11,8 +11,8 @@
 
 #include "base/intern.h"
 #include "base/sbuf.h"
-#include "analyze/module_mfu.h"
-#include "analyze/module_tree.h"
+#include "reference/module_mfu.h"
+#include "reference/module_tree.h"
 
 #define OPMFU_MM_NONE UINT32_MAX
 

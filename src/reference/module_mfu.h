@@ -8,9 +8,9 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "model/trace.h"
-#include "analyze/op_mfu.h"
-#include "analyze/module_tree.h" /* OPMFU_MODULE_MAX_DEPTH */
+#include "trace/trace.h"
+#include "reference/op_mfu.h"
+#include "reference/module_tree.h" /* OPMFU_MODULE_MAX_DEPTH */
 
 /* One ModuleMFU row. Strings point into the result's pool or into the
  * trace's string table. */

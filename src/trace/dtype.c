@@ -1,7 +1,7 @@
 /*
  * dtype.c - names of the dtype classes.
  */
-#include "model/dtype.h"
+#include "trace/dtype.h"
 
 const char *opmfu_dtclass_name(enum opmfu_dtclass c)
 {

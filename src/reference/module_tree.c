@@ -6,7 +6,7 @@
  * that sorted order, the walk itself is the depth-first order of SPEC 3.3,
  * so no child lists are built.
  */
-#include "analyze/module_tree.h"
+#include "reference/module_tree.h"
 
 #include <string.h>
 

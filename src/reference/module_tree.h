@@ -12,8 +12,8 @@
 
 #include "base/intern.h"
 #include "base/sbuf.h"
-#include "model/trace.h"
-#include "analyze/op_mfu.h"
+#include "trace/trace.h"
+#include "reference/op_mfu.h"
 
 /* Module levels below the root that yield rows (SPEC 3.3); deeper modules and
  * their ops yield none, as in the reference. */

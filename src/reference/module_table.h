@@ -5,8 +5,8 @@
 #ifndef OPMFU_MODULE_TABLE_H
 #define OPMFU_MODULE_TABLE_H
 
-#include "analyze/module_mfu.h"
-#include "model/table.h"
+#include "reference/module_mfu.h"
+#include "trace/table.h"
 
 extern const struct opmfu_table_def opmfu_module_mfu_def;
 
