@@ -66,127 +66,63 @@ struct opmfu_opts {
 	void *ctx;
 };
 
-enum opmfu_rank_state {
-	OPMFU_RANK_OK,     /* MFU computed for at least one kernel */
-	OPMFU_RANK_NO_MFU, /* analysed, but no kernel got an MFU: see reason */
-	OPMFU_RANK_FAILED, /* could not be analysed: see reason */
-};
-
-#define OPMFU_NDROP 8
-
-/* A module path (OpmfuModules, its own ops), an op name (OpmfuOpTypes) or a
- * kernel name (OpmfuKernels) by the time it loses to peak. */
-struct opmfu_module_top {
-	char name[256];     /* the path "A/B/C", or the name */
-	double kernel_ns;   /* kernel time */
-	double lost_ns;     /* of which lost to peak */
-	double mfu;         /* time-weighted MFU, or -1 */
-	double coverage;    /* share of that kernel time with FLOPs */
-	long long count;    /* calls, ops or kernels */
-};
-#define OPMFU_NTOP 10
-
-/* The parts of a step (SPEC 11), as shares of its window: trace MFU, then
- * what the rest went to. */
-enum opmfu_share { OPMFU_SHARE_MFU, OPMFU_SHARE_INEFFICIENCY, OPMFU_SHARE_OTHER, OPMFU_SHARE_COMM,
-		   OPMFU_SHARE_IDLE, OPMFU_NSHARE };
-
-/* Stages of one rank, indexes of opmfu_rank_report.seconds. */
-enum opmfu_stage {
-	OPMFU_STAGE_READ,   /* reading and joining the database */
-	OPMFU_STAGE_KERNEL, /* kernel-level MFU */
-	OPMFU_STAGE_MODULE, /* the module tree and ModuleMFU; runs while OperatorMFU is written */
-	OPMFU_STAGE_WRITE,  /* the writer's own time on the rank: rows, workbooks */
-	OPMFU_NSTAGE
-};
-
-struct opmfu_rank_report {
-	int rank;
-	char *db_path;
-	enum opmfu_rank_state state;
-	/* Text fields are arrays so that reporting never needs memory. */
-	char reason[2048];          /* why no MFU / why it failed; empty when OK */
-	size_t kernels;             /* compute kernel rows linked to framework ops */
-	size_t comm_links;          /* communication rows (module tree only) */
-	size_t recs_read, recs_used;
-	size_t drops[OPMFU_NDROP];  /* by enum opmfu_drop order; see opmfu_drop_reason */
-	size_t kernels_with_mfu;
-	size_t op_rows, module_rows;
-	size_t modules;             /* Module ranges read */
-	size_t module_ops_too_deep; /* ops left out of ModuleMFU: nested deeper than 20 modules */
-	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
-	char note[320];             /* what the reader tells about the input (Kineto: kernels linked by each
-				       rule, modules, steps, GPU); empty: nothing */
-	struct opmfu_module_top top[OPMFU_NTOP];      /* module paths, own ops */
-	size_t n_top;
-	struct opmfu_module_top top_ops[OPMFU_NTOP];  /* op names */
-	size_t n_top_ops;
-	struct opmfu_module_top top_kernels[OPMFU_NTOP]; /* kernel names */
-	size_t n_top_kernels;
-	/* steps (SPEC 11): how many, the median window, the trace MFU over all of
-	 * them, and the waterfall of the median step (the one whose window is the
-	 * median; -1 shares when unknown) */
-	size_t steps;
-	double step_ns_median;      /* -1: none */
-	double trace_mfu;           /* -1: none */
-	long long median_step;      /* its number; -1 without step marks */
-	double median_window_ns;
-	double shares[OPMFU_NSHARE];
-	double comm_overlapped;     /* share of the median step's window */
-	double peak_tflops[OPMFU_NCLASS]; /* per OPMFU_CLASS_*; 0 = none */
-	char peak_source[1400];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz); fp32, tf32
-				       at the fp16 rate (...)"; empty: none */
-	char chip_seen[320];        /* the chip the trace names, and what else it says of it: "Ascend910B
-				       (NPU_INFO Ascend910B, AICORE_FREQ 1800 MHz)"; empty: nothing */
-	char warning[2100];         /* one warning about this rank's results (no peak, --chip contradicts
-				       the trace, ...); the CLI prints it; empty: none */
-	/* honest rank-level MFU (SPEC 10), over OpmfuOps' units; -1: none */
-	double mfu_recorded;        /* FLOPs / (FLOP-bearing kernel time x peak) */
-	double mfu_busy;            /* FLOPs / (all compute kernel time x peak) */
-	double flops_coverage;      /* share of compute kernel time that has FLOPs */
-	double busy_ns, flops_ns;   /* all compute kernel time; that with FLOPs */
-	double flops_record, flops_shape; /* FLOPs the units took from each source */
-	size_t units, units_flops;  /* OpmfuOps rows; those with FLOPs */
-	size_t units_no_peak;       /* with FLOPs but no peak for their dtype class */
-	size_t units_above_one;     /* with an MFU above 1: wrong FLOPs or peak */
-	size_t rec_compared, rec_agree; /* records whose kernels have shape FLOPs too; within 1 % */
-	size_t recs_nested;         /* records whose op instances all belong to inner records */
-	size_t shape_failed;        /* calls of a type with a formula whose shapes did not fit */
-	size_t op_rows_above_one;   /* OperatorMFU rows above 100 % (the reference's helper-kernel rule) */
-	size_t module_paths;        /* OpmfuModules rows */
-	int no_peak;                /* no class has a peak: MFU is NULL everywhere */
-	char bad_dtype[48];         /* the first unsupported dtype seen; empty: none */
-	unsigned xlsx;              /* OPMFU_XLSX_* bits: workbooks written for this rank */
-	double seconds[OPMFU_NSTAGE]; /* wall time per stage (enum opmfu_stage) */
-};
-
-struct opmfu_report {
-	struct opmfu_rank_report *ranks; /* in rank order */
-	size_t n_ranks, n_failed;
-	char *out_db;    /* cluster_analysis.db written, or NULL */
-	char *out_dir;   /* cluster_analysis_output directory */
-	char *xlsx_dir;  /* OperatorMfu directory when xlsx was asked for, or NULL */
-	size_t xlsx_files; /* workbooks written: the ranks' and opmfu_summary.xlsx */
-	char *csv_dir;   /* csv directory when csv was asked for and written, or NULL */
-	char *json_dir;  /* json directory when json was asked for and written, or NULL */
-	size_t n_tables; /* tables of the run: the files in csv_dir and in json_dir */
-	double seconds;
-	struct opmfu_model_report *model; /* with opts.model: the model against the trace; else NULL */
-};
-
-/* Name of drop reason i (< OPMFU_NDROP), e.g. "malformed message". */
-const char *opmfu_drop_reason(int i);
+/*
+ * A run: what opmfu_analyze computed and wrote. It is opaque; its numbers
+ * are read from its tables, the same rows the writers wrote, so every view
+ * shows the same values (SPEC 16):
+ *   "OpmfuRun"         one row: the run as a whole (the median rank's median step, its waterfall, ...)
+ *   "OpmfuRankSummary" one row per rank, in rank order (failed ranks too: status, reason)
+ *   "OpmfuHotspots"    by name over every rank, most recoverable time first
+ *   "OpmfuStragglers"  per measure, the rank furthest from the median rank
+ *   "OpmfuModel"       with --model: the run's rows (rank_id NULL)
+ * docs/output-schema.md has their columns, docs/glossary.md their terms.
+ */
+struct opmfu_run;
+struct opmfu_rows; /* one table of a run */
 
 /*
  * Runs the whole analysis. Returns OPMFU_OK when every rank was analysed
  * (some may still have no MFU), OPMFU_ERR_PARTIAL when at least one rank
  * failed but results were written, or an error when nothing could be written
- * (message in err). rep is filled in every case and must be released.
+ * (message in err). *run is set in every case but out of memory (then NULL)
+ * and must be freed with opmfu_run_free.
  */
-enum opmfu_status opmfu_analyze(const struct opmfu_opts *opts, struct opmfu_report *rep,
-				struct opmfu_err *err);
+enum opmfu_status opmfu_analyze(const struct opmfu_opts *opts, struct opmfu_run **run, struct opmfu_err *err);
+void opmfu_run_free(struct opmfu_run *run);
 
-void opmfu_report_release(struct opmfu_report *rep);
+/* The run's table of that name, or NULL when it has none. */
+const struct opmfu_rows *opmfu_run_rows(const struct opmfu_run *run, const char *table);
+size_t opmfu_rows_count(const struct opmfu_rows *t);
+/* The index of a column by name; -1 when the table has none. */
+int opmfu_rows_col(const struct opmfu_rows *t, const char *name);
+/* A cell as a number: NaN when NULL, a text, or col < 0. */
+double opmfu_rows_num(const struct opmfu_rows *t, size_t row, int col);
+/* A cell as text (NUL-terminated, valid while the run lives): NULL when NULL, a number, or col < 0. */
+const char *opmfu_rows_text(const struct opmfu_rows *t, size_t row, int col);
+
+/* What the run wrote: paths (NULL: not written) and counts. */
+enum opmfu_run_output {
+	OPMFU_OUT_DIR,  /* OUT/cluster_analysis_output */
+	OPMFU_OUT_DB,   /* cluster_analysis.db */
+	OPMFU_OUT_XLSX, /* the folder of the workbooks */
+	OPMFU_OUT_CSV,  /* the folder of the CSV files */
+	OPMFU_OUT_JSON, /* the folder of the JSON Lines files */
+};
+const char *opmfu_run_path(const struct opmfu_run *run, enum opmfu_run_output which);
+/* Files written there: workbooks for OPMFU_OUT_XLSX, tables for _CSV and _JSON. */
+size_t opmfu_run_files(const struct opmfu_run *run, enum opmfu_run_output which);
+/* Wall time of the whole run. */
+double opmfu_run_seconds(const struct opmfu_run *run);
+/* Stages of one rank, for --timings (not results: they differ run to run). */
+enum opmfu_stage {
+	OPMFU_STAGE_READ,   /* reading and joining the input */
+	OPMFU_STAGE_KERNEL, /* kernel-level MFU */
+	OPMFU_STAGE_MODULE, /* the module tree and ModuleMFU, op units, steps, hotspots */
+	OPMFU_STAGE_WRITE,  /* the writer's own time on the rank: rows, workbooks */
+	OPMFU_NSTAGE
+};
+/* Seconds of stage for OpmfuRankSummary's row i; -1 past the end. */
+double opmfu_run_stage_seconds(const struct opmfu_run *run, size_t i, enum opmfu_stage stage);
 
 /* Parses "fp16=353.9,int8=707.8" (classes OPMFU_PEAK_CLASSES; TFLOPS) into
  * tflops[OPMFU_NCLASS]. Returns 0, or -1 with a message in msg. */
@@ -269,33 +205,6 @@ struct opmfu_model_result {
  * naming the option) and fills res. No memory to release. */
 enum opmfu_status opmfu_model_compute(const struct opmfu_model_opts *o, struct opmfu_model_result *res,
 				      struct opmfu_err *err);
-
-/* ---- `opmfu analyze --model`: model MFU against the trace (SPEC 12, 15) ---- */
-
-/* One convention for the run as a whole (OpmfuModel's row with rank_id and
- * step NULL): the median step (by window) of the median rank (by that
- * window), the step the report's waterfall shows. */
-struct opmfu_model_check {
-	int conv;                /* enum opmfu_convention */
-	double flops_per_step;   /* the model's, all devices */
-	double flops_per_device;
-	double step_ns;          /* the step's window; -1: no step with device activity */
-	double peak_tflops;      /* the rank's peak of the class; 0: none */
-	double model_mfu;        /* flops_per_device / (step_ns x peak); -1: unknown */
-	double trace_flops;      /* the step's FLOPs; -1: no step */
-	double coverage;         /* trace_flops / flops_per_device; -1: unknown */
-	double trace_mfu;        /* the step's trace MFU (OpmfuSteps); -1: none */
-	const char *note;        /* the likely reason coverage is far from 1; NULL: near 1 */
-};
-
-struct opmfu_model_report {
-	struct opmfu_model_result res; /* the config, the run, FLOPs per convention */
-	int dtype_class;               /* OPMFU_CLASS_*: the peak model MFU divides by */
-	int median_rank;               /* the rank of the run's rows */
-	long long median_step;         /* and its step; -1: the whole trace (no step marks) */
-	struct opmfu_model_check run[OPMFU_NCONV]; /* the conventions shown that apply, in order */
-	size_t n_run;
-};
 
 /* ---- Comparing two runs (SPEC 14, 15): `opmfu diff BASE NEW` ---- */
 

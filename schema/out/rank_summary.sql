@@ -32,7 +32,30 @@ CREATE TABLE "OpmfuRankSummary" (
     "ops_above_one" INTEGER,  -- with MFU above 1: their FLOPs or the peak are wrong
     "records_vs_shapes" INTEGER, -- records whose kernels also have shape FLOPs
     "records_agree" INTEGER,  -- of those, within 1 %
-    "trace_mfu" REAL,         -- FLOPs / (step window x peak), over all steps (SPEC 11)
-    "step_ns_median" INTEGER, -- the median step window
-    "steps" INTEGER           -- OpmfuSteps rows (1: no step marks, the whole trace)
+    "trace_mfu" REAL,         -- the median step's FLOPs / (its window x peak) (SPEC 11, 16)
+    "step_ns_median" INTEGER, -- the median step's window (docs/glossary.md: median step)
+    "steps" INTEGER,          -- OpmfuSteps rows (1: no step marks, the whole trace)
+    "source" TEXT,            -- the reader: ascend | kineto
+    "median_step" INTEGER,    -- the median step's number; NULL: the whole trace, or no step with device activity
+    "peak_tflops" REAL,       -- the median step's peak (kernel-time-weighted over its FLOPs' classes)
+    "share_idle" REAL,        -- the median step's waterfall: these four and trace_mfu sum to 1
+    "share_comm" REAL,
+    "share_other_compute" REAL,
+    "share_inefficiency" REAL,
+    "trace_mfu_all_steps" REAL, -- FLOPs / (window x peak) summed over all steps
+    "input_note" TEXT,        -- what the reader says about its input (Kineto: links by rule, GPU, ...)
+    "warning" TEXT,           -- the rank's warning (no peak, --chip against the trace); NULL: none
+    "comm_links" INTEGER,     -- communication rows read
+    "module_ranges" INTEGER,  -- Module ranges (nn.Module events) read
+    "module_paths" INTEGER,   -- OpmfuModules rows
+    "module_ops_too_deep" INTEGER, -- ops left out of ModuleMFU: nested deeper than 20 modules
+    "bad_rows" INTEGER,       -- rows skipped: NULL or non-numeric timestamps
+    "bad_dtype" TEXT,         -- the first unsupported input dtype seen; NULL: none
+    "records_nested" INTEGER, -- records whose op instances all belong to inner records
+    "shape_failed" INTEGER,   -- kernels of a type with a formula whose shapes did not fit
+    "ops_no_peak" INTEGER,    -- ops with FLOPs whose dtype class has no peak
+    "operator_mfu_above_one" INTEGER, -- OperatorMFU rows above 100 % (the reference's helper-kernel rule)
+    "records_dropped_why" TEXT, -- "2 malformed message, 1 ..."; NULL: none dropped
+    "no_peak" INTEGER,        -- 1: no class has a peak, MFU is NULL everywhere
+    "comm_overlapped_share" REAL -- communication under compute, as a share of the median step
 );

@@ -4,7 +4,10 @@
  */
 #include "analyze/steps.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "analyze/account.h"
 
 #include "base/lbound.h"
 #include "base/mem.h"
@@ -25,6 +28,7 @@ struct ev {
 void opmfu_steps_init(struct opmfu_steps *res)
 {
 	memset(res, 0, sizeof(*res));
+	res->median = SIZE_MAX;
 	res->step_ns_median = res->trace_mfu = -1;
 }
 
@@ -254,34 +258,37 @@ void opmfu_step_shares(const struct opmfu_step_row *s, double shares[4])
 	shares[3] = w > 0 && mfu >= 0 ? (double)s->flops_ns / w - mfu : 0;
 }
 
-/* The rank's median window and its trace MFU over all steps. */
+/* The rank's median step (by window, then step number: analyze/account.h)
+ * and its trace MFU over all steps. */
 static int sum_up(struct opmfu_steps *res)
 {
-	double *w = opmfu_malloc((res->n + 1) * sizeof(*w)), flops = 0, cap = 0;
-	size_t i, n = 0;
+	double *w = opmfu_malloc((res->n + 1) * sizeof(*w)), *num = opmfu_malloc((res->n + 1) * sizeof(*num));
+	double flops = 0, cap = 0;
+	size_t i;
+	int nomem = 0;
 
-	if (!w)
+	if (!w || !num) {
+		opmfu_free(w);
+		opmfu_free(num);
 		return -1;
+	}
 	for (i = 0; i < res->n; i++) {
 		const struct opmfu_step_row *s = &res->v[i];
 		double peak = opmfu_step_peak(s);
-		if (opmfu_step_window(s) <= 0)
-			continue;
-		w[n++] = (double)opmfu_step_window(s);
-		if (peak > 0) {
+		w[i] = opmfu_step_window(s) > 0 ? (double)opmfu_step_window(s) : NAN;
+		num[i] = (double)s->step;
+		if (opmfu_step_window(s) > 0 && peak > 0) {
 			flops += s->flops_peaked;
 			cap += (double)opmfu_step_window(s) * 1e-9 * peak;
 		}
 	}
-	if (n && opmfu_sort_array(w, n, sizeof(*w), opmfu_less_double)) {
-		opmfu_free(w);
-		return -1;
-	}
-	if (n)
-		res->step_ns_median = opmfu_median_sorted(w, n);
+	res->median = opmfu_median_index(w, num, res->n, &nomem);
+	if (res->median != SIZE_MAX)
+		res->step_ns_median = w[res->median];
 	res->trace_mfu = cap > 0 ? flops / cap : -1;
 	opmfu_free(w);
-	return 0;
+	opmfu_free(num);
+	return nomem;
 }
 
 enum opmfu_status opmfu_steps_run(const struct opmfu_ops *ops, struct opmfu_steps *res, struct opmfu_err *err)

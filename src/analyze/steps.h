@@ -35,7 +35,8 @@ struct opmfu_steps {
 	size_t n;
 	const struct opmfu_ops *ops;
 	int64_t outside_ns;       /* device time that starts in no step's window (with step marks) */
-	double step_ns_median;    /* of the windows; -1 without steps with activity */
+	size_t median;            /* the median step (docs/glossary.md); SIZE_MAX: no step with activity */
+	double step_ns_median;    /* its window; -1 without steps with activity */
 	double trace_mfu;         /* sum FLOPs / sum (window x peak) over the steps; -1: none */
 };
 

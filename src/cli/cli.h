@@ -61,10 +61,14 @@ int opmfu_cmd_model(int argc, char **argv);
 /* What `opmfu analyze` prints on standard output: with verbose (or
  * timings) each rank's block first (summary.c), then the report of the run
  * (report.c), then what was written. */
-void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbose);
-void opmfu_print_report(const struct opmfu_report *rep);
+void opmfu_print_summary(const struct opmfu_run *run, int timings, int verbose, int dtype_class);
+/* dtype_class: --model's --dtype (OPMFU_CLASS_*), for the model section's peak. */
+void opmfu_print_report(const struct opmfu_run *run, int dtype_class);
 /* The report's model section (analyze --model; report_model.c); nothing without it. */
-void opmfu_print_model_report(const struct opmfu_report *rep);
+void opmfu_print_model_report(const struct opmfu_run *run, int dtype_class);
+/* A cell of a run's table by column name: a number (NaN when NULL) or a text (NULL when NULL). */
+double opmfu_cell(const struct opmfu_rows *t, size_t row, const char *col);
+const char *opmfu_cell_str(const struct opmfu_rows *t, size_t row, const char *col);
 /* What `opmfu diff` prints (diff_view.c): fits one screen. */
 void opmfu_print_diff(const struct opmfu_diff *d);
 /* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */

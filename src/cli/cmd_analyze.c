@@ -150,9 +150,11 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 }
 
 /* The status as messages on standard error and an exit code. */
-static int exit_code(enum opmfu_status st, const struct opmfu_report *rep, const struct opmfu_err *err)
+static int exit_code(enum opmfu_status st, const struct opmfu_run *run, const struct opmfu_err *err)
 {
-	size_t i;
+	const struct opmfu_rows *rs = run ? opmfu_run_rows(run, "OpmfuRankSummary") : NULL;
+	const struct opmfu_rows *r = run ? opmfu_run_rows(run, "OpmfuRun") : NULL;
+	size_t i, n = opmfu_rows_count(rs);
 
 	switch (st) {
 	case OPMFU_OK:
@@ -161,12 +163,14 @@ static int exit_code(enum opmfu_status st, const struct opmfu_report *rep, const
 		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
 		return EXIT_USAGE;
 	case OPMFU_ERR_PARTIAL:
-		for (i = 0; i < rep->n_ranks; i++)
-			if (rep->ranks[i].state == OPMFU_RANK_FAILED)
-				fprintf(stderr, "%s: error: rank %d: %s\n", opmfu_prog, rep->ranks[i].rank,
-					rep->ranks[i].reason);
+		for (i = 0; i < n; i++) {
+			const char *status = opmfu_cell_str(rs, i, "status"), *why = opmfu_cell_str(rs, i, "reason");
+			if (status && !strcmp(status, "failed"))
+				fprintf(stderr, "%s: error: rank %.0f: %s\n", opmfu_prog, opmfu_cell(rs, i, "rank_id"),
+					why ? why : "");
+		}
 		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
-		return rep->n_failed < rep->n_ranks ? EXIT_PARTIAL : 1;
+		return opmfu_cell(r, 0, "ranks_analysed") > 0 ? EXIT_PARTIAL : 1;
 	default:
 		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
 		return 1;
@@ -176,7 +180,7 @@ static int exit_code(enum opmfu_status st, const struct opmfu_report *rep, const
 int opmfu_cmd_analyze(int argc, char **argv)
 {
 	struct analyze_args a;
-	struct opmfu_report rep;
+	struct opmfu_run *run = NULL;
 	struct opmfu_err err = OPMFU_ERR_INIT;
 	struct progress_ctx pctx = { 0 };
 	enum opmfu_status st;
@@ -192,11 +196,11 @@ int opmfu_cmd_analyze(int argc, char **argv)
 	a.o.on_progress = on_progress;
 	a.o.ctx = &pctx;
 
-	st = opmfu_analyze(&a.o, &rep, &err);
-	if (!a.quiet && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
-		opmfu_print_summary(&rep, a.timings, a.verbose);
-	rc = exit_code(st, &rep, &err);
-	opmfu_report_release(&rep);
+	st = opmfu_analyze(&a.o, &run, &err);
+	if (!a.quiet && run && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
+		opmfu_print_summary(run, a.timings, a.verbose, a.m.o.dtype_class);
+	rc = exit_code(st, run, &err);
+	opmfu_run_free(run);
 	opmfu_model_args_release(&a.m);
 	free(a.ranks);
 	return rc;

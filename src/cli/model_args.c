@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +116,7 @@ int opmfu_model_args_take(struct opmfu_model_args *a, const char *cmd, int c, co
 const char *opmfu_format_sci(double v, char *buf, size_t size)
 {
 	char tmp[24], *e;
-	if (v < 0)
+	if (v < 0 || isnan(v))
 		return "-";
 	snprintf(tmp, sizeof(tmp), "%.3e", v);
 	if (!(e = strchr(tmp, 'e')))

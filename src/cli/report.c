@@ -1,23 +1,29 @@
 /*
- * report.c - the report `opmfu analyze` prints (issue 20, SPEC 11, 14):
- * one table of the ranks (all of them when there are few; the median, best
- * and worst and the stragglers when there are many: the same length for 8
- * and 1,000 ranks), where the median rank's step went, the hotspots of the
- * whole run and the stragglers. Every term is defined where it is printed.
+ * report.c - the report `opmfu analyze` prints (SPEC 11, 14, 16): the run's
+ * chip and peak, one table of the ranks (all of them when there are few;
+ * the median, best and worst and the slowest when there are many: the same
+ * length for 8 and 1,000 ranks), where the median rank's median step went,
+ * the hotspots and the stragglers. It renders the run's tables (OpmfuRun,
+ * OpmfuRankSummary, OpmfuHotspots, OpmfuStragglers) and computes no number
+ * of its own; docs/glossary.md defines every term.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 
-#define FEW_RANKS 8 /* up to this many, one row each */
+#define FEW_RANKS 8  /* up to this many, one row each */
+#define NO_MFU_SHOWN 3 /* ranks without MFU named one by one; the rest counted */
 
 /* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
 void opmfu_format_ns(double ns, char *out, size_t size)
 {
-	if (ns < 1e3)
+	if (isnan(ns) || ns < 0)
+		snprintf(out, size, "-");
+	else if (ns < 1e3)
 		snprintf(out, size, "%.0f ns", ns);
 	else if (ns < 1e6)
 		snprintf(out, size, "%.2f us", ns / 1e3);
@@ -29,11 +35,25 @@ void opmfu_format_ns(double ns, char *out, size_t size)
 
 const char *opmfu_format_pct(double v, int decimals, char *buf, size_t size)
 {
+	double p = v * 100, unit = pow(10, -decimals);
 	if (v < 0 || isnan(v))
 		snprintf(buf, size, "-");
+	else if (p > 0 && p < unit / 2)
+		/* a share that would print as 0.0% keeps its first two digits: 0.023% */
+		snprintf(buf, size, "%.2g%%", p);
 	else
-		snprintf(buf, size, "%.*f%%", decimals, v * 100);
+		snprintf(buf, size, "%.*f%%", decimals, p);
 	return buf;
+}
+
+double opmfu_cell(const struct opmfu_rows *t, size_t row, const char *col)
+{
+	return opmfu_rows_num(t, row, opmfu_rows_col(t, col));
+}
+
+const char *opmfu_cell_str(const struct opmfu_rows *t, size_t row, const char *col)
+{
+	return opmfu_rows_text(t, row, opmfu_rows_col(t, col));
 }
 
 /* "41.1%" */
@@ -42,95 +62,92 @@ static const char *pct1(double v, char *buf, size_t size)
 	return opmfu_format_pct(v, 1, buf, size);
 }
 
-static int analysed(const struct opmfu_rank_report *r)
+static int analysed(const struct opmfu_rows *rs, size_t i)
 {
-	return r->state != OPMFU_RANK_FAILED;
+	const char *s = opmfu_cell_str(rs, i, "status");
+	return s && strcmp(s, "failed");
 }
 
-static void print_row(const char *label, const struct opmfu_rank_report *r)
+/* The waterfall's columns, in the order printed: idle, comm, no-FLOP, below. */
+static const char *const share_cols[4] = { "share_idle", "share_comm", "share_other_compute", "share_inefficiency" };
+
+static void print_row(const char *label, const struct opmfu_rows *rs, size_t i)
 {
-	char t[24], a[5][16], b[16], c[16];
+	char t[24], a[4][16], m[16], b[16], c[16];
+	double steps = opmfu_cell(rs, i, "steps");
 	int k;
-	/* the median step's window and its parts, which sum to 100 % */
-	if (r->shares[OPMFU_SHARE_IDLE] >= 0)
-		opmfu_format_ns(r->median_window_ns, t, sizeof(t));
-	else
-		snprintf(t, sizeof(t), "-");
+
+	opmfu_format_ns(opmfu_cell(rs, i, "step_ns_median"), t, sizeof(t));
 	for (k = 0; k < 4; k++)
-		pct1(r->shares[OPMFU_SHARE_INEFFICIENCY + k], a[k], sizeof(a[k]));
-	printf("%-11s %5zu %10s %9s %8s %8s %6s %6s %7s %7s\n", label, r->steps, t,
-	       pct1(r->shares[OPMFU_SHARE_MFU], a[4], 16), pct1(r->mfu_busy, b, sizeof(b)),
-	       pct1(r->flops_coverage, c, sizeof(c)), a[3], a[2], a[1], a[0]);
+		pct1(opmfu_cell(rs, i, share_cols[k]), a[k], sizeof(a[k]));
+	printf("%-11s %5.0f %10s %9s %8s %8s %6s %6s %7s %7s\n", label, isnan(steps) ? 0 : steps, t,
+	       pct1(opmfu_cell(rs, i, "trace_mfu"), m, sizeof(m)), pct1(opmfu_cell(rs, i, "mfu_busy"), b, sizeof(b)),
+	       pct1(opmfu_cell(rs, i, "flops_coverage"), c, sizeof(c)), a[0], a[1], a[2], a[3]);
 }
 
-static int by_trace_mfu(const void *pa, const void *pb, void *ctx)
-{
-	const struct opmfu_rank_report *r = ctx;
-	double x = r[*(const size_t *)pa].trace_mfu, y = r[*(const size_t *)pb].trace_mfu;
-	return (x > y) - (x < y);
-}
-
-/* insertion sort by a key (qsort_r is not C11); n is small enough for a report */
-static void sort_idx(size_t *v, size_t n, int (*cmp)(const void *, const void *, void *), void *ctx)
-{
-	size_t i, j;
-	for (i = 1; i < n; i++) {
-		size_t x = v[i];
-		for (j = i; j > 0 && cmp(&v[j - 1], &x, ctx) > 0; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
-static double step_of(const struct opmfu_rank_report *r)
-{
-	return r->median_window_ns;
-}
-
-/* The ranks, as rows or as their median, best, worst and slowest. */
-static void print_ranks(const struct opmfu_report *rep, size_t *idx, size_t n, size_t med)
+static void label_row(const char *what, const struct opmfu_rows *rs, size_t i)
 {
 	char label[32];
-	size_t i;
+	snprintf(label, sizeof(label), "%s%s%.0f", what, what[0] ? " " : "", opmfu_cell(rs, i, "rank_id"));
+	print_row(label, rs, i);
+}
+
+/* The row of rank id r; SIZE_MAX: none. */
+static size_t row_of(const struct opmfu_rows *rs, double r)
+{
+	size_t i, n = opmfu_rows_count(rs);
+	for (i = 0; i < n; i++)
+		if (opmfu_cell(rs, i, "rank_id") == r)
+			return i;
+	return SIZE_MAX;
+}
+
+/* The analysed row with the highest (hi) or lowest value of col, the
+ * first of equals; SIZE_MAX: none has it. */
+static size_t extreme(const struct opmfu_rows *rs, const char *col, int hi, const size_t *skip, size_t n_skip)
+{
+	size_t i, k, n = opmfu_rows_count(rs), best = SIZE_MAX;
+	for (i = 0; i < n; i++) {
+		double v = opmfu_cell(rs, i, col);
+		for (k = 0; k < n_skip && skip[k] != i; k++)
+			;
+		if (k < n_skip || !analysed(rs, i) || isnan(v))
+			continue;
+		if (best == SIZE_MAX || (hi ? v > opmfu_cell(rs, best, col) : v < opmfu_cell(rs, best, col)))
+			best = i;
+	}
+	return best;
+}
+
+/* The ranks, as rows or as the median, best, worst and slowest. */
+static void print_ranks(const struct opmfu_rows *rs, size_t n_analysed, double median_rank)
+{
+	size_t i, n = opmfu_rows_count(rs), slow[5], med = row_of(rs, median_rank), b, w;
+	size_t j;
 
 	printf("%-11s %5s %10s %9s %8s %8s %6s %6s %7s %7s\n", "rank", "steps", "step time", "trace MFU", "busy MFU",
 	       "coverage", "idle", "comm", "no-FLOP", "below");
-	if (n <= FEW_RANKS) {
-		for (i = 0; i < n; i++) {
-			snprintf(label, sizeof(label), "%d", rep->ranks[idx[i]].rank);
-			print_row(label, &rep->ranks[idx[i]]);
-		}
+	if (n_analysed <= FEW_RANKS) {
+		for (i = 0; i < n; i++)
+			if (analysed(rs, i))
+				label_row("", rs, i);
 		return;
 	}
-	/* the median rank (by step time), the best and worst trace MFU, then the slowest steps */
-	sort_idx(idx, n, by_trace_mfu, rep->ranks);
-	snprintf(label, sizeof(label), "median %d", rep->ranks[med].rank);
-	print_row(label, &rep->ranks[med]);
-	snprintf(label, sizeof(label), "best %d", rep->ranks[idx[n - 1]].rank);
-	print_row(label, &rep->ranks[idx[n - 1]]);
-	snprintf(label, sizeof(label), "worst %d", rep->ranks[idx[0]].rank);
-	print_row(label, &rep->ranks[idx[0]]);
-	{
-		/* the five slowest median steps */
-		size_t top[5], nt = 0, k, j;
-		for (i = 0; i < n; i++) {
-			double s = step_of(&rep->ranks[idx[i]]);
-			for (k = nt; k > 0 && step_of(&rep->ranks[top[k - 1]]) < s; k--)
-				if (k < 5)
-					top[k] = top[k - 1];
-			if (k < 5) {
-				top[k] = idx[i];
-				if (nt < 5)
-					nt++;
-			}
-		}
-		for (j = 0; j < nt; j++) {
-			snprintf(label, sizeof(label), "slow %d", rep->ranks[top[j]].rank);
-			print_row(label, &rep->ranks[top[j]]);
-		}
-		for (; j < 5; j++)
-			printf("\n"); /* the same length whatever the ranks */
+	if (med != SIZE_MAX)
+		label_row("median", rs, med);
+	if ((b = extreme(rs, "trace_mfu", 1, NULL, 0)) != SIZE_MAX)
+		label_row("best", rs, b);
+	if ((w = extreme(rs, "trace_mfu", 0, NULL, 0)) != SIZE_MAX)
+		label_row("worst", rs, w);
+	/* the five slowest median steps, then blank lines: the same length whatever the ranks */
+	for (j = 0; j < 5; j++) {
+		slow[j] = extreme(rs, "step_ns_median", 1, slow, j);
+		if (slow[j] == SIZE_MAX)
+			break;
+		label_row("slow", rs, slow[j]);
 	}
+	for (; j < 5; j++)
+		printf("\n");
 }
 
 /* A bar of width w for share v. */
@@ -141,199 +158,163 @@ static void bar(double v, int w)
 		fputs("#", stdout);
 }
 
-static void print_waterfall(const struct opmfu_rank_report *r)
+static void print_waterfall(const struct opmfu_rows *run)
 {
-	static const char *const what[OPMFU_NSHARE] = {
+	static const char *const what[5] = {
 		"useful math: trace MFU (FLOPs / (step time x peak))",
 		"FLOP kernels below peak (their time minus trace MFU)",
 		"compute without FLOPs (no record, no formula)",
 		"communication not hidden under compute",
 		"idle device (no kernel, no communication)",
 	};
+	static const char *const cols[5] = { "trace_mfu", "share_inefficiency", "share_other_compute", "share_comm",
+					     "share_idle" };
+	double step = opmfu_cell(run, 0, "median_step");
 	char t[24], p[16];
 	int k;
 
-	opmfu_format_ns(r->median_window_ns, t, sizeof(t));
-	if (r->median_step >= 0)
-		printf("\nwhere the median step went: rank %d, step %lld, %s\n", r->rank, r->median_step, t);
+	opmfu_format_ns(opmfu_cell(run, 0, "step_ns"), t, sizeof(t));
+	if (!isnan(step))
+		printf("\nwhere the median step went: rank %.0f, step %.0f, %s\n", opmfu_cell(run, 0, "median_rank"), step,
+		       t);
 	else
-		printf("\nwhere the time went: rank %d, the whole trace (no step marks), %s\n", r->rank, t);
-	for (k = 0; k < OPMFU_NSHARE; k++) {
-		printf("  %-53s %6s  ", what[k], pct1(r->shares[k], p, sizeof(p)));
-		bar(r->shares[k], 30);
+		printf("\nwhere the time went: rank %.0f, the whole trace (no step marks), %s\n",
+		       opmfu_cell(run, 0, "median_rank"), t);
+	for (k = 0; k < 5; k++) {
+		double v = opmfu_cell(run, 0, cols[k]);
+		printf("  %-53s %6s  ", what[k], pct1(v, p, sizeof(p)));
+		bar(v, 30);
 		printf("\n");
 	}
 }
 
-/* One kind of hotspot summed over the ranks by name. */
-struct hot {
-	const char *name;
-	double lost, ns, mfu_ns, mfu_x; /* mfu_x: sum of mfu x ns where known */
-	long long count;
-};
-
-static size_t merge(const struct opmfu_report *rep, int kind, struct hot *h, size_t cap)
+/* The run's chip and the peak its numbers divide by, and where it came from. */
+static void print_peak(const struct opmfu_rows *run)
 {
-	size_t i, j, k, n = 0;
-	for (i = 0; i < rep->n_ranks; i++) {
-		const struct opmfu_rank_report *r = &rep->ranks[i];
-		const struct opmfu_module_top *t = kind == 0 ? r->top : kind == 1 ? r->top_ops : r->top_kernels;
-		size_t nt = kind == 0 ? r->n_top : kind == 1 ? r->n_top_ops : r->n_top_kernels;
-		for (k = 0; k < nt; k++) {
-			for (j = 0; j < n && strcmp(h[j].name, t[k].name); j++)
-				;
-			if (j == n) {
-				if (n == cap)
-					continue;
-				memset(&h[n], 0, sizeof(h[n]));
-				h[n++].name = t[k].name;
-			}
-			h[j].lost += t[k].lost_ns;
-			h[j].ns += t[k].kernel_ns;
-			h[j].count += t[k].count;
-			if (t[k].mfu >= 0) {
-				h[j].mfu_ns += t[k].kernel_ns;
-				h[j].mfu_x += t[k].mfu * t[k].kernel_ns;
-			}
-		}
-	}
-	return n;
+	const char *chip = opmfu_cell_str(run, 0, "chip"), *src = opmfu_cell_str(run, 0, "peak_source");
+	double peak = opmfu_cell(run, 0, "peak_tflops");
+
+	printf("chip: %s\n", chip ? chip : "not named in the trace");
+	if (!isnan(peak))
+		printf("peak: %.4g TFLOPS (the median step's FLOPs, time-weighted over their dtype classes)\n", peak);
+	printf("peak source: %s\n", src ? src : "none: give --chip NAME or --peak CLASS=TFLOPS");
 }
 
-static void print_hot(const struct opmfu_report *rep, struct hot *h, size_t cap)
+/* Ranks without MFU, each with its one-line reason (the first few). */
+static void print_no_mfu(const struct opmfu_rows *rs)
 {
-	static const char *const kinds[] = { "module", "op", "kernel" };
-	static const size_t show[] = { 4, 3, 3 };
+	size_t i, n = opmfu_rows_count(rs), shown = 0, more = 0;
+	for (i = 0; i < n; i++) {
+		const char *st = opmfu_cell_str(rs, i, "status"), *why = opmfu_cell_str(rs, i, "reason");
+		if (!st || strcmp(st, "no_mfu"))
+			continue;
+		if (shown++ < NO_MFU_SHOWN)
+			printf("no MFU on rank %.0f: %s\n", opmfu_cell(rs, i, "rank_id"), why ? why : "(no reason given)");
+		else
+			more++;
+	}
+	if (more)
+		printf("no MFU on %zu more rank%s (OpmfuRankSummary.reason says why)\n", more, more == 1 ? "" : "s");
+}
+
+static void print_hot(const struct opmfu_rows *hot)
+{
+	static const char *const kinds[3] = { "module", "op_type", "kernel" };
+	static const char *const shown_as[3] = { "module", "op", "kernel" };
+	static const size_t show[3] = { 4, 3, 3 };
+	size_t n = opmfu_rows_count(hot), i;
 	int kind;
 
+	if (!n)
+		return;
 	printf("\nhotspots, all ranks: lost = kernel time beyond what its FLOPs need at peak (all of it without)\n"
 	       "  %-7s %10s %10s %8s %7s  %s\n", "kind", "lost", "kernel", "count", "MFU", "name");
 	for (kind = 0; kind < 3; kind++) {
-		size_t n = merge(rep, kind, h, cap), i, j, shown;
-		/* most lost first (selection: n is small) */
-		for (shown = 0; shown < show[kind] && shown < n; shown++) {
+		size_t shown = 0;
+		/* the table is in the order of recoverable time: its first rows of each kind */
+		for (i = 0; i < n && shown < show[kind]; i++) {
+			const char *k = opmfu_cell_str(hot, i, "kind"), *name = opmfu_cell_str(hot, i, "name");
 			char l[24], t[24], m[16];
-			struct hot x;
-			for (j = i = shown; i < n; i++)
-				if (h[i].lost > h[j].lost)
-					j = i;
-			x = h[j];
-			h[j] = h[shown];
-			h[shown] = x;
-			opmfu_format_ns(x.lost, l, sizeof(l));
-			opmfu_format_ns(x.ns, t, sizeof(t));
+			size_t len;
+			if (!k || strcmp(k, kinds[kind]) || !name)
+				continue;
+			shown++;
+			opmfu_format_ns(opmfu_cell(hot, i, "lost_ns"), l, sizeof(l));
+			opmfu_format_ns(opmfu_cell(hot, i, "kernel_ns"), t, sizeof(t));
 			/* a long path keeps its end, where the module itself is */
-			size_t len = strlen(x.name);
-			printf("  %-7s %10s %10s %8lld %7s  %s%s\n", kinds[kind], l, t, x.count,
-			       pct1(x.mfu_ns > 0 ? x.mfu_x / x.mfu_ns : -1, m, sizeof(m)), len > 68 ? "..." : "",
-			       len > 68 ? x.name + len - 65 : x.name);
+			len = strlen(name);
+			printf("  %-7s %10s %10s %8.0f %7s  %s%s\n", shown_as[kind], l, t, opmfu_cell(hot, i, "calls"),
+			       pct1(opmfu_cell(hot, i, "mfu"), m, sizeof(m)), len > 68 ? "..." : "",
+			       len > 68 ? name + len - 65 : name);
 		}
 	}
 }
 
-/* OperatorMFU rows above 100 %: why, in one line (they follow the reference's rule) */
-static void print_operator_note(const struct opmfu_report *rep)
+static void print_stragglers(const struct opmfu_rows *sg)
 {
-	size_t i, rows = 0;
-	for (i = 0; i < rep->n_ranks; i++)
-		rows += rep->ranks[i].op_rows_above_one;
-	if (rows)
-		printf("\n%zu OperatorMFU row%s above 100%%: msprof-analyze's rule charges a record's whole FLOPs to each "
+	static const struct {
+		const char *measure, *what;
+	} m[] = {
+		{ "step_ns_median", "slowest step" },	       { "trace_mfu", "lowest trace MFU" },
+		{ "share_inefficiency", "most below peak" },   { "share_other_compute", "most no-FLOP compute" },
+		{ "share_comm", "most exposed comm" },	       { "share_idle", "most idle" },
+	};
+	size_t n = opmfu_rows_count(sg), i, k;
+
+	if (!n)
+		return;
+	printf("\nstragglers, against the median rank:\n");
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++)
+		for (i = 0; i < n; i++) {
+			const char *ms = opmfu_cell_str(sg, i, "measure");
+			double med = opmfu_cell(sg, i, "median"), d = opmfu_cell(sg, i, "delta");
+			if (!ms || strcmp(ms, m[k].measure))
+				continue;
+			if (k == 0 && med > 0)
+				printf("  %-21s rank %.0f, %+.1f%% step time\n", m[k].what, opmfu_cell(sg, i, "rank_id"),
+				       d / med * 100);
+			else if (k)
+				printf("  %-21s rank %.0f, %+.1f points\n", m[k].what, opmfu_cell(sg, i, "rank_id"), d * 100);
+		}
+}
+
+/* OperatorMFU rows above 100 %: why, in one line (they follow the reference's rule) */
+static void print_operator_note(const struct opmfu_rows *rs)
+{
+	size_t i, n = opmfu_rows_count(rs);
+	double rows = 0;
+	for (i = 0; i < n; i++) {
+		double v = opmfu_cell(rs, i, "operator_mfu_above_one");
+		rows += isnan(v) ? 0 : v;
+	}
+	if (rows > 0)
+		printf("\n%.0f OperatorMFU row%s above 100%%: msprof-analyze's rule charges a record's whole FLOPs to each "
 		       "of its kernels\n(helpers too); OpmfuOps has the FLOPs over all of an op's kernel time.\n",
 		       rows, rows == 1 ? "" : "s");
 }
 
-static int by_double(const void *a, const void *b)
+void opmfu_print_report(const struct opmfu_run *r, int dtype_class)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
+	const struct opmfu_rows *run = opmfu_run_rows(r, "OpmfuRun"), *rs = opmfu_run_rows(r, "OpmfuRankSummary");
+	double ranks = opmfu_cell(run, 0, "ranks"), ok = opmfu_cell(run, 0, "ranks_analysed"),
+	       failed = opmfu_cell(run, 0, "ranks_failed");
 
-/* The rank furthest above the median of one measure (step time, or a share). */
-/* Measure k of a rank for the stragglers: its median step's window (k 0),
- * else share OPMFU_SHARE_INEFFICIENCY + k - 1; < 0 when unknown. */
-static double straggle_measure(const struct opmfu_rank_report *r, int k)
-{
-	if (k == 0)
-		return r->shares[OPMFU_SHARE_IDLE] >= 0 ? r->median_window_ns : -1;
-	return r->shares[OPMFU_SHARE_INEFFICIENCY + k - 1];
-}
-
-static void print_stragglers(const struct opmfu_report *rep, const size_t *idx, size_t n)
-{
-	static const char *const what[] = { "slowest step", "most below peak", "most no-FLOP compute",
-					    "most exposed comm", "most idle" };
-	double *v = malloc(n * sizeof(*v));
-	int k;
-
-	if (!v || n < 2) {
-		free(v);
+	if (!run || !opmfu_rows_count(run))
 		return;
-	}
-	printf("\nstragglers, against the median rank:\n");
-	for (k = 0; k < 5; k++) {
-		size_t i, m = 0, worst = 0;
-		double med, top = 0;
-		for (i = 0; i < n; i++) {
-			double x = straggle_measure(&rep->ranks[idx[i]], k);
-			if (x < 0)
-				continue;
-			if (!m || x > top) {
-				worst = idx[i];
-				top = x;
-			}
-			v[m++] = x;
-		}
-		if (m < 2)
-			continue;
-		qsort(v, m, sizeof(*v), by_double);
-		med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-		if (k == 0 && med > 0)
-			printf("  %-21s rank %d, %+.1f%% step time\n", what[k], rep->ranks[worst].rank, (top / med - 1) * 100);
-		else if (k)
-			printf("  %-21s rank %d, %+.1f points\n", what[k], rep->ranks[worst].rank, (top - med) * 100);
-	}
-	free(v);
-}
-
-void opmfu_print_report(const struct opmfu_report *rep)
-{
-	size_t *idx = malloc((rep->n_ranks + 1) * sizeof(*idx)), n = 0, i, med;
-	struct hot *h = malloc((rep->n_ranks * OPMFU_NTOP + 1) * sizeof(*h));
-	double *steps = malloc((rep->n_ranks + 1) * sizeof(*steps));
-
-	if (!idx || !h || !steps) {
-		printf("(no memory left for the report)\n");
-		goto out;
-	}
-	for (i = 0; i < rep->n_ranks; i++)
-		if (analysed(&rep->ranks[i]))
-			idx[n++] = i;
-	printf("%zu rank%s, %zu analysed, %zu failed. Per rank, its median step: step time; trace MFU = FLOPs / "
+	printf("%.0f rank%s, %.0f analysed, %.0f failed. Per rank, its median step: step time; trace MFU = FLOPs / "
 	       "(step time x peak);\nthen idle, comm (exposed), no-FLOP (compute without FLOPs) and below (FLOP "
 	       "kernels below peak) as shares\nof the step time, summing to 100%% with trace MFU. Over all its ops: "
 	       "busy MFU = FLOPs / (compute time x peak),\ncoverage = share of compute time whose FLOPs are "
 	       "known.\n",
-	       rep->n_ranks, rep->n_ranks == 1 ? "" : "s", n, rep->n_failed);
-	if (!n)
-		goto out;
-	/* the median rank by step time: its row and its waterfall */
-	for (i = 0; i < n; i++)
-		steps[i] = rep->ranks[idx[i]].median_window_ns;
-	qsort(steps, n, sizeof(*steps), by_double);
-	for (med = idx[0], i = 0; i < n; i++)
-		if (rep->ranks[idx[i]].median_window_ns == steps[(n - 1) / 2]) {
-			med = idx[i];
-			break;
-		}
-	print_ranks(rep, idx, n, med);
-	print_waterfall(&rep->ranks[med]);
-	opmfu_print_model_report(rep);
-	print_hot(rep, h, rep->n_ranks * OPMFU_NTOP + 1);
-	print_stragglers(rep, idx, n);
-	print_operator_note(rep);
-out:
-	free(idx);
-	free(h);
-	free(steps);
+	       ranks, ranks == 1 ? "" : "s", ok, failed);
+	if (!(ok > 0))
+		return;
+	print_peak(run);
+	print_no_mfu(rs);
+	print_ranks(rs, (size_t)ok, opmfu_cell(run, 0, "median_rank"));
+	print_waterfall(run);
+	opmfu_print_model_report(r, dtype_class);
+	print_hot(opmfu_run_rows(r, "OpmfuHotspots"));
+	print_stragglers(opmfu_run_rows(r, "OpmfuStragglers"));
+	print_operator_note(rs);
 }

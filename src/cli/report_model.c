@@ -22,35 +22,39 @@ static const char *ratio(double v, char *buf, size_t size)
 	return buf;
 }
 
-void opmfu_print_model_report(const struct opmfu_report *rep)
+void opmfu_print_model_report(const struct opmfu_run *run, int dtype_class)
 {
 	static const char *const class_names[OPMFU_NCLASS] = { "fp32", "tf32", "bf16/fp16", "fp8", "int8", "fp4" };
-	const struct opmfu_model_report *m = rep->model;
-	const struct opmfu_model_check *r0;
+	const struct opmfu_rows *m = opmfu_run_rows(run, "OpmfuModel"), *r = opmfu_run_rows(run, "OpmfuRun");
 	char step[24], peak[48], b[4][24];
-	size_t k;
+	double step_ns, pk;
+	size_t k, n = opmfu_rows_count(m);
+	const char *cls = dtype_class >= 0 && dtype_class < OPMFU_NCLASS ? class_names[dtype_class] : "?";
 
-	if (!m || !m->n_run)
+	if (!n)
 		return;
-	r0 = &m->run[0];
-	if (r0->step_ns <= 0) {
+	/* the run's rows are the step the waterfall shows: OpmfuRun's median step */
+	step_ns = opmfu_cell(m, 0, "step_ns");
+	pk = opmfu_cell(m, 0, "peak_tflops");
+	if (isnan(step_ns) || step_ns <= 0) {
 		printf("\nmodel MFU: no step with device activity\n");
 	} else {
-		opmfu_format_ns(r0->step_ns, step, sizeof(step));
-		if (r0->peak_tflops > 0)
-			snprintf(peak, sizeof(peak), "%g TFLOPS %s", r0->peak_tflops, class_names[m->dtype_class]);
+		opmfu_format_ns(step_ns, step, sizeof(step));
+		if (pk > 0)
+			snprintf(peak, sizeof(peak), "%g TFLOPS %s", pk, cls);
 		else
-			snprintf(peak, sizeof(peak), "no %s peak", class_names[m->dtype_class]);
+			snprintf(peak, sizeof(peak), "no %s peak", cls);
 		printf("\nmodel MFU of that step = model FLOPs per device / (%s x %s); its trace MFU %s\n", step, peak,
-		       ratio(r0->trace_mfu, b[0], sizeof(b[0])));
+		       ratio(opmfu_cell(r, 0, "trace_mfu"), b[0], sizeof(b[0])));
 	}
 	printf("  %-12s %10s %8s %9s %8s  %s\n", "convention", "FLOPs/step", "/device", "model MFU", "coverage",
 	       "likely reason (coverage = trace FLOPs / model FLOPs per device)");
-	for (k = 0; k < m->n_run; k++) {
-		const struct opmfu_model_check *r = &m->run[k];
-		printf("  %-12s %10s %8s %9s %8s  %s\n", opmfu_convention_name(r->conv),
-		       opmfu_format_sci(r->flops_per_step, b[0], sizeof(b[0])),
-		       opmfu_format_sci(r->flops_per_device, b[1], sizeof(b[1])), ratio(r->model_mfu, b[2], sizeof(b[2])),
-		       ratio(r->coverage, b[3], sizeof(b[3])), r->note ? r->note : "");
+	for (k = 0; k < n; k++) {
+		const char *conv = opmfu_cell_str(m, k, "convention"), *note = opmfu_cell_str(m, k, "note");
+		printf("  %-12s %10s %8s %9s %8s  %s\n", conv ? conv : "?",
+		       opmfu_format_sci(opmfu_cell(m, k, "model_flops_per_step"), b[0], sizeof(b[0])),
+		       opmfu_format_sci(opmfu_cell(m, k, "model_flops_per_device"), b[1], sizeof(b[1])),
+		       ratio(opmfu_cell(m, k, "model_mfu"), b[2], sizeof(b[2])),
+		       ratio(opmfu_cell(m, k, "coverage"), b[3], sizeof(b[3])), note ? note : "");
 	}
 }

@@ -1,44 +1,49 @@
 /*
- * summary.c - what `opmfu analyze` prints: per rank what was read, which
- * peak was used and why there is no MFU; then the cluster and the outputs.
+ * summary.c - what `opmfu analyze` prints: with --verbose, per rank what was
+ * read, which peak was used and why there is no MFU (its OpmfuRankSummary
+ * row); then the report of the run and the outputs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 
-static void print_peaks(const struct opmfu_rank_report *r)
+/* A count column as an integer (0 when NULL). */
+static long long count(const struct opmfu_rows *rs, size_t i, const char *col)
 {
-	static const char *const names[OPMFU_NCLASS] = { "fp32", "tf32", "fp16", "fp8", "int8", "fp4" };
-	int c, any = 0;
-	printf("  peak TFLOPS:");
-	for (c = 0; c < OPMFU_NCLASS; c++)
-		if (r->peak_tflops[c] > 0) {
-			printf("%s %s %.2f", any ? "," : "", names[c], r->peak_tflops[c]);
-			any = 1;
-		}
-	if (any)
-		printf("\n    %s\n", r->peak_source);
-	else
-		printf(" none\n");
-	if (r->chip_seen[0])
-		printf("  chip named in the trace: %s\n", r->chip_seen);
+	double v = opmfu_cell(rs, i, col);
+	return isnan(v) ? 0 : (long long)v;
 }
 
-/* Which workbooks a rank got, and why one is missing. */
-static void print_xlsx(const struct opmfu_rank_report *r)
+static const char *plural(long long n)
 {
-	int k = (r->xlsx & OPMFU_XLSX_KERNEL) != 0, m = (r->xlsx & OPMFU_XLSX_MODULE) != 0;
-	printf("  xlsx:");
-	if (k)
-		printf(" operator_mfu_kernel_%d.xlsx", r->rank);
-	if (m)
-		printf("%s operator_mfu_module_%d.xlsx", k ? "," : "", r->rank);
-	if (!k)
-		printf("%s no kernel workbook (no OperatorMFU rows)", m ? ";" : "");
-	if (!m)
-		printf("; no module workbook (no ModuleMFU rows)"); /* something always precedes it */
-	printf("\n");
+	return n == 1 ? "" : "s";
+}
+
+static void print_peaks(const struct opmfu_rows *rs, size_t i)
+{
+	static const char *const names[OPMFU_NCLASS] = { "fp32", "tf32", "fp16", "fp8", "int8", "fp4" };
+	static const char *const cols[OPMFU_NCLASS] = { "peak_fp32_tflops", "peak_tf32_tflops", "peak_fp16_tflops",
+							"peak_fp8_tflops",  "peak_int8_tflops", "peak_fp4_tflops" };
+	const char *src = opmfu_cell_str(rs, i, "peak_source"), *chip = opmfu_cell_str(rs, i, "chip_seen");
+	int c, any = 0;
+
+	printf("  peak TFLOPS:");
+	for (c = 0; c < OPMFU_NCLASS; c++) {
+		double v = opmfu_cell(rs, i, cols[c]);
+		if (v > 0) {
+			printf("%s %s %.2f", any ? "," : "", names[c], v);
+			any = 1;
+		}
+	}
+	if (any)
+		printf("\n    %s\n", src ? src : "");
+	else
+		printf(" none\n");
+	if (chip)
+		printf("  chip named in the trace: %s\n", chip);
 }
 
 /* "41.11%" */
@@ -47,138 +52,127 @@ static const char *pct(double v, char *buf, size_t size)
 	return opmfu_format_pct(v, 2, buf, size);
 }
 
-/* Module ranges, and the module paths whose own ops lose the most time to peak. */
-static void print_modules(const struct opmfu_rank_report *r)
-{
-	size_t k;
-	printf("  modules: %zu Module range%s, %zu ModuleMFU row%s, %zu OpmfuModules path%s\n", r->modules,
-	       r->modules == 1 ? "" : "s", r->module_rows, r->module_rows == 1 ? "" : "s", r->module_paths,
-	       r->module_paths == 1 ? "" : "s");
-	if (r->module_ops_too_deep)
-		printf("  %zu op%s under modules nested more than 20 deep left out of ModuleMFU\n",
-		       r->module_ops_too_deep, r->module_ops_too_deep == 1 ? "" : "s");
-	if (r->n_top)
-		printf("  top modules by lost time (kernel time of their own ops beyond what peak would need):\n"
-		       "    %10s %10s %8s %9s  %s\n", "lost", "kernel", "MFU", "coverage", "module");
-	for (k = 0; k < r->n_top; k++) {
-		char lost[32], t[32], m[16], c[16];
-		opmfu_format_ns(r->top[k].lost_ns, lost, sizeof(lost));
-		opmfu_format_ns(r->top[k].kernel_ns, t, sizeof(t));
-		printf("    %10s %10s %8s %9s  %s\n", lost, t, pct(r->top[k].mfu, m, sizeof(m)),
-		       pct(r->top[k].coverage, c, sizeof(c)), r->top[k].name);
-	}
-}
-
 /* FLOPs sources, the honest MFU (SPEC 10) and OperatorMFU's rows above 100 %. */
-static void print_mfu(const struct opmfu_rank_report *r)
+static void print_mfu(const struct opmfu_rows *rs, size_t i)
 {
+	const char *why = opmfu_cell_str(rs, i, "records_dropped_why");
+	long long n, m;
 	char a[16], b[16], c[16];
-	size_t dropped = 0;
-	int d, first = 1;
 
-	for (d = 0; d < OPMFU_NDROP; d++)
-		dropped += r->drops[d];
-	printf("  FLOPs records: %zu read, %zu used, %zu dropped", r->recs_read, r->recs_used, dropped);
-	for (d = 0; d < OPMFU_NDROP; d++)
-		if (r->drops[d]) {
-			printf("%s%zu %s", first ? " (" : ", ", r->drops[d], opmfu_drop_reason(d));
-			first = 0;
-		}
-	printf("%s\n", first ? "" : ")");
-	printf("  ops: %zu, %zu with FLOPs (%.4g from records, %.4g from shapes)\n", r->units, r->units_flops,
-	       r->flops_record, r->flops_shape);
-	if (r->recs_nested)
-		printf("  %zu record%s around ops that an inner record holds: each op counted once, under the innermost\n",
-		       r->recs_nested, r->recs_nested == 1 ? "" : "s");
-	if (r->shape_failed)
-		printf("  shapes that did not fit their FLOPs formula: %zu kernels (no FLOPs for them)\n", r->shape_failed);
-	if (r->rec_compared)
-		printf("  records vs shapes: %zu of %zu records within 1%% of their kernels' shape FLOPs\n", r->rec_agree,
-		       r->rec_compared);
-	printf("  MFU: %s of the kernel time with FLOPs, %s of all compute time; FLOPs cover %s of compute time\n",
-	       pct(r->mfu_recorded, a, sizeof(a)), pct(r->mfu_busy, b, sizeof(b)), pct(r->flops_coverage, c, sizeof(c)));
-	if (r->units_above_one)
-		printf("  %zu op%s above 100%% MFU: their FLOPs or the peak are wrong (OpmfuOps.mfu > 1)\n",
-		       r->units_above_one, r->units_above_one == 1 ? "" : "s");
-	if (r->units_no_peak && !r->no_peak) /* without any peak, the no MFU line says it */
-		printf("  %zu op%s with FLOPs whose dtype class has no peak (MFU empty)\n", r->units_no_peak,
-		       r->units_no_peak == 1 ? "" : "s");
-	printf("  OperatorMFU: %zu rows, %zu kernels\n", r->op_rows, r->kernels_with_mfu);
-	if (r->op_rows_above_one)
-		printf("  %zu OperatorMFU row%s above 100%%: as msprof-analyze does, each kernel is charged its record's "
+	printf("  FLOPs records: %lld read, %lld used, %lld dropped%s%s%s\n", count(rs, i, "flops_records"),
+	       count(rs, i, "flops_records_used"), count(rs, i, "flops_records_dropped"), why ? " (" : "",
+	       why ? why : "", why ? ")" : "");
+	printf("  ops: %lld, %lld with FLOPs (%.4g from records, %.4g from shapes)\n", count(rs, i, "ops"),
+	       count(rs, i, "ops_with_flops"), opmfu_cell(rs, i, "flops_record"), opmfu_cell(rs, i, "flops_shape"));
+	if ((n = count(rs, i, "records_nested")))
+		printf("  %lld record%s around ops that an inner record holds: each op counted once, under the innermost\n",
+		       n, plural(n));
+	if ((n = count(rs, i, "shape_failed")))
+		printf("  shapes that did not fit their FLOPs formula: %lld kernels (no FLOPs for them)\n", n);
+	if ((n = count(rs, i, "records_vs_shapes")))
+		printf("  records vs shapes: %lld of %lld records within 1%% of their kernels' shape FLOPs\n",
+		       count(rs, i, "records_agree"), n);
+	printf("  MFU: %s of the kernel time with FLOPs (recorded MFU), %s of all compute time (busy MFU); FLOPs cover "
+	       "%s of compute time\n",
+	       pct(opmfu_cell(rs, i, "mfu_recorded"), a, sizeof(a)), pct(opmfu_cell(rs, i, "mfu_busy"), b, sizeof(b)),
+	       pct(opmfu_cell(rs, i, "flops_coverage"), c, sizeof(c)));
+	if ((n = count(rs, i, "ops_above_one")))
+		printf("  %lld op%s above 100%% MFU: their FLOPs or the peak are wrong (OpmfuOps.mfu > 1)\n", n, plural(n));
+	if ((n = count(rs, i, "ops_no_peak")) && !count(rs, i, "no_peak")) /* without any peak, the no MFU line says it */
+		printf("  %lld op%s with FLOPs whose dtype class has no peak (MFU empty)\n", n, plural(n));
+	printf("  OperatorMFU: %lld rows, %lld kernels\n", count(rs, i, "operator_mfu_rows"),
+	       count(rs, i, "kernels_with_mfu"));
+	if ((n = count(rs, i, "operator_mfu_above_one")))
+		printf("  %lld OperatorMFU row%s above 100%%: as msprof-analyze does, each kernel is charged its record's "
 		       "whole FLOPs, helper kernels too; OpmfuOps has the FLOPs over all of an op's kernel time\n",
-		       r->op_rows_above_one, r->op_rows_above_one == 1 ? "" : "s");
+		       n, plural(n));
+	n = count(rs, i, "module_ranges");
+	m = count(rs, i, "module_mfu_rows");
+	printf("  modules: %lld Module range%s, %lld ModuleMFU row%s, %lld OpmfuModules path%s\n", n, plural(n), m,
+	       plural(m), count(rs, i, "module_paths"), plural(count(rs, i, "module_paths")));
+	if ((n = count(rs, i, "module_ops_too_deep")))
+		printf("  %lld op%s under modules nested more than 20 deep left out of ModuleMFU\n", n, plural(n));
 }
 
 /* The stages of one rank; module MFU runs while OperatorMFU is written. */
-static void print_timings(const struct opmfu_rank_report *r)
+static void print_timings(const struct opmfu_run *run, size_t i)
 {
 	printf("  time: read %.2f s, kernel MFU %.2f s, module MFU %.2f s, writing %.2f s\n",
-	       r->seconds[OPMFU_STAGE_READ], r->seconds[OPMFU_STAGE_KERNEL], r->seconds[OPMFU_STAGE_MODULE],
-	       r->seconds[OPMFU_STAGE_WRITE]);
+	       opmfu_run_stage_seconds(run, i, OPMFU_STAGE_READ), opmfu_run_stage_seconds(run, i, OPMFU_STAGE_KERNEL),
+	       opmfu_run_stage_seconds(run, i, OPMFU_STAGE_MODULE), opmfu_run_stage_seconds(run, i, OPMFU_STAGE_WRITE));
+}
+
+static void print_rank(const struct opmfu_run *run, const struct opmfu_rows *rs, size_t i, int timings)
+{
+	const char *path = opmfu_cell_str(rs, i, "db_path"), *status = opmfu_cell_str(rs, i, "status");
+	const char *reason = opmfu_cell_str(rs, i, "reason"), *s;
+	long long n;
+
+	printf("rank %.0f: %s\n", opmfu_cell(rs, i, "rank_id"), path ? path : "");
+	if (status && !strcmp(status, "failed")) {
+		printf("  FAILED: %s\n", reason ? reason : "");
+		if (timings)
+			print_timings(run, i);
+		return;
+	}
+	if ((s = opmfu_cell_str(rs, i, "input_note")))
+		printf("  input: %s\n", s);
+	printf("  kernels: %lld kernel-op links", count(rs, i, "kernels"));
+	if ((n = count(rs, i, "comm_links")))
+		printf(" (+%lld communication)", n);
+	printf("\n");
+	print_mfu(rs, i);
+	if ((n = count(rs, i, "bad_rows")))
+		printf("  skipped: %lld rows with a NULL or non-numeric timestamp\n", n);
+	if ((s = opmfu_cell_str(rs, i, "bad_dtype")))
+		printf("  unsupported input dtype seen: %s\n", s);
+	print_peaks(rs, i);
+	if (status && !strcmp(status, "no_mfu"))
+		printf("  no MFU: %s\n", reason ? reason : "");
+	if (timings)
+		print_timings(run, i);
 }
 
 /* "wrote N FMT files to DIR", and the ranks and time unless *done. */
-static void print_export(const struct opmfu_report *rep, size_t files, const char *fmt, const char *dir, int *done)
+static void print_export(const struct opmfu_run *run, double ranks, double failed, enum opmfu_run_output which,
+			 const char *fmt, int *done)
 {
-	printf("wrote %zu %s file%s to %s", files, fmt, files == 1 ? "" : "s", dir);
-	if (!*done && rep->n_failed)
-		printf(" (%zu rank%s, %zu failed) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->n_failed,
-		       rep->seconds);
+	size_t files = opmfu_run_files(run, which);
+	printf("wrote %zu %s file%s to %s", files, fmt, files == 1 ? "" : "s", opmfu_run_path(run, which));
+	if (!*done && failed > 0)
+		printf(" (%.0f rank%s, %.0f failed) in %.2f s", ranks, ranks == 1 ? "" : "s", failed,
+		       opmfu_run_seconds(run));
 	else if (!*done)
-		printf(" (%zu rank%s) in %.2f s", rep->n_ranks, rep->n_ranks == 1 ? "" : "s", rep->seconds);
+		printf(" (%.0f rank%s) in %.2f s", ranks, ranks == 1 ? "" : "s", opmfu_run_seconds(run));
 	printf("\n");
 	*done = 1;
 }
 
-void opmfu_print_summary(const struct opmfu_report *rep, int timings, int verbose)
+void opmfu_print_summary(const struct opmfu_run *run, int timings, int verbose, int dtype_class)
 {
-	size_t i;
+	const struct opmfu_rows *rs = opmfu_run_rows(run, "OpmfuRankSummary"), *r = opmfu_run_rows(run, "OpmfuRun");
+	double ranks = opmfu_cell(r, 0, "ranks"), failed = opmfu_cell(r, 0, "ranks_failed");
+	const char *db = opmfu_run_path(run, OPMFU_OUT_DB);
+	size_t i, n = opmfu_rows_count(rs);
 	int done;
-	for (i = 0; (verbose || timings) && i < rep->n_ranks; i++) {
-		const struct opmfu_rank_report *r = &rep->ranks[i];
-		printf("rank %d: %s\n", r->rank, r->db_path);
-		if (r->state == OPMFU_RANK_FAILED) {
-			printf("  FAILED: %s\n", r->reason);
-			if (timings)
-				print_timings(r);
-			continue;
-		}
-		if (r->note[0])
-			printf("  input: %s\n", r->note);
-		printf("  kernels: %zu kernel-op links", r->kernels);
-		if (r->comm_links)
-			printf(" (+%zu communication)", r->comm_links);
-		printf("\n");
-		print_mfu(r);
-		print_modules(r);
-		if (r->bad_rows)
-			printf("  skipped: %zu rows with a NULL or non-numeric timestamp\n", r->bad_rows);
-		if (r->bad_dtype[0])
-			printf("  unsupported input dtype seen: %s\n", r->bad_dtype);
-		print_peaks(r);
-		if (r->state == OPMFU_RANK_NO_MFU)
-			printf("  no MFU: %s\n", r->reason);
-		if (rep->xlsx_dir)
-			print_xlsx(r);
-		if (timings)
-			print_timings(r);
-	}
+
+	for (i = 0; (verbose || timings) && i < n; i++)
+		print_rank(run, rs, i, timings);
 	if (verbose || timings)
 		printf("\n"); /* the report after the rank blocks */
-	opmfu_print_report(rep);
-	if (rep->out_db)
-		printf("wrote %s (%zu rank%s", rep->out_db, rep->n_ranks, rep->n_ranks == 1 ? "" : "s");
-	if (rep->out_db && rep->n_failed)
-		printf(", %zu failed", rep->n_failed);
-	if (rep->out_db)
-		printf(") in %.2f s\n", rep->seconds);
+	opmfu_print_report(run, dtype_class);
+	if (db)
+		printf("wrote %s (%.0f rank%s", db, ranks, ranks == 1 ? "" : "s");
+	if (db && failed > 0)
+		printf(", %.0f failed", failed);
+	if (db)
+		printf(") in %.2f s\n", opmfu_run_seconds(run));
 	/* without the database, the first export's line says how many ranks and how long */
-	done = rep->out_db != NULL;
-	if (rep->xlsx_dir)
-		print_export(rep, rep->xlsx_files, "xlsx", rep->xlsx_dir, &done);
-	if (rep->csv_dir)
-		print_export(rep, rep->n_tables, "csv", rep->csv_dir, &done);
-	if (rep->json_dir)
-		print_export(rep, rep->n_tables, "json", rep->json_dir, &done);
+	done = db != NULL;
+	if (opmfu_run_path(run, OPMFU_OUT_XLSX))
+		print_export(run, ranks, failed, OPMFU_OUT_XLSX, "xlsx", &done);
+	if (opmfu_run_path(run, OPMFU_OUT_CSV))
+		print_export(run, ranks, failed, OPMFU_OUT_CSV, "csv", &done);
+	if (opmfu_run_path(run, OPMFU_OUT_JSON))
+		print_export(run, ranks, failed, OPMFU_OUT_JSON, "json", &done);
 }

@@ -254,7 +254,7 @@ static enum opmfu_status analyse(struct side *sd, struct opmfu_err *err)
 	ao.on_warning = side_warn;
 	ao.on_progress = side_progress;
 	ao.ctx = sd;
-	st = opmfu_analyze(&ao, &rep, err);
+	st = opmfu_analyze_report(&ao, &rep, err);
 	f = first_failed(&rep);
 	if (st == OPMFU_ERR_PARTIAL && rep.n_failed < rep.n_ranks && f) {
 		sd->failed = rep.n_failed;

@@ -8,6 +8,7 @@
 
 #include "base/intern.h"
 #include "trace/table.h"
+#include "lib/report.h"
 #include "opmfu.h"
 #include "read/results.h"
 

@@ -18,6 +18,7 @@
 #include "trace/peaks.h"
 #include "trace/table.h"
 #include "trace/trace.h"
+#include "lib/report.h"
 #include "opmfu.h"
 #include "read/reader.h"
 #include "write/writer.h"

@@ -243,23 +243,19 @@ static void step_row(const struct check *c, const struct opmfu_step_row *s, doub
 	derive(c, r, step_compute_cov(s), records_only(s));
 }
 
-/* The rank's median step, the one its report names (rank.c, report_steps). */
-static void keep_median(const struct opmfu_steps *steps, const struct opmfu_rank_report *rr, struct rank_sum *rs)
+/* The rank's median step (analyze/steps.c picks it, for every view). */
+static void keep_median(const struct opmfu_steps *steps, struct rank_sum *rs)
 {
-	size_t j;
-	for (j = 0; j < steps->n; j++) {
-		const struct opmfu_step_row *s = &steps->v[j];
-		int64_t want = rr->median_step < 0 ? OPMFU_NO_STEP : (int64_t)rr->median_step;
-		if (opmfu_step_window(s) <= 0 || (double)opmfu_step_window(s) != rr->median_window_ns || s->step != want)
-			continue;
-		rs->have = 1;
-		rs->step = s->step;
-		rs->flops = (double)s->flops;
-		rs->compute_cov = step_compute_cov(s);
-		rs->records_only = records_only(s);
-		rs->trace_mfu = opmfu_step_trace_mfu(s);
+	const struct opmfu_step_row *s;
+	if (steps->median == SIZE_MAX)
 		return;
-	}
+	s = &steps->v[steps->median];
+	rs->have = 1;
+	rs->step = s->step;
+	rs->flops = (double)s->flops;
+	rs->compute_cov = step_compute_cov(s);
+	rs->records_only = records_only(s);
+	rs->trace_mfu = opmfu_step_trace_mfu(s);
 }
 
 enum opmfu_status opmfu_model_check_rank(struct opmfu_model_report *m, size_t i, const struct opmfu_steps *steps,
@@ -277,7 +273,7 @@ enum opmfu_status opmfu_model_check_rank(struct opmfu_model_report *m, size_t i,
 	rs->rank = rr->rank;
 	rs->window = rr->median_window_ns;
 	rs->peak = rr->peak_tflops[m->dtype_class];
-	keep_median(steps, rr, rs);
+	keep_median(steps, rs);
 	for (j = 0; j < steps->n && st == OPMFU_OK; j++) {
 		const struct opmfu_step_row *s = &steps->v[j];
 		if (opmfu_step_window(s) <= 0)
@@ -291,41 +287,26 @@ enum opmfu_status opmfu_model_check_rank(struct opmfu_model_report *m, size_t i,
 	return st;
 }
 
-/* The median rank by its median step's window, as the report picks it: the
- * lower median over the ranks analysed, the first rank with it; NULL: none. */
-static const struct rank_sum *median_rank(const struct check *c, struct opmfu_err *err, enum opmfu_status *st)
+/* The run's median rank (OpmfuRun.median_rank); NULL: none. */
+static const struct rank_sum *median_rank(const struct check *c, const int *rank)
 {
-	double *v = opmfu_malloc((c->n + 1) * sizeof(*v)), med;
-	size_t i, n = 0;
-
-	*st = OPMFU_OK;
-	if (!v) {
-		*st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory comparing the run with the model");
-		return NULL;
-	}
-	for (i = 0; i < c->n; i++)
-		if (c->ranks[i].analysed)
-			v[n++] = c->ranks[i].window;
-	if (n && opmfu_sort_array(v, n, sizeof(*v), opmfu_less_double))
-		*st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory comparing the run with the model");
-	med = n ? v[(n - 1) / 2] : -1;
-	opmfu_free(v);
-	for (i = 0; i < c->n && *st == OPMFU_OK; i++)
-		if (c->ranks[i].analysed && c->ranks[i].window == med)
+	size_t i;
+	for (i = 0; rank && i < c->n; i++)
+		if (c->ranks[i].analysed && c->ranks[i].rank == *rank)
 			return &c->ranks[i];
 	return NULL;
 }
 
-enum opmfu_status opmfu_model_check_run(struct opmfu_model_report *m, struct opmfu_cell_store *cs,
+enum opmfu_status opmfu_model_check_run(struct opmfu_model_report *m, const int *median, struct opmfu_cell_store *cs,
 					struct opmfu_err *err)
 {
 	struct check *c = check_of(m);
-	enum opmfu_status st;
+	enum opmfu_status st = OPMFU_OK;
 	const struct rank_sum *rs;
 	size_t k;
 
 	opmfu_cell_store_init(cs, &opmfu_model_def);
-	rs = median_rank(c, err, &st);
+	rs = median_rank(c, median);
 	if (rs) {
 		m->median_rank = rs->rank;
 		m->median_step = rs->have && rs->step != OPMFU_NO_STEP ? (long long)rs->step : -1;

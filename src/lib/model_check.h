@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "mflops/mflops.h"
 #include "trace/table.h"
+#include "lib/report.h"
 #include "opmfu.h"
 
 /* opmfu_model_compute (lib/model.c) that also gives the config it read. */
@@ -38,9 +39,10 @@ enum opmfu_status opmfu_model_check_rank(struct opmfu_model_report *m, size_t i,
 					 const struct opmfu_rank_report *rr, struct opmfu_cell_store *cs,
 					 struct opmfu_err *err);
 
-/* After every rank: the run's rows (rank_id and step NULL) into cs
+/* After every rank: the run's rows (rank_id and step NULL), for the median
+ * step of the run's median rank (OpmfuRun.median_rank; NULL: none), into cs
  * (initialised here) and into m->run. */
-enum opmfu_status opmfu_model_check_run(struct opmfu_model_report *m, struct opmfu_cell_store *cs,
+enum opmfu_status opmfu_model_check_run(struct opmfu_model_report *m, const int *median, struct opmfu_cell_store *cs,
 					struct opmfu_err *err);
 
 /* NULL is a no-op */

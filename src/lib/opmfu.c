@@ -6,6 +6,7 @@
 #include "opmfu.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,7 +160,7 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 	return OPMFU_OK;
 }
 
-enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_err *err)
+enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_err *err)
 {
 	struct opmfu_rank_list list = { NULL, 0, 0 };
 	struct opmfu_writers ws = OPMFU_WRITERS_INIT;
@@ -168,6 +169,8 @@ enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_report 
 	size_t n_found;
 
 	memset(rep, 0, sizeof(*rep));
+	opmfu_account_init(&rep->account);
+	opmfu_cell_store_init(&rep->model_run, NULL);
 	if (o->n_inputs == 0)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "no input path given");
 	if (o->n_inputs > 1 && !o->out_dir)
@@ -230,5 +233,132 @@ void opmfu_report_release(struct opmfu_report *rep)
 	opmfu_free(rep->out_dir);
 	forget_exports(rep);
 	opmfu_model_check_release(rep->model);
+	opmfu_account_release(&rep->account);
+	opmfu_cell_store_release(&rep->model_run);
 	memset(rep, 0, sizeof(*rep));
+}
+
+/* ---- the public run ---- */
+
+enum opmfu_status opmfu_analyze(const struct opmfu_opts *o, struct opmfu_run **run, struct opmfu_err *err)
+{
+	struct opmfu_run *r = opmfu_calloc(1, sizeof(*r));
+	if (!(*run = r))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory starting the analysis");
+	return opmfu_analyze_report(o, &r->rep, err);
+}
+
+void opmfu_run_free(struct opmfu_run *run)
+{
+	if (!run)
+		return;
+	opmfu_report_release(&run->rep);
+	opmfu_free(run);
+}
+
+/* A table of the run is a cell store (trace/table.h) seen from outside. */
+static const struct opmfu_cell_store *store_of(const struct opmfu_rows *t)
+{
+	return (const struct opmfu_cell_store *)(const void *)t;
+}
+
+const struct opmfu_rows *opmfu_run_rows(const struct opmfu_run *run, const char *table)
+{
+	const struct opmfu_report *rep = &run->rep;
+	const struct opmfu_cell_store *cs = NULL;
+	if (!strcmp(table, "OpmfuRun"))
+		cs = &rep->account.run;
+	else if (!strcmp(table, "OpmfuRankSummary"))
+		cs = &rep->account.ranks;
+	else if (!strcmp(table, "OpmfuHotspots"))
+		cs = &rep->account.hotspots;
+	else if (!strcmp(table, "OpmfuStragglers"))
+		cs = &rep->account.stragglers;
+	else if (!strcmp(table, "OpmfuModel") && rep->model)
+		cs = &rep->model_run;
+	return cs && cs->def ? (const struct opmfu_rows *)(const void *)cs : NULL;
+}
+
+size_t opmfu_rows_count(const struct opmfu_rows *t)
+{
+	return t ? store_of(t)->n_rows : 0;
+}
+
+int opmfu_rows_col(const struct opmfu_rows *t, const char *name)
+{
+	const struct opmfu_table_def *def = t ? store_of(t)->def : NULL;
+	size_t c;
+	for (c = 0; def && c < def->n_cols; c++)
+		if (!strcmp(def->cols[c].name, name))
+			return (int)c;
+	return -1;
+}
+
+static const struct opmfu_cell *cell_at(const struct opmfu_rows *t, size_t row, int col)
+{
+	const struct opmfu_cell_store *cs = t ? store_of(t) : NULL;
+	if (!cs || col < 0 || (size_t)col >= cs->def->n_cols || row >= cs->n_rows)
+		return NULL;
+	return &cs->cells[row * cs->def->n_cols + (size_t)col];
+}
+
+double opmfu_rows_num(const struct opmfu_rows *t, size_t row, int col)
+{
+	const struct opmfu_cell *c = cell_at(t, row, col);
+	if (!c || c->null)
+		return NAN;
+	switch (store_of(t)->def->cols[col].type) {
+	case OPMFU_COL_INT:
+		return (double)c->v.i;
+	case OPMFU_COL_REAL:
+		return c->v.r;
+	default:
+		return NAN;
+	}
+}
+
+const char *opmfu_rows_text(const struct opmfu_rows *t, size_t row, int col)
+{
+	const struct opmfu_cell *c = cell_at(t, row, col);
+	if (!c || c->null || store_of(t)->def->cols[col].type != OPMFU_COL_TEXT)
+		return NULL;
+	return c->v.t.s; /* the store's copies end in NUL */
+}
+
+const char *opmfu_run_path(const struct opmfu_run *run, enum opmfu_run_output which)
+{
+	switch (which) {
+	case OPMFU_OUT_DIR:
+		return run->rep.out_dir;
+	case OPMFU_OUT_DB:
+		return run->rep.out_db;
+	case OPMFU_OUT_XLSX:
+		return run->rep.xlsx_dir;
+	case OPMFU_OUT_CSV:
+		return run->rep.csv_dir;
+	case OPMFU_OUT_JSON:
+		return run->rep.json_dir;
+	}
+	return NULL;
+}
+
+size_t opmfu_run_files(const struct opmfu_run *run, enum opmfu_run_output which)
+{
+	if (which == OPMFU_OUT_XLSX)
+		return run->rep.xlsx_files;
+	if (which == OPMFU_OUT_CSV || which == OPMFU_OUT_JSON)
+		return run->rep.n_tables;
+	return opmfu_run_path(run, which) ? 1 : 0;
+}
+
+double opmfu_run_seconds(const struct opmfu_run *run)
+{
+	return run->rep.seconds;
+}
+
+double opmfu_run_stage_seconds(const struct opmfu_run *run, size_t i, enum opmfu_stage stage)
+{
+	if (i >= run->rep.n_ranks || (int)stage < 0 || stage >= OPMFU_NSTAGE)
+		return -1;
+	return run->rep.ranks[i].seconds[stage];
 }

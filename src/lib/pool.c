@@ -82,10 +82,11 @@ static int default_jobs(void)
  * The tables of a run, in the order the writers are given them: a writer's
  * files bit k is run_tables[k]. */
 enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, TAB_OPS, TAB_MODULES, TAB_STEPS, TAB_OP_TYPES, TAB_KERNELS, TAB_MODEL,
-       N_TABS };
+       TAB_RUN, TAB_HOTSPOTS, TAB_STRAGGLERS, N_TABS };
 static const struct opmfu_table_def *const run_tables[N_TABS] = {
 	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def, &opmfu_ops_def, &opmfu_modules_def,
-	&opmfu_steps_def, &opmfu_op_types_def, &opmfu_kernels_def, &opmfu_model_def,
+	&opmfu_steps_def, &opmfu_op_types_def, &opmfu_kernels_def, &opmfu_model_def, &opmfu_run_def,
+	&opmfu_hotspots_def, &opmfu_stragglers_def,
 };
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << TAB_OPERATOR && OPMFU_XLSX_MODULE == 1 << TAB_MODULE,
 	       "a rank's workbook bits are its tables' files bits");
@@ -140,13 +141,16 @@ void opmfu_writers_close(struct opmfu_writers *ws)
 	ws->n = 0;
 }
 
-static enum opmfu_status put_all(struct opmfu_writers *ws, int rank, const struct opmfu_table *t,
-				 struct opmfu_err *err)
+/* A table to every writer, and to the run account (which reads what it needs). */
+static enum opmfu_status put_all(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
+				 const struct opmfu_table *t, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
 	size_t k;
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
+	if (st == OPMFU_OK && rank != OPMFU_RUN_RANK)
+		st = opmfu_account_add(&rep->account, t, err);
 	return st;
 }
 
@@ -159,30 +163,79 @@ static enum opmfu_status put_model(struct opmfu_report *rep, const struct opmfu_
 	enum opmfu_status st = opmfu_model_check_rank(rep->model, (size_t)(rr - rep->ranks), steps, rr, &cs, err);
 	if (st == OPMFU_OK) {
 		t = opmfu_cell_store_table(&cs);
-		st = put_all(ws, rr->rank, &t, err);
+		st = put_all(rep, ws, rr->rank, &t, err);
 	}
 	opmfu_cell_store_release(&cs);
 	return st;
 }
 
-/* After the last rank, the run's OpmfuModel rows (rank_id NULL), put and
- * kept under the pseudo rank OPMFU_RUN_RANK as a rank's are. */
-static enum opmfu_status write_run(struct opmfu_report *rep, struct opmfu_writers *ws, struct opmfu_err *err)
+/* The run's identity: a digest (FNV-1a, 64 bits) of its ranks and their
+ * inputs, and the readers that read them. */
+static enum opmfu_status run_identity(const struct opmfu_rank_list *list, struct opmfu_report *rep,
+				      struct opmfu_err *err)
 {
-	struct opmfu_cell_store cs;
-	struct opmfu_table t;
-	enum opmfu_status st = opmfu_model_check_run(rep->model, &cs, err);
+	uint64_t h = 14695981039346656037ull;
+	const char *source = NULL;
+	char id[20];
+	size_t i;
+
+	for (i = 0; i < list->n; i++) {
+		const char *p = list->v[i].path;
+		char rank[16];
+		snprintf(rank, sizeof(rank), "%d:", list->v[i].rank);
+		for (const char *q = rank; *q; q++)
+			h = (h ^ (unsigned char)*q) * 1099511628211ull;
+		for (; p && *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		h = (h ^ '\n') * 1099511628211ull;
+		if (!source)
+			source = list->v[i].reader->name;
+		else if (strcmp(source, list->v[i].reader->name))
+			source = "mixed";
+	}
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)h);
+	return opmfu_account_identity(&rep->account, id, source, rep->n_failed, err);
+}
+
+/* After the last rank: the run account (OpmfuRun, OpmfuHotspots,
+ * OpmfuStragglers) and, with --model, OpmfuModel's run rows (rank_id NULL)
+ * for the account's median rank, put and kept under the pseudo rank
+ * OPMFU_RUN_RANK as a rank's are. */
+static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct opmfu_report *rep,
+				   struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	struct opmfu_account *a = &rep->account;
+	struct opmfu_table t[3];
+	enum opmfu_status st;
 	size_t k;
 
-	if (st == OPMFU_OK) {
-		t = opmfu_cell_store_table(&cs);
-		st = put_all(ws, OPMFU_RUN_RANK, &t, err);
+	if ((st = run_identity(list, rep, err)) || (st = opmfu_account_finish(a, err)))
+		return st;
+	if (rep->model) {
+		int median = 0;
+		const int *mp = NULL;
+		if (a->median_row != SIZE_MAX) {
+			struct opmfu_cell c[64];
+			struct opmfu_table rt = opmfu_cell_store_table(&a->ranks);
+			rt.row(rt.src, a->median_row, c);
+			median = (int)c[0].v.i; /* rank_id */
+			mp = &median;
+		}
+		if ((st = opmfu_model_check_run(rep->model, mp, &rep->model_run, err)))
+			return st;
+		t[0] = opmfu_cell_store_table(&rep->model_run);
+		if ((st = put_all(rep, ws, OPMFU_RUN_RANK, &t[0], err)))
+			return st;
 	}
+	t[0] = opmfu_cell_store_table(&a->run);
+	t[1] = opmfu_cell_store_table(&a->hotspots);
+	t[2] = opmfu_cell_store_table(&a->stragglers);
+	for (k = 0; k < 3 && st == OPMFU_OK; k++)
+		st = put_all(rep, ws, OPMFU_RUN_RANK, &t[k], err);
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		struct opmfu_write_stats ks;
 		st = opmfu_writer_keep_rank(ws->v[k], OPMFU_RUN_RANK, &ks, err);
 	}
-	opmfu_cell_store_release(&cs);
 	return st;
 }
 
@@ -263,7 +316,7 @@ static void export_warn(const struct opmfu_opts *o, int rank, const char *name, 
  * tree. Step 1, once kernel MFU is known: the OperatorMFU table, listed once
  * for all writers (the xlsx writer stages its workbook).
  */
-static enum opmfu_status write_ops(struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_writers *ws,
+static enum opmfu_status write_ops(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_writers *ws,
 				   struct opmfu_err *err)
 {
 	struct opmfu_operator_mfu om;
@@ -275,14 +328,14 @@ static enum opmfu_status write_ops(struct rank_work *w, struct opmfu_rank_report
 	if ((st = opmfu_operator_mfu_build(&om, rr->rank, &w->trace, &w->op, err)))
 		return st;
 	t = opmfu_operator_mfu_table(&om);
-	st = put_all(ws, rr->rank, &t, err);
+	st = put_all(rep, ws, rr->rank, &t, err);
 	opmfu_operator_mfu_release(&om);
 	return st;
 }
 
 /* Step 2, once the units are made: OpmfuOps (the largest of them), OpmfuModules,
  * OpmfuSteps, OpmfuOpTypes, OpmfuKernels, while the worker builds the module tree. */
-static enum opmfu_status write_units(struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_writers *ws,
+static enum opmfu_status write_units(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_writers *ws,
 				     struct opmfu_err *err)
 {
 	struct opmfu_ops_table ot = { &w->ops, rr->rank };
@@ -301,7 +354,7 @@ static enum opmfu_status write_units(struct rank_work *w, struct opmfu_rank_repo
 	t[3] = opmfu_op_types_table(&ht);
 	t[4] = opmfu_kernels_table(&ht);
 	for (k = 0; k < 5 && st == OPMFU_OK; k++)
-		st = put_all(ws, rr->rank, &t[k], err);
+		st = put_all(rep, ws, rr->rank, &t[k], err);
 	return st;
 }
 
@@ -319,15 +372,17 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 
 	for (k = 0; k < ws->n && st == OPMFU_OK && !w->analysed && w->have_ops; k++)
 		st = opmfu_writer_drop_rank(ws->v[k], rr->rank, err);
+	if (!w->analysed)
+		opmfu_account_drop(&rep->account);
 	if (st == OPMFU_OK && w->analysed) {
 		t = opmfu_module_table(&mv, &w->mod, rr->rank);
-		st = put_all(ws, rr->rank, &t, err);
+		st = put_all(rep, ws, rr->rank, &t, err);
 		if (st == OPMFU_OK && rep->model)
 			st = put_model(rep, rr, &w->steps, ws, err);
 	}
 	if (st == OPMFU_OK) {
 		t = opmfu_rank_summary_table(rr);
-		st = put_all(ws, rr->rank, &t, err);
+		st = put_all(rep, ws, rr->rank, &t, err);
 	}
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		struct opmfu_write_stats ks;
@@ -340,6 +395,8 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 		if (st == OPMFU_OK && w->analysed)
 			export_warn(o, rr->rank, ws->v[k]->type->name, &ks);
 	}
+	if (st == OPMFU_OK)
+		st = opmfu_account_keep(&rep->account, err);
 	/* what a writer staged and did not keep here goes when it is closed */
 	return st;
 }
@@ -404,11 +461,11 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 			wait_stage(&p, w, 1);
 		}
 		t = opmfu_now_s();
-		st = write_ops(w, rr, ws, err);
+		st = write_ops(rep, w, rr, ws, err);
 		if (started)
 			wait_stage(&p, w, 2);
 		if (st == OPMFU_OK)
-			st = write_units(w, rr, ws, err);
+			st = write_units(rep, w, rr, ws, err);
 		rr->seconds[OPMFU_STAGE_WRITE] = opmfu_now_s() - t;
 		if (started)
 			wait_stage(&p, w, 3);
@@ -435,8 +492,8 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 			o->on_progress(o->ctx, &pr);
 		}
 	}
-	if (st == OPMFU_OK && rep->model)
-		st = write_run(rep, ws, err);
+	if (st == OPMFU_OK)
+		st = write_run(list, rep, ws, err);
 	rank_warn_rest(o, &rw);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);

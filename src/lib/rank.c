@@ -69,6 +69,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_hotspots_init(&w->hot);
 	w->have_ops = w->have_units = w->analysed = 0;
 
+	rr->source = in->reader->name;
 	st = in->reader->read(in, &w->trace, &ro, &e);
 	t1 = opmfu_now_s();
 	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
@@ -135,39 +136,34 @@ static void hot_top(const struct opmfu_trace *t, const struct opmfu_hot *h, size
 	}
 }
 
-/* The steps: their number, median window, trace MFU, and the median step's waterfall. */
+/* The steps: their number, the median step (analyze/steps.c picks it) and its waterfall. */
 static void report_steps(const struct opmfu_steps *st, struct opmfu_rank_report *rr)
 {
-	const struct opmfu_step_row *med = NULL;
-	double shares[4], best = -1;
-	size_t i;
+	const struct opmfu_step_row *med;
+	double shares[4];
 	int k;
 
 	rr->steps = st->n;
 	rr->step_ns_median = st->step_ns_median;
-	rr->trace_mfu = st->trace_mfu;
+	rr->trace_mfu_all = st->trace_mfu;
 	rr->median_step = -1;
+	rr->median_peak = 0;
 	for (k = 0; k < OPMFU_NSHARE; k++)
 		rr->shares[k] = -1;
-	/* the step whose window is closest to the median (the first of equals) */
-	for (i = 0; i < st->n; i++) {
-		double d = (double)opmfu_step_window(&st->v[i]) - st->step_ns_median;
-		if (opmfu_step_window(&st->v[i]) > 0 && (best < 0 || fabs(d) < best)) {
-			best = fabs(d);
-			med = &st->v[i];
-		}
-	}
-	if (!med)
+	if (st->median == SIZE_MAX)
 		return;
+	med = &st->v[st->median];
 	opmfu_step_shares(med, shares);
 	rr->median_step = med->step == OPMFU_NO_STEP ? -1 : med->step;
 	rr->median_window_ns = (double)opmfu_step_window(med);
+	rr->median_peak = opmfu_step_peak(med);
 	rr->shares[OPMFU_SHARE_MFU] = opmfu_step_trace_mfu(med);
 	rr->shares[OPMFU_SHARE_INEFFICIENCY] = rr->shares[OPMFU_SHARE_MFU] >= 0 ? shares[3] : -1;
 	rr->shares[OPMFU_SHARE_OTHER] = shares[2];
 	rr->shares[OPMFU_SHARE_COMM] = shares[1];
 	rr->shares[OPMFU_SHARE_IDLE] = shares[0];
 	rr->comm_overlapped = (double)med->comm_overlapped_ns / rr->median_window_ns;
+	rr->trace_mfu = rr->shares[OPMFU_SHARE_MFU];
 }
 
 /* The honest numbers of SPEC 10 into the report, and the modules that lose most. */
@@ -300,6 +296,11 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	w->analysed = 1;
 	for (i = 0; i < OPMFU_NDROP; i++)
 		rr->drops[i] += w->flops.drops[i] + w->op.stats.drops[i];
+	rr->drops_why[0] = '\0';
+	for (i = 0; i < OPMFU_NDROP; i++)
+		if (rr->drops[i])
+			opmfu_bufcat(rr->drops_why, sizeof(rr->drops_why), "%s%zu %s", rr->drops_why[0] ? ", " : "",
+				     rr->drops[i], opmfu_drop_name((enum opmfu_drop)i));
 	rr->recs_used = w->op.stats.used[OPMFU_FLOPS_RECORD];
 	rr->kernels_with_mfu = w->op.stats.kernels_with_mfu;
 	rr->op_rows = w->op.stats.rows;

@@ -41,6 +41,29 @@ static const struct opmfu_column cols[] = {
 	{ "trace_mfu", OPMFU_COL_REAL, "Trace MFU", 0, OPMFU_COLF_PERCENT },
 	{ "step_ns_median", OPMFU_COL_INT, "Median Step(ns)", 0, 0 },
 	{ "steps", OPMFU_COL_INT, "Steps", 0, 0 },
+	{ "source", OPMFU_COL_TEXT, "Source", 0, 0 },
+	{ "median_step", OPMFU_COL_INT, "Median Step", 0, 0 },
+	{ "peak_tflops", OPMFU_COL_REAL, "Peak TFLOPS", 0, 0 },
+	{ "share_idle", OPMFU_COL_REAL, "Idle", 0, OPMFU_COLF_PERCENT },
+	{ "share_comm", OPMFU_COL_REAL, "Exposed Communication", 0, OPMFU_COLF_PERCENT },
+	{ "share_other_compute", OPMFU_COL_REAL, "Compute without FLOPs", 0, OPMFU_COLF_PERCENT },
+	{ "share_inefficiency", OPMFU_COL_REAL, "FLOP Kernels below Peak", 0, OPMFU_COLF_PERCENT },
+	{ "trace_mfu_all_steps", OPMFU_COL_REAL, "Trace MFU over All Steps", 0, OPMFU_COLF_PERCENT },
+	{ "input_note", OPMFU_COL_TEXT, "Input Note", 0, 0 },
+	{ "warning", OPMFU_COL_TEXT, "Warning", 0, 0 },
+	{ "comm_links", OPMFU_COL_INT, "Communication Links", 0, 0 },
+	{ "module_ranges", OPMFU_COL_INT, "Module Ranges", 0, 0 },
+	{ "module_paths", OPMFU_COL_INT, "Module Paths", 0, 0 },
+	{ "module_ops_too_deep", OPMFU_COL_INT, "Ops under Modules Too Deep", 0, 0 },
+	{ "bad_rows", OPMFU_COL_INT, "Rows Skipped", 0, 0 },
+	{ "bad_dtype", OPMFU_COL_TEXT, "Unsupported Dtype", 0, 0 },
+	{ "records_nested", OPMFU_COL_INT, "Records Nested", 0, 0 },
+	{ "shape_failed", OPMFU_COL_INT, "Kernels whose Shapes Did Not Fit", 0, 0 },
+	{ "ops_no_peak", OPMFU_COL_INT, "Ops with FLOPs without Peak", 0, 0 },
+	{ "operator_mfu_above_one", OPMFU_COL_INT, "OperatorMFU Rows above 100%", 0, 0 },
+	{ "records_dropped_why", OPMFU_COL_TEXT, "FLOPs Records Dropped Why", 0, 0 },
+	{ "no_peak", OPMFU_COL_INT, "No Peak", 0, 0 },
+	{ "comm_overlapped_share", OPMFU_COL_REAL, "Overlapped Communication", 0, OPMFU_COLF_PERCENT },
 };
 
 /* no workbook: the reference writes none */
@@ -53,6 +76,8 @@ static struct opmfu_cell text_or_null(const char *s)
 {
 	return s[0] ? opmfu_cell_str(s) : opmfu_cell_null();
 }
+
+_Static_assert(sizeof(cols) / sizeof(cols[0]) == 57, "summary_row fills every column");
 
 static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 {
@@ -98,6 +123,29 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[31] = opmfu_cell_known(rr->trace_mfu);
 	c[32] = rr->step_ns_median >= 0 ? opmfu_cell_int(llround(rr->step_ns_median)) : opmfu_cell_null();
 	c[33] = opmfu_cell_int((int64_t)rr->steps);
+	c[34] = rr->source ? opmfu_cell_str(rr->source) : opmfu_cell_null();
+	c[35] = rr->median_step >= 0 ? opmfu_cell_int(rr->median_step) : opmfu_cell_null();
+	c[36] = opmfu_cell_pos(rr->median_peak / 1e12);
+	c[37] = opmfu_cell_known(rr->shares[OPMFU_SHARE_IDLE]);
+	c[38] = opmfu_cell_known(rr->shares[OPMFU_SHARE_COMM]);
+	c[39] = opmfu_cell_known(rr->shares[OPMFU_SHARE_OTHER]);
+	c[40] = opmfu_cell_known(rr->shares[OPMFU_SHARE_INEFFICIENCY]);
+	c[41] = opmfu_cell_known(rr->trace_mfu_all);
+	c[42] = text_or_null(rr->note);
+	c[43] = text_or_null(rr->warning);
+	c[44] = opmfu_cell_int((int64_t)rr->comm_links);
+	c[45] = opmfu_cell_int((int64_t)rr->modules);
+	c[46] = opmfu_cell_int((int64_t)rr->module_paths);
+	c[47] = opmfu_cell_int((int64_t)rr->module_ops_too_deep);
+	c[48] = opmfu_cell_int((int64_t)rr->bad_rows);
+	c[49] = text_or_null(rr->bad_dtype);
+	c[50] = opmfu_cell_int((int64_t)rr->recs_nested);
+	c[51] = opmfu_cell_int((int64_t)rr->shape_failed);
+	c[52] = opmfu_cell_int((int64_t)rr->units_no_peak);
+	c[53] = opmfu_cell_int((int64_t)rr->op_rows_above_one);
+	c[54] = text_or_null(rr->drops_why);
+	c[55] = opmfu_cell_int(rr->no_peak);
+	c[56] = rr->shares[OPMFU_SHARE_IDLE] >= 0 ? opmfu_cell_real(rr->comm_overlapped) : opmfu_cell_null();
 }
 
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr)

@@ -37,6 +37,9 @@ static const char *const ddl_files[] = {
 	opmfu_sql_out_opmfu_kernels,
 	opmfu_sql_out_opmfu_model,
 	opmfu_sql_out_opmfu_diff,
+	opmfu_sql_out_opmfu_run,
+	opmfu_sql_out_opmfu_hotspots,
+	opmfu_sql_out_opmfu_stragglers,
 };
 
 /* What a parameter of a batch INSERT holds. */

@@ -32,6 +32,7 @@
 
 #include "fuzz.h"
 #include "fuzz_input.h"
+#include "lib/report.h"
 #include "opmfu.h"
 
 /* Strings the reader and the parsers give meaning to, so that random rows
@@ -298,7 +299,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.peak_tflops[OPMFU_CLASS_INT8] = 707.8;
 		o.peak_origin = "--peak";
 	}
-	st = opmfu_analyze(&o, &rep, &err);
+	st = opmfu_analyze_report(&o, &rep, &err);
 	FUZZ_ASSERT(st == OPMFU_OK || err.msg[0]);
 	FUZZ_ASSERT(rep.n_ranks <= 1 && rep.n_failed <= rep.n_ranks);
 	if (rep.n_ranks) {

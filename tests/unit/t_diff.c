@@ -370,7 +370,7 @@ static void t_diff_nomem(const char *sample, const char *scratch)
 	ao.n_inputs = 1;
 	ao.out_dir = result;
 	ao.jobs = 1;
-	CHECK_INT(opmfu_analyze(&ao, &rep, &err), OPMFU_OK);
+	CHECK_INT(opmfu_analyze_report(&ao, &rep, &err), OPMFU_OK);
 	opmfu_report_release(&rep);
 	total = opmfu_mem_count();
 	CHECK_INT(run_diff(sample, result, out, &d, &err), OPMFU_OK);

@@ -20,6 +20,7 @@
 #include "base/mem.h"
 #include "check.h"
 #include "files.h"
+#include "lib/report.h"
 #include "opmfu.h"
 
 /* --model on every run: a tiny llama config (fixtures/model_check) written under the scratch directory */
@@ -60,7 +61,7 @@ static enum opmfu_status run(const char *in, const char *out, struct opmfu_repor
 	o.jobs = 2;
 	o.model = &model;
 	memset(err, 0, sizeof(*err));
-	return opmfu_analyze(&o, rep, err);
+	return opmfu_analyze_report(&o, rep, err);
 }
 
 static int copy_file(const char *from, const char *to)
@@ -153,7 +154,7 @@ static enum opmfu_status run2(const char *const *in, const char *out, struct opm
 	o.peak_tflops[OPMFU_CLASS_FP16] = 353.9; /* rank 1 has no info.json */
 	o.model = &model;
 	memset(err, 0, sizeof(*err));
-	return opmfu_analyze(&o, rep, err);
+	return opmfu_analyze_report(&o, rep, err);
 }
 
 /* Rank 0 = argv[1] (the sample); rank 1 = a copy of its database under scratch. */

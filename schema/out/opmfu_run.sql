@@ -1,0 +1,25 @@
+-- opmfu's own table (SPEC 16): the run as a whole, one row, computed once
+-- from the ranks' OpmfuRankSummary rows (docs/glossary.md defines each term).
+-- The step quantities are the median rank's median step's; the rest is the
+-- median rank's. Every view (terminal, opmfu_summary.xlsx, diff) shows these.
+CREATE TABLE "OpmfuRun" (
+    "run_id" TEXT,               -- a digest of the ranks' inputs: the same inputs, the same id
+    "source" TEXT,               -- ascend | kineto | mixed (the readers of the ranks)
+    "ranks" INTEGER,             -- ranks found
+    "ranks_failed" INTEGER,
+    "chip" TEXT,                 -- the chip the median rank's trace names
+    "peak_tflops" REAL,          -- the peak of the median step's FLOPs (kernel-time-weighted over their classes)
+    "peak_source" TEXT,          -- where the median rank's peaks came from
+    "median_rank" INTEGER,       -- the median rank (docs/glossary.md)
+    "median_step" INTEGER,       -- its median step; NULL: the whole trace (no step marks)
+    "step_ns" INTEGER,           -- that step's time (window)
+    "trace_mfu" REAL,            -- FLOPs / (step time x peak) of that step
+    "mfu_busy" REAL,             -- the median rank's FLOPs / (all compute kernel time x peak)
+    "flops_coverage" REAL,       -- the median rank's share of compute time whose FLOPs are known
+    "share_idle" REAL,           -- that step's waterfall: these four and trace_mfu sum to 1
+    "share_comm" REAL,
+    "share_other_compute" REAL,
+    "share_inefficiency" REAL,
+    "ranks_analysed" INTEGER,    -- ranks not failed
+    "mfu_recorded" REAL          -- the median rank's FLOPs / (FLOP-bearing kernel time x peak)
+);

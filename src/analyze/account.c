@@ -1,0 +1,528 @@
+/*
+ * account.c - the run account (SPEC 16): OpmfuRun, OpmfuHotspots and
+ * OpmfuStragglers from the ranks' tables (analyze/account.h).
+ */
+#include "analyze/account.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "base/sort.h"
+
+/* ---- the tables made ---- */
+
+static const struct opmfu_column run_cols[] = {
+	{ "run_id", OPMFU_COL_TEXT, "Run ID", 18, 0 },
+	{ "source", OPMFU_COL_TEXT, "Source", 0, 0 },
+	{ "ranks", OPMFU_COL_INT, "Ranks", 0, 0 },
+	{ "ranks_failed", OPMFU_COL_INT, "Ranks Failed", 0, 0 },
+	{ "chip", OPMFU_COL_TEXT, "Chip", 30, 0 },
+	{ "peak_tflops", OPMFU_COL_REAL, "Peak TFLOPS", 0, 0 },
+	{ "peak_source", OPMFU_COL_TEXT, "Peak Source", 60, 0 },
+	{ "median_rank", OPMFU_COL_INT, "Median Rank", 0, 0 },
+	{ "median_step", OPMFU_COL_INT, "Median Step", 0, 0 },
+	{ "step_ns", OPMFU_COL_INT, "Step Time(ns)", 0, 0 },
+	{ "trace_mfu", OPMFU_COL_REAL, "Trace MFU", 0, OPMFU_COLF_PERCENT },
+	{ "mfu_busy", OPMFU_COL_REAL, "Busy MFU", 0, OPMFU_COLF_PERCENT },
+	{ "flops_coverage", OPMFU_COL_REAL, "FLOPs Coverage", 0, OPMFU_COLF_PERCENT },
+	{ "share_idle", OPMFU_COL_REAL, "Idle", 0, OPMFU_COLF_PERCENT },
+	{ "share_comm", OPMFU_COL_REAL, "Exposed Communication", 0, OPMFU_COLF_PERCENT },
+	{ "share_other_compute", OPMFU_COL_REAL, "Compute without FLOPs", 0, OPMFU_COLF_PERCENT },
+	{ "share_inefficiency", OPMFU_COL_REAL, "FLOP Kernels below Peak", 0, OPMFU_COLF_PERCENT },
+	{ "ranks_analysed", OPMFU_COL_INT, "Ranks Analysed", 0, 0 },
+	{ "mfu_recorded", OPMFU_COL_REAL, "Recorded MFU", 0, OPMFU_COLF_PERCENT },
+};
+const struct opmfu_table_def opmfu_run_def = { "OpmfuRun", run_cols, sizeof(run_cols) / sizeof(run_cols[0]), NULL };
+enum { R_ID, R_SOURCE, R_RANKS, R_FAILED, R_CHIP, R_PEAK, R_PEAK_SRC, R_MED_RANK, R_MED_STEP, R_STEP_NS, R_TRACE_MFU,
+       R_MFU_BUSY, R_COVERAGE, R_IDLE, R_COMM, R_OTHER, R_INEFF, R_ANALYSED, R_MFU_REC, R_NCOL };
+_Static_assert(R_NCOL == sizeof(run_cols) / sizeof(run_cols[0]), "OpmfuRun's columns");
+
+static const struct opmfu_column hot_cols[] = {
+	{ "kind", OPMFU_COL_TEXT, "Kind", 0, 0 },
+	{ "name", OPMFU_COL_TEXT, "Name", 60, 0 },
+	{ "ranks", OPMFU_COL_INT, "Ranks", 0, 0 },
+	{ "calls", OPMFU_COL_INT, "Calls", 0, 0 },
+	{ "kernel_ns", OPMFU_COL_INT, "Kernel Time(ns)", 0, 0 },
+	{ "recoverable_ns", OPMFU_COL_INT, "Recoverable Time(ns)", 0, 0 },
+	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 0, 0 },
+	{ "pct_of_step", OPMFU_COL_REAL, "% of Step", 0, OPMFU_COLF_PERCENT },
+	{ "mfu", OPMFU_COL_REAL, "MFU", 0, OPMFU_COLF_PERCENT },
+	{ "roofline_eff", OPMFU_COL_REAL, "Roofline Efficiency", 0, OPMFU_COLF_PERCENT },
+};
+const struct opmfu_table_def opmfu_hotspots_def = { "OpmfuHotspots", hot_cols, sizeof(hot_cols) / sizeof(hot_cols[0]),
+						    NULL };
+
+static const struct opmfu_column strag_cols[] = {
+	{ "measure", OPMFU_COL_TEXT, "Measure", 20, 0 },
+	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
+	{ "value", OPMFU_COL_REAL, "Value", 0, 0 },
+	{ "median", OPMFU_COL_REAL, "Median Rank's Value", 0, 0 },
+	{ "delta", OPMFU_COL_REAL, "Delta", 0, 0 },
+	{ "culprit_of", OPMFU_COL_TEXT, "Culprit Of", 0, 0 },
+};
+const struct opmfu_table_def opmfu_stragglers_def = { "OpmfuStragglers", strag_cols,
+						      sizeof(strag_cols) / sizeof(strag_cols[0]), NULL };
+
+const char *opmfu_hot_kind_name(int kind)
+{
+	static const char *const names[OPMFU_NHOT] = { "module", "op_type", "kernel" };
+	return kind >= 0 && kind < OPMFU_NHOT ? names[kind] : "?";
+}
+
+/* ---- the median ---- */
+
+struct median_ctx {
+	const double *key, *tie;
+};
+
+static int median_less(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct median_ctx *c = ctx;
+	if (c->key[a] != c->key[b])
+		return c->key[a] < c->key[b];
+	if (c->tie && c->tie[a] != c->tie[b])
+		return c->tie[a] < c->tie[b];
+	return a < b;
+}
+
+size_t opmfu_median_index(const double *key, const double *tie, size_t n, int *nomem)
+{
+	struct median_ctx c = { key, tie };
+	uint32_t *o = opmfu_malloc((n ? n : 1) * sizeof(*o));
+	size_t i, m = 0, res = SIZE_MAX;
+
+	*nomem = 0;
+	if (!o) {
+		*nomem = -1;
+		return SIZE_MAX;
+	}
+	for (i = 0; i < n; i++)
+		if (!isnan(key[i]))
+			o[m++] = (uint32_t)i;
+	if (opmfu_sort_idx(o, m, median_less, &c) != 0)
+		*nomem = -1;
+	else if (m)
+		res = o[(m - 1) / 2];
+	opmfu_free(o);
+	return res;
+}
+
+/* ---- gathering ---- */
+
+/* What one kind of hotspot reads from its table. */
+struct hot_spec {
+	const char *table, *key, *calls, *kernel_ns, *lost_ns, *mfu, *weight;
+};
+
+static const struct hot_spec hot_specs[OPMFU_NHOT] = {
+	/* a module path is charged its own ops (not its children's), so the root does not hide the rest */
+	{ "OpmfuModules", "module", "calls", "self_kernel_ns", "self_lost_ns", "self_mfu", "self_kernel_ns" },
+	{ "OpmfuOpTypes", "op_name", "ops", "kernel_ns", "lost_ns", "mfu", "flops_kernel_ns" },
+	{ "OpmfuKernels", "kernel_name", "kernels", "kernel_ns", "lost_ns", "mfu", "flops_kernel_ns" },
+};
+
+static int col_of(const struct opmfu_table_def *def, const char *name)
+{
+	size_t c;
+	for (c = 0; def && name && c < def->n_cols; c++)
+		if (!strcmp(def->cols[c].name, name))
+			return (int)c;
+	return -1;
+}
+
+/* A cell as a number; NaN when NULL, text or absent. */
+static double num(const struct opmfu_table_def *def, const struct opmfu_cell *row, int col)
+{
+	if (col < 0 || row[col].null)
+		return NAN;
+	if (def->cols[col].type == OPMFU_COL_INT)
+		return (double)row[col].v.i;
+	if (def->cols[col].type == OPMFU_COL_REAL)
+		return row[col].v.r;
+	return NAN;
+}
+
+static double nz(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
+static void group_init(struct opmfu_hot_group *g)
+{
+	memset(g, 0, sizeof(*g));
+	opmfu_intern_init(&g->names, &g->ar);
+	opmfu_cell_store_init(&g->pending, NULL);
+}
+
+static void group_release(struct opmfu_hot_group *g)
+{
+	opmfu_cell_store_release(&g->pending);
+	opmfu_intern_release(&g->names);
+	opmfu_arena_release(&g->ar);
+	opmfu_free(g->v);
+	group_init(g);
+}
+
+void opmfu_account_init(struct opmfu_account *a)
+{
+	int k;
+	memset(a, 0, sizeof(*a));
+	opmfu_cell_store_init(&a->ranks, NULL);
+	for (k = 0; k < OPMFU_NHOT; k++)
+		group_init(&a->hot[k]);
+	opmfu_cell_store_init(&a->run, &opmfu_run_def);
+	opmfu_cell_store_init(&a->hotspots, &opmfu_hotspots_def);
+	opmfu_cell_store_init(&a->stragglers, &opmfu_stragglers_def);
+	a->median_row = SIZE_MAX;
+}
+
+void opmfu_account_release(struct opmfu_account *a)
+{
+	int k;
+	opmfu_cell_store_release(&a->ranks);
+	for (k = 0; k < OPMFU_NHOT; k++)
+		group_release(&a->hot[k]);
+	opmfu_cell_store_release(&a->run);
+	opmfu_cell_store_release(&a->hotspots);
+	opmfu_cell_store_release(&a->stragglers);
+	opmfu_free(a->run_id);
+	opmfu_free(a->source);
+	opmfu_account_init(a);
+}
+
+static enum opmfu_status store_add(struct opmfu_cell_store *cs, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	if (!cs->def)
+		cs->def = t->def;
+	if (cs->def != t->def)
+		return opmfu_err_set(err, OPMFU_ERR_SCHEMA, "table %s given with two different column layouts", t->def->name);
+	return opmfu_cell_store_add_table(cs, t, err);
+}
+
+/* Window of every OpmfuSteps row with device activity: a step to count. */
+static void add_steps(struct opmfu_account *a, const struct opmfu_table *t)
+{
+	struct opmfu_cell row[64];
+	int c = col_of(t->def, "window_ns");
+	size_t i;
+	if (c < 0 || t->def->n_cols > sizeof(row) / sizeof(row[0]))
+		return;
+	for (i = 0; i < t->n_rows; i++) {
+		t->row(t->src, i, row);
+		if (nz(num(t->def, row, c)) > 0)
+			a->rank_steps_pending++;
+	}
+}
+
+enum opmfu_status opmfu_account_add(struct opmfu_account *a, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	const char *name = t->def->name;
+	int k;
+
+	if (!strcmp(name, "OpmfuRankSummary"))
+		return store_add(&a->ranks, t, err);
+	if (!strcmp(name, "OpmfuSteps")) {
+		add_steps(a, t);
+		return OPMFU_OK;
+	}
+	for (k = 0; k < OPMFU_NHOT; k++)
+		if (!strcmp(name, hot_specs[k].table)) {
+			if (!a->hot[k].def)
+				a->hot[k].def = t->def;
+			return store_add(&a->hot[k].pending, t, err);
+		}
+	return OPMFU_OK;
+}
+
+static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *sp, struct opmfu_err *err)
+{
+	const struct opmfu_table_def *def = g->def;
+	int c_key, c_calls, c_ns, c_lost, c_mfu, c_w;
+	size_t i;
+
+	if (!def)
+		return OPMFU_OK;
+	c_key = col_of(def, sp->key);
+	c_calls = col_of(def, sp->calls);
+	c_ns = col_of(def, sp->kernel_ns);
+	c_lost = col_of(def, sp->lost_ns);
+	c_mfu = col_of(def, sp->mfu);
+	c_w = col_of(def, sp->weight);
+	for (i = 0; c_key >= 0 && i < g->pending.n_rows; i++) {
+		const struct opmfu_cell *row = g->pending.cells + i * def->n_cols;
+		struct opmfu_hot_sum *h;
+		double ns = nz(num(def, row, c_ns)), mfu = num(def, row, c_mfu), w = nz(num(def, row, c_w));
+		uint32_t id;
+
+		/* a NULL name has nothing to be summed under; a path whose own ops took no time is no hotspot */
+		if (row[c_key].null || def->cols[c_key].type != OPMFU_COL_TEXT || ns <= 0)
+			continue;
+		id = opmfu_intern_add(&g->names, row[c_key].v.t.s, row[c_key].v.t.n);
+		if (id == OPMFU_IDTAB_NONE || (id == g->n && OPMFU_GROW(g->v, g->cap, g->n + 1)))
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory summing %s by %s", sp->table, sp->key);
+		if (id == g->n) {
+			memset(&g->v[g->n], 0, sizeof(g->v[0]));
+			g->v[g->n++].name = id;
+		}
+		h = &g->v[id];
+		h->ranks++;
+		h->calls += nz(num(def, row, c_calls));
+		h->kernel_ns += ns;
+		h->lost_ns += nz(num(def, row, c_lost));
+		if (!isnan(mfu) && w > 0) {
+			h->mfu_x += mfu * w;
+			h->mfu_w += w;
+		}
+	}
+	opmfu_cell_store_release(&g->pending);
+	g->pending.def = NULL;
+	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_account_keep(struct opmfu_account *a, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	int k;
+
+	a->ranks_kept = a->ranks.n_rows;
+	a->rank_steps += a->rank_steps_pending;
+	a->rank_steps_pending = 0;
+	for (k = 0; k < OPMFU_NHOT && st == OPMFU_OK; k++)
+		st = fold(&a->hot[k], &hot_specs[k], err);
+	return st;
+}
+
+void opmfu_account_drop(struct opmfu_account *a)
+{
+	int k;
+	opmfu_cell_store_truncate(&a->ranks, a->ranks_kept);
+	a->rank_steps_pending = 0;
+	for (k = 0; k < OPMFU_NHOT; k++) {
+		opmfu_cell_store_release(&a->hot[k].pending);
+		a->hot[k].pending.def = NULL;
+	}
+}
+
+enum opmfu_status opmfu_account_identity(struct opmfu_account *a, const char *run_id, const char *source,
+					 size_t ranks_failed, struct opmfu_err *err)
+{
+	opmfu_free(a->run_id);
+	opmfu_free(a->source);
+	a->run_id = run_id ? opmfu_strdup(run_id) : NULL;
+	a->source = source ? opmfu_strdup(source) : NULL;
+	a->ranks_failed = ranks_failed;
+	if ((run_id && !a->run_id) || (source && !a->source))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory naming the run");
+	return OPMFU_OK;
+}
+
+/* ---- the run ---- */
+
+/* The rank measures the run reads, by OpmfuRankSummary column. */
+enum { M_STEP_NS, M_TRACE_MFU, M_INEFF, M_OTHER, M_COMM, M_IDLE, M_NMEASURE };
+static const char *const measure_col[M_NMEASURE] = { "step_ns_median", "trace_mfu", "share_inefficiency",
+						     "share_other_compute", "share_comm", "share_idle" };
+/* OpmfuStragglers.measure: the column's name, and whether the straggler is the lowest */
+static const int measure_low[M_NMEASURE] = { 0, 1, 0, 0, 0, 0 };
+
+static struct opmfu_cell rank_cell(const struct opmfu_account *a, size_t row, const char *col)
+{
+	int c = col_of(a->ranks.def, col);
+	return c < 0 ? opmfu_cell_null() : a->ranks.cells[row * a->ranks.def->n_cols + (size_t)c];
+}
+
+static double rank_num(const struct opmfu_account *a, size_t row, const char *col)
+{
+	return num(a->ranks.def, a->ranks.cells + row * a->ranks.def->n_cols, col_of(a->ranks.def, col));
+}
+
+static int rank_analysed(const struct opmfu_account *a, size_t row)
+{
+	struct opmfu_cell c = rank_cell(a, row, "status");
+	return !c.null && !(c.v.t.n == 6 && !memcmp(c.v.t.s, "failed", 6));
+}
+
+/* The median rank: of the ranks analysed, by their median step's time, then
+ * rank id; without any step time, the first rank analysed. */
+static int find_median(struct opmfu_account *a, size_t *analysed)
+{
+	size_t n = a->ranks_kept, i;
+	double *key = opmfu_malloc((n ? n : 1) * sizeof(*key)), *tie = opmfu_malloc((n ? n : 1) * sizeof(*tie));
+	int nomem = 0;
+
+	*analysed = 0;
+	a->median_row = SIZE_MAX;
+	if (!key || !tie) {
+		opmfu_free(key);
+		opmfu_free(tie);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		int ok = rank_analysed(a, i);
+		*analysed += ok;
+		key[i] = ok ? rank_num(a, i, "step_ns_median") : NAN;
+		tie[i] = rank_num(a, i, "rank_id");
+		if (ok && a->median_row == SIZE_MAX)
+			a->median_row = i;
+	}
+	i = opmfu_median_index(key, tie, n, &nomem);
+	if (i != SIZE_MAX)
+		a->median_row = i;
+	opmfu_free(key);
+	opmfu_free(tie);
+	return nomem;
+}
+
+static enum opmfu_status make_run(struct opmfu_account *a, size_t analysed, struct opmfu_err *err)
+{
+	struct opmfu_cell c[R_NCOL];
+	size_t m = a->median_row;
+	int k;
+
+	for (k = 0; k < R_NCOL; k++)
+		c[k] = opmfu_cell_null();
+	c[R_ID] = opmfu_cell_str(a->run_id);
+	c[R_SOURCE] = opmfu_cell_str(a->source);
+	c[R_RANKS] = opmfu_cell_int((int64_t)(a->ranks_kept > a->ranks_failed ? a->ranks_kept : a->ranks_failed));
+	c[R_FAILED] = opmfu_cell_int((int64_t)a->ranks_failed);
+	c[R_ANALYSED] = opmfu_cell_int((int64_t)analysed);
+	if (m != SIZE_MAX) {
+		static const struct {
+			int col;
+			const char *from;
+		} same[] = {
+			{ R_CHIP, "chip_seen" },	  { R_PEAK, "peak_tflops" },
+			{ R_PEAK_SRC, "peak_source" },    { R_MED_RANK, "rank_id" },
+			{ R_MED_STEP, "median_step" },	  { R_STEP_NS, "step_ns_median" },
+			{ R_TRACE_MFU, "trace_mfu" },	  { R_MFU_BUSY, "mfu_busy" },
+			{ R_COVERAGE, "flops_coverage" }, { R_IDLE, "share_idle" },
+			{ R_COMM, "share_comm" },	  { R_OTHER, "share_other_compute" },
+			{ R_INEFF, "share_inefficiency" }, { R_MFU_REC, "mfu_recorded" },
+		};
+		size_t i;
+		for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+			struct opmfu_cell x = rank_cell(a, m, same[i].from);
+			/* the rank's cell, if it has the run column's type */
+			int src = col_of(a->ranks.def, same[i].from);
+			if (src >= 0 && a->ranks.def->cols[src].type == run_cols[same[i].col].type)
+				c[same[i].col] = x;
+		}
+	}
+	return opmfu_cell_store_add(&a->run, c, err);
+}
+
+/* The run's step time: the median rank's median step; NaN: none. */
+static double m_step(const struct opmfu_account *a)
+{
+	return a->median_row == SIZE_MAX ? NAN : rank_num(a, a->median_row, "step_ns_median");
+}
+
+struct hot_ref {
+	int kind;
+	uint32_t i;
+	double lost;
+};
+
+static int hot_less(const void *a, const void *b)
+{
+	const struct hot_ref *x = a, *y = b;
+	if (x->lost != y->lost)
+		return x->lost > y->lost;
+	if (x->kind != y->kind)
+		return x->kind < y->kind;
+	return x->i < y->i;
+}
+
+static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err *err)
+{
+	double step_ns = m_step(a), per = a->rank_steps > 0 && step_ns > 0 ? a->rank_steps * step_ns : NAN;
+	size_t n = 0, i;
+	struct hot_ref *r;
+	enum opmfu_status st = OPMFU_OK;
+	int k;
+
+	for (k = 0; k < OPMFU_NHOT; k++)
+		n += a->hot[k].n;
+	if (!(r = opmfu_malloc((n ? n : 1) * sizeof(*r))))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory ordering the hotspots");
+	for (n = 0, k = 0; k < OPMFU_NHOT; k++)
+		for (i = 0; i < a->hot[k].n; i++) {
+			r[n].kind = k;
+			r[n].i = (uint32_t)i;
+			r[n++].lost = a->hot[k].v[i].lost_ns;
+		}
+	if (opmfu_sort_array(r, n, sizeof(*r), hot_less) != 0) {
+		opmfu_free(r);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory ordering the hotspots");
+	}
+	for (i = 0; i < n && st == OPMFU_OK; i++) {
+		const struct opmfu_hot_group *g = &a->hot[r[i].kind];
+		const struct opmfu_hot_sum *h = &g->v[r[i].i];
+		struct opmfu_cell c[10];
+		c[0] = opmfu_cell_str(opmfu_hot_kind_name(r[i].kind));
+		c[1] = opmfu_cell_text(opmfu_intern_str(&g->names, h->name), opmfu_intern_len(&g->names, h->name));
+		c[2] = opmfu_cell_int(h->ranks);
+		c[3] = opmfu_cell_int(llround(h->calls));
+		c[4] = opmfu_cell_int(llround(h->kernel_ns));
+		/* until ops have bytes (SPEC 18), all time lost to peak counts as recoverable */
+		c[5] = opmfu_cell_int(llround(h->lost_ns));
+		c[6] = opmfu_cell_int(llround(h->lost_ns));
+		c[7] = isnan(per) ? opmfu_cell_null() : opmfu_cell_real(h->kernel_ns / per);
+		c[8] = h->mfu_w > 0 ? opmfu_cell_real(h->mfu_x / h->mfu_w) : opmfu_cell_null();
+		c[9] = opmfu_cell_null();
+		st = opmfu_cell_store_add(&a->hotspots, c, err);
+	}
+	opmfu_free(r);
+	return st;
+}
+
+/* Per measure, the rank furthest from the median rank on its bad side. */
+static enum opmfu_status make_stragglers(struct opmfu_account *a, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t i;
+	int k;
+
+	if (a->median_row == SIZE_MAX)
+		return OPMFU_OK;
+	for (k = 0; k < M_NMEASURE && st == OPMFU_OK; k++) {
+		double med = rank_num(a, a->median_row, measure_col[k]), ext = NAN;
+		size_t at = SIZE_MAX, known = 0;
+		struct opmfu_cell c[6];
+		if (isnan(med))
+			continue;
+		for (i = 0; i < a->ranks_kept; i++) {
+			double v = rank_analysed(a, i) ? rank_num(a, i, measure_col[k]) : NAN;
+			if (isnan(v))
+				continue;
+			known++;
+			if (at == SIZE_MAX || (measure_low[k] ? v < ext : v > ext)) {
+				ext = v;
+				at = i;
+			}
+		}
+		if (known < 2)
+			continue;
+		c[0] = opmfu_cell_str(measure_col[k]);
+		c[1] = rank_cell(a, at, "rank_id");
+		c[2] = opmfu_cell_real(ext);
+		c[3] = opmfu_cell_real(med);
+		c[4] = opmfu_cell_real(ext - med);
+		c[5] = opmfu_cell_null(); /* the rank the others wait for: SPEC 19 */
+		st = opmfu_cell_store_add(&a->stragglers, c, err);
+	}
+	return st;
+}
+
+enum opmfu_status opmfu_account_finish(struct opmfu_account *a, struct opmfu_err *err)
+{
+	enum opmfu_status st;
+	size_t analysed;
+
+	if (find_median(a, &analysed) != 0)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory finding the median rank");
+	if ((st = make_run(a, analysed, err)) || (st = make_hotspots(a, err)))
+		return st;
+	return make_stragglers(a, err);
+}
