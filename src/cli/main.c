@@ -28,8 +28,10 @@ static const struct opmfu_command commands[] = {
 static const char usage_head[] =
 	"usage: opmfu <command> [options]\n"
 	"\n"
-	"Compute MFU (Model FLOPs Utilization) from Ascend PyTorch profiler databases,\n"
-	"or from a model's config.json.\n"
+	"Compute MFU (Model FLOPs Utilization) from profiler traces, or from a model's\n"
+	"config.json. Traces: Ascend PyTorch profiler exports (*_ascend_pt rank\n"
+	"directories, ascend_pytorch_profiler_{rank}.db) and PyTorch profiler (Kineto)\n"
+	"Chrome-trace JSON (*.pt.trace.json, *.json, *.json.gz).\n"
 	"\n"
 	"commands:\n";
 
