@@ -8,7 +8,7 @@ CREATE TABLE "OpmfuRun" (
     "ranks" INTEGER,             -- ranks found
     "ranks_failed" INTEGER,
     "chip" TEXT,                 -- the chip the median rank's trace names
-    "peak_tflops" REAL,          -- the peak of the median step's FLOPs (kernel-time-weighted over their classes)
+    "peak_tflops" REAL,          -- the median rank's OpmfuRankSummary.peak_tflops (its median step's FLOPs' peak)
     "peak_source" TEXT,          -- where the median rank's peaks came from
     "median_rank" INTEGER,       -- the median rank (docs/glossary.md)
     "median_step" INTEGER,       -- its median step; NULL: the whole trace (no step marks)

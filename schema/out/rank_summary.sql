@@ -37,7 +37,8 @@ CREATE TABLE "OpmfuRankSummary" (
     "steps" INTEGER,          -- OpmfuSteps rows (1: no step marks, the whole trace)
     "source" TEXT,            -- the reader: ascend | kineto
     "median_step" INTEGER,    -- the median step's number; NULL: the whole trace, or no step with device activity
-    "peak_tflops" REAL,       -- the median step's peak (kernel-time-weighted over its FLOPs' classes)
+    "peak_tflops" REAL,       -- the median step's peak (kernel-time-weighted over its FLOPs' classes); without
+                              -- FLOPs in it, the fp16 peak, else the highest; NULL: no peak
     "share_idle" REAL,        -- the median step's waterfall: these four and trace_mfu sum to 1
     "share_comm" REAL,
     "share_other_compute" REAL,

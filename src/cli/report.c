@@ -17,6 +17,7 @@
 
 #define FEW_RANKS 8  /* up to this many, one row each */
 #define NO_MFU_SHOWN 3 /* ranks without MFU named one by one; the rest counted */
+#define REPORT_WIDTH 120 /* no line of the report is wider */
 
 /* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
 void opmfu_format_ns(double ns, char *out, size_t size)
@@ -188,19 +189,85 @@ static void print_waterfall(const struct opmfu_rows *run)
 	}
 }
 
-/* The run's chip and the peak its numbers divide by, and where it came from. */
+/* head then text, wrapped at spaces to the report's width, continued
+ * indented by two. */
+static void print_wrapped(const char *head, const char *text)
+{
+	size_t col = strlen(head), indent = 2;
+	const char *p = text;
+	int first = 1;
+
+	fputs(head, stdout);
+	while (*p) {
+		size_t w;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		w = strcspn(p, " ");
+		if (!first && col + 1 + w > REPORT_WIDTH) {
+			printf("\n%*s", (int)indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', stdout);
+			col++;
+		}
+		fwrite(p, 1, w, stdout);
+		col += w;
+		p += w;
+		first = 0;
+	}
+	fputc('\n', stdout);
+}
+
+/* text with every word that holds a '/' cut to what follows its last one
+ * (a path to its file name), so that the line's length does not depend on
+ * where the input lies; the table keeps the text whole. */
+static void short_paths(const char *text, char *out, size_t size)
+{
+	size_t n = 0;
+	while (*text && n + 1 < size) {
+		size_t w = strcspn(text, " ");
+		const char *slash = NULL, *p;
+		for (p = text; p < text + w; p++)
+			if (*p == '/')
+				slash = p;
+		if (slash && slash + 1 < text + w && text[0] != '(') {
+			w -= (size_t)(slash + 1 - text);
+			text = slash + 1;
+		}
+		if (n + w + 1 >= size)
+			w = size - n - 2;
+		memcpy(out + n, text, w);
+		n += w;
+		text += w;
+		if (*text == ' ' && n + 1 < size) {
+			out[n++] = ' ';
+			text++;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* The run's chip and the peak its numbers divide by, and where the peaks
+ * came from. */
 static void print_peak(const struct opmfu_rows *run)
 {
 	const char *chip = opmfu_cell_str(run, 0, "chip"), *src = opmfu_cell_str(run, 0, "peak_source");
 	double peak = opmfu_cell(run, 0, "peak_tflops");
+	char head[512], from[2048];
 
-	printf("chip: %s\n", chip ? chip : "not named in the trace");
-	if (!isnan(peak))
-		printf("peak: %.4g TFLOPS (the median step's FLOPs, time-weighted over their dtype classes)\n", peak);
-	printf("peak source: %s\n", src ? src : "none: give --chip NAME or --peak CLASS=TFLOPS");
+	if (isnan(peak)) {
+		snprintf(head, sizeof(head), "peak: none (chip %s): ", chip ? chip : "not named");
+		print_wrapped(head, "give --chip NAME or --peak CLASS=TFLOPS");
+		return;
+	}
+	snprintf(head, sizeof(head), "peak %.4g TFLOPS; chip %s; peaks from ", peak, chip ? chip : "not named");
+	short_paths(src ? src : "?", from, sizeof(from));
+	print_wrapped(head, from);
 }
 
-/* Ranks without MFU, each with its one-line reason (the first few). */
+/* Ranks without MFU, each with its reason (the first few). */
 static void print_no_mfu(const struct opmfu_rows *rs)
 {
 	size_t i, n = opmfu_rows_count(rs), shown = 0, more = 0;
@@ -209,7 +276,12 @@ static void print_no_mfu(const struct opmfu_rows *rs)
 		if (!st || strcmp(st, "no_mfu"))
 			continue;
 		if (shown++ < NO_MFU_SHOWN)
-			printf("no MFU on rank %.0f: %s\n", opmfu_cell(rs, i, "rank_id"), why ? why : "(no reason given)");
+		{
+			char head[48], text[2048];
+			snprintf(head, sizeof(head), "no MFU on rank %.0f: ", opmfu_cell(rs, i, "rank_id"));
+			short_paths(why ? why : "(no reason given)", text, sizeof(text));
+			print_wrapped(head, text);
+		}
 		else
 			more++;
 	}

@@ -79,6 +79,23 @@ static struct opmfu_cell text_or_null(const char *s)
 
 _Static_assert(sizeof(cols) / sizeof(cols[0]) == 57, "summary_row fills every column");
 
+/* The peak the rank's numbers divide by, TFLOPS: its median step's (over
+ * the classes of its FLOPs); without FLOPs there, its fp16 peak, else its
+ * highest; 0: none. */
+static double rank_peak(const struct opmfu_rank_report *rr)
+{
+	double best = 0;
+	int k;
+	if (rr->median_peak > 0)
+		return rr->median_peak / 1e12;
+	if (rr->peak_tflops[OPMFU_CLASS_FP16] > 0)
+		return rr->peak_tflops[OPMFU_CLASS_FP16];
+	for (k = 0; k < OPMFU_NCLASS; k++)
+		if (rr->peak_tflops[k] > best)
+			best = rr->peak_tflops[k];
+	return best;
+}
+
 static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 {
 	static const char *const state[] = { "ok", "no_mfu", "failed" };
@@ -125,7 +142,7 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[33] = opmfu_cell_int((int64_t)rr->steps);
 	c[34] = rr->source ? opmfu_cell_str(rr->source) : opmfu_cell_null();
 	c[35] = rr->median_step >= 0 ? opmfu_cell_int(rr->median_step) : opmfu_cell_null();
-	c[36] = opmfu_cell_pos(rr->median_peak / 1e12);
+	c[36] = opmfu_cell_pos(rank_peak(rr));
 	c[37] = opmfu_cell_known(rr->shares[OPMFU_SHARE_IDLE]);
 	c[38] = opmfu_cell_known(rr->shares[OPMFU_SHARE_COMM]);
 	c[39] = opmfu_cell_known(rr->shares[OPMFU_SHARE_OTHER]);

@@ -129,8 +129,19 @@ def normalize(text, subst):
     return text
 
 
+CASE = [None]
+
+
 def diff(name, want, got):
+    """Prints the difference; with OPMFU_GOLDEN_ACTUAL=DIR, also writes what was
+    got to DIR/CASE/NAME for a person to review (never into expected/)."""
     import difflib
+    dump = os.environ.get("OPMFU_GOLDEN_ACTUAL")
+    if dump and CASE[0]:
+        d = os.path.join(dump, os.path.basename(CASE[0].rstrip("/")))
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name.replace("/", "_")), "w", encoding="utf-8") as f:
+            f.write(got)
     sys.stdout.write("MISMATCH in %s:\n" % name)
     sys.stdout.writelines(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
                                                "expected", "actual"))
@@ -148,6 +159,7 @@ def case_part(case, part):
 
 def main():
     opmfu, case, schema_path = sys.argv[1], sys.argv[2], sys.argv[3]
+    CASE[0] = case
     with open(schema_path, encoding="utf-8") as f:
         schema = f.read()
     expected = case_part(case, "expected")
@@ -226,9 +238,14 @@ def main():
             if os.path.exists(path + ".head"):
                 with open(path + ".head", encoding="utf-8") as f:
                     want = f.read()
-                got = normalize(got, subst)[:len(want)]
+                full = normalize(got, subst)
+                got = full[:len(want)]
                 if want != got:
                     fails += diff(stream + ".head", want, got)
+                    if os.environ.get("OPMFU_GOLDEN_ACTUAL"):  # the whole of it, to pick the new head from
+                        with open(os.path.join(os.environ["OPMFU_GOLDEN_ACTUAL"], os.path.basename(case.rstrip("/")),
+                                               stream + ".full"), "w", encoding="utf-8") as f:
+                            f.write(full)
         db = os.path.join(out, "cluster_analysis_output", "cluster_analysis.db")
         if os.path.exists(os.path.join(case, "dbpath")):
             with open(os.path.join(case, "dbpath"), encoding="utf-8") as f:
