@@ -27,8 +27,8 @@
 enum { PL_OVERRIDE, PL_CHIP, PL_DEVICE, PL_FALLBACK, PL__COUNT };
 
 struct peak_choice {
-	struct opmfu_peaks pk;        /* the reference's classes, for OperatorMFU */
-	struct opmfu_rank_peaks prec; /* SPEC 8's classes, for every other MFU; sources point into labels */
+	struct opmfu_rank_peaks prec; /* SPEC 8's classes, for every MFU (OperatorMFU of an Ascend trace
+					 maps the reference's classes onto them); sources point into labels */
 	char labels[PL__COUNT][700];
 	char no_peak_why[1400];       /* when no class has a peak: why, and what to give */
 	char chip_warn[400];          /* --chip contradicts what the trace says it ran on; empty: it does not */

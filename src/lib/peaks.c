@@ -139,10 +139,6 @@ void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *
 	}
 	if (!opmfu_rank_any_peak(&pc->prec))
 		explain_no_peak(dev, pc);
-	/* the reference's classes (OperatorMFU): FLOAT counts as fp16 there */
-	pc->pk.flops[OPMFU_DT_FP16] = pc->prec.flops[OPMFU_PREC_FP16];
-	pc->pk.flops[OPMFU_DT_INT8] = pc->prec.flops[OPMFU_PREC_INT8];
-	pc->pk.flops[OPMFU_DT_FP8] = pc->prec.flops[OPMFU_PREC_FP8];
 }
 
 void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)

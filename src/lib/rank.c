@@ -97,7 +97,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	/* R first: the FLOPs stage makes S from it */
 	if (!(st = opmfu_op_mfu_prepare(&w->trace, &w->op, &e)) &&
 	    !(st = opmfu_flops_run(&w->flops, &w->trace, w->op.r, w->op.n_r, &e)))
-		st = opmfu_op_mfu_run(&w->trace, &w->flops, &pc->pk, &w->op, &e);
+		st = opmfu_op_mfu_run(&w->trace, &w->flops, &pc->prec, &w->op, &e);
 	rr->seconds[OPMFU_STAGE_KERNEL] = opmfu_now_s() - t1;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);

@@ -148,19 +148,54 @@ enum opmfu_status opmfu_op_mfu_prepare(const struct opmfu_trace *t, struct opmfu
 	return OPMFU_OK;
 }
 
+/* The reference's classes (SPEC 2.4) as SPEC 8's: its fp16 class (FLOAT,
+ * FLOAT16, BF16) divides by the fp16 peak, whatever the fp32 one is. */
+static const int8_t ref_prec[OPMFU_DT__COUNT] = {
+	[OPMFU_DT_FP16] = OPMFU_PREC_FP16,
+	[OPMFU_DT_INT8] = OPMFU_PREC_INT8,
+	[OPMFU_DT_FP8] = OPMFU_PREC_FP8,
+};
+
+/* The SPEC 8 class whose peak a fact with first kernel dtype dt divides by,
+ * or < 0 when it has none (unsupported, or no data dtype). */
+static int fact_class(const struct opmfu_trace *t, const struct opmfu_dtype *dt)
+{
+	if (t->ref_classes)
+		return dt->ref >= 0 && dt->ref < OPMFU_DT__COUNT ? ref_prec[dt->ref] : -1;
+	return dt->prec >= 0 && dt->prec < OPMFU_PREC__COUNT ? dt->prec : -1;
+}
+
+/* The summary's example of a dtype with no class: the reader's; under
+ * SPEC 8's rule, which has no class for a list without a data dtype (the
+ * reader leaves no example for one), the list as the trace has it, else
+ * that there was none. */
+static void note_bad_dtype(const struct opmfu_trace *t, const struct opmfu_dtype *dt, struct opmfu_op_mfu_stats *st)
+{
+	const char *text = dt->text ? opmfu_strtab_str(&t->strs, dt->text) : NULL;
+	if (st->bad_dtype[0]) /* keep the first one seen */
+		return;
+	if (dt->example[0] || t->ref_classes)
+		snprintf(st->bad_dtype, sizeof(st->bad_dtype), "%s", dt->example);
+	else if (text && text[0])
+		snprintf(st->bad_dtype, sizeof(st->bad_dtype), "%.40s", text);
+	else
+		snprintf(st->bad_dtype, sizeof(st->bad_dtype), "(no input dtype)");
+}
+
 /*
  * SPEC 2 steps 4-5 for one fact: the dtype of its first kernel, the total
  * duration, the peak; then an entry per kernel of positive duration.
  * Returns 0, or -1 when out of memory.
  */
-static int charge_fact(const struct opmfu_trace *t, const struct opmfu_flops *fl, const struct opmfu_peaks *peaks,
-		       struct opmfu_op_mfu *res, size_t fi)
+static int charge_fact(const struct opmfu_trace *t, const struct opmfu_flops *fl,
+		       const struct opmfu_rank_peaks *peaks, struct opmfu_op_mfu *res, size_t fi)
 {
 	const struct opmfu_flops_fact *f = &fl->facts[fi];
 	const uint32_t *win = fl->cover + f->first;
 	const struct opmfu_dtype *dt;
 	double total = 0, peak;
 	size_t k;
+	int cls;
 
 	if (!f->n) {
 		res->stats.drops[OPMFU_DROP_NO_KERNEL]++;
@@ -169,18 +204,16 @@ static int charge_fact(const struct opmfu_trace *t, const struct opmfu_flops *fl
 	for (k = 0; k < f->n; k++)
 		total += (double)(t->links[win[k]].k_end - t->links[win[k]].k_start);
 	dt = opmfu_trace_dtype(t, t->links[win[0]].dtype);
-	if (dt->ref < 0) {
+	if ((cls = fact_class(t, dt)) < 0) {
 		res->stats.drops[OPMFU_DROP_DTYPE]++;
-		/* keep the first one seen as the example for the summary */
-		if (!res->stats.bad_dtype[0])
-			snprintf(res->stats.bad_dtype, sizeof(res->stats.bad_dtype), "%s", dt->example);
+		note_bad_dtype(t, dt, &res->stats);
 		return 0;
 	}
 	if (total <= 0) {
 		res->stats.drops[OPMFU_DROP_DURATION]++;
 		return 0;
 	}
-	peak = peaks->flops[dt->ref];
+	peak = opmfu_rank_peak(peaks, cls);
 	if (!(peak > 0)) {
 		res->stats.drops[OPMFU_DROP_NO_PEAK]++;
 		return 0;
@@ -210,7 +243,8 @@ static int charge_fact(const struct opmfu_trace *t, const struct opmfu_flops *fl
 }
 
 enum opmfu_status opmfu_op_mfu_run(const struct opmfu_trace *t, const struct opmfu_flops *fl,
-				   const struct opmfu_peaks *peaks, struct opmfu_op_mfu *res, struct opmfu_err *err)
+				   const struct opmfu_rank_peaks *peaks, struct opmfu_op_mfu *res,
+				   struct opmfu_err *err)
 {
 	size_t i;
 	enum opmfu_status st;

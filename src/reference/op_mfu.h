@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "flops/flops.h"
 #include "trace/dtype.h"
+#include "trace/peaks.h"
 #include "trace/trace.h"
 
 #define OPMFU_NO_ENTRY UINT32_MAX
@@ -25,11 +26,6 @@ struct opmfu_mfu_entry {
 	uint32_t next;   /* next entry with the same kernel key, or OPMFU_NO_ENTRY */
 };
 
-/* Per-class peaks of a rank, FLOPS; 0 = unknown. */
-struct opmfu_peaks {
-	double flops[OPMFU_DT__COUNT];
-};
-
 /* Counts of one run, for the summary. */
 struct opmfu_op_mfu_stats {
 	size_t used[OPMFU_FLOPS__NSRC];  /* facts that gave at least one entry, by source */
@@ -37,7 +33,7 @@ struct opmfu_op_mfu_stats {
 	size_t kernels_with_mfu;         /* distinct kernel keys with an entry */
 	size_t rows;                     /* OperatorMFU rows (the writers size their output by it) */
 	size_t rows_above_one;           /* of those, rows whose MFU (4 decimals) is above 1 */
-	char bad_dtype[48];              /* an example unsupported dtype */
+	char bad_dtype[48];              /* an example unsupported dtype (or dtype list) */
 	/* FLOPs of the used facts (each once) and the sum of their kernels'
 	 * time x peak: their ratio is the MFU of the recorded ops. */
 	double sum_flops, sum_capacity;
@@ -76,11 +72,18 @@ enum opmfu_status opmfu_op_mfu_prepare(const struct opmfu_trace *t, struct opmfu
  * shape facts for a format without records (t->shape_only); each one's
  * kernels in its cover order)
  * and the OperatorMFU row order for trace t from the FLOPs stage's result
- * fl, which must outlive res. peaks gives the FLOPS per dtype class.
+ * fl, which must outlive res. peaks gives the rank's FLOPS per SPEC 8 class.
+ * Each fact's peak is that of its first kernel's class: the reference's
+ * class (FLOAT, FLOAT16, BF16: fp16; INT8; FP8) when t->ref_classes (the
+ * Ascend reader's traces), otherwise the kernel's SPEC 8 class (fp32, tf32,
+ * fp16, fp8, int8, fp4), the one OpmfuOps uses (SPEC 16). A fact whose
+ * class is unsupported, or (SPEC 8's rule) none, is counted in
+ * OPMFU_DROP_DTYPE; one whose class has no peak in OPMFU_DROP_NO_PEAK.
  * Returns OPMFU_OK or OPMFU_ERR_NOMEM.
  */
 enum opmfu_status opmfu_op_mfu_run(const struct opmfu_trace *t, const struct opmfu_flops *fl,
-				   const struct opmfu_peaks *peaks, struct opmfu_op_mfu *res, struct opmfu_err *err);
+				   const struct opmfu_rank_peaks *peaks, struct opmfu_op_mfu *res,
+				   struct opmfu_err *err);
 
 /* First entry (index into res->m) for the kernel key of link, or OPMFU_NO_ENTRY. */
 uint32_t opmfu_op_mfu_first(const struct opmfu_op_mfu *res, const struct opmfu_trace *t,

@@ -105,6 +105,10 @@ struct opmfu_trace {
 	enum opmfu_shape_scope shape_scope;
 	int shape_only;           /* the format never carries FLOPs records (Kineto): OperatorMFU charges
 				     the shape FLOPs instead */
+	int ref_classes;          /* OperatorMFU divides by the peak of the reference's dtype class
+				     (FLOAT at the fp16 rate, SPEC 2.4): the Ascend reader sets it,
+				     since the reference reads that format; 0 (every other format):
+				     the peak of the kernel's SPEC 8 class (SPEC 16) */
 	size_t n_compute, n_comm_op, n_comm_sched; /* links per source, in that order */
 	size_t n_ops;             /* op instance ids in use (0 .. n_ops - 1) */
 	uint32_t shape_unknown;   /* the sid links carry for shapes not known (init: matches none) */

@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opmfu_flops fl;
 	struct opmfu_op_mfu op;
 	struct opmfu_module_mfu mod;
-	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_rank_peaks pk = { .flops = { [OPMFU_PREC_FP16] = 1e12, [OPMFU_PREC_INT8] = 2e12 } };
 	struct opmfu_err err = OPMFU_ERR_INIT;
 	/* FLOAT16 (no list: fp16), INT8, INT64 */
 	struct opmfu_dtype int8 = { 0, OPMFU_DT_INT8, OPMFU_PREC_INT8, "" };
@@ -130,6 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (opmfu_ranges_add(&t.recs, &rec))
 			break;
 	}
+	/* OperatorMFU's two class rules (Ascend's, SPEC 8's); an exhausted input: the reference's */
+	t.ref_classes = !(byte(&r) & 1);
 	if (opmfu_flops_run(&fl, &t, NULL, 0, &err) == OPMFU_OK &&
 	    opmfu_op_mfu_run(&t, &fl, &pk, &op, &err) == OPMFU_OK &&
 	    opmfu_module_mfu_run(&t, &op, &mod, &err) == OPMFU_OK) {

@@ -2,7 +2,8 @@
  * t_op_mfu.c - SPEC 2 through the FLOPs stage and kernel MFU on a hand-built
  * trace: several kernels per op, a kernel linked to two ops, overlapping
  * records, a zero-duration kernel, unknown shapes, a record with no op
- * inside, an int8 kernel.
+ * inside, an int8 kernel; the dtype class rule of an Ascend trace and of
+ * any other (SPEC 16).
  */
 #include <math.h>
 #include <string.h>
@@ -67,7 +68,7 @@ static void t_mapping(int prepared)
 {
 	struct opmfu_op_mfu res;
 	struct opmfu_flops fl;
-	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_rank_peaks pk = { .flops = { [OPMFU_PREC_FP16] = 1e12, [OPMFU_PREC_INT8] = 2e12 } };
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	uint32_t f16, i8, sh, na;
 	size_t i, n = 0;
@@ -91,6 +92,7 @@ static void t_mapping(int prepared)
 	};
 
 	opmfu_trace_init(&T);
+	T.ref_classes = 1; /* an Ascend trace: the reference's classes */
 	opmfu_op_mfu_init(&res);
 	opmfu_flops_init(&fl);
 	f16 = dt("FLOAT16;FLOAT16", OPMFU_DT_FP16);
@@ -161,7 +163,7 @@ static void t_mapping(int prepared)
 
 	/* without an int8 peak, the int8 record is dropped for that reason */
 	opmfu_op_mfu_release(&res);
-	pk.flops[OPMFU_DT_INT8] = 0;
+	pk.flops[OPMFU_PREC_INT8] = 0;
 	CHECK_INT(opmfu_op_mfu_run(&T, &fl, &pk, &res, &e), OPMFU_OK);
 	CHECK_INT(res.stats.drops[OPMFU_DROP_NO_PEAK], 1);
 	CHECK_INT(res.stats.used[OPMFU_FLOPS_RECORD], 3);
@@ -177,13 +179,14 @@ static void t_dtype(void)
 {
 	struct opmfu_op_mfu res;
 	struct opmfu_flops fl;
-	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_rank_peaks pk = { .flops = { [OPMFU_PREC_FP16] = 1e12, [OPMFU_PREC_INT8] = 2e12 } };
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	struct opmfu_dtype bad = { 0, OPMFU_DT_UNSUPPORTED, OPMFU_PREC_UNSUPPORTED, "DOUBLE" };
 	struct opmfu_dtype idx = { 0, OPMFU_DT_NONE, OPMFU_PREC_NONE, "INT64;INT32" };
 	uint32_t b = 0, x = 0, sh;
 
 	opmfu_trace_init(&T);
+	T.ref_classes = 1; /* an Ascend trace: the reference's classes */
 	opmfu_op_mfu_init(&res);
 	opmfu_flops_init(&fl);
 	sh = S("4,4");
@@ -207,11 +210,88 @@ static void t_dtype(void)
 	opmfu_trace_release(&T);
 }
 
+/*
+ * SPEC 16: OperatorMFU of a non-Ascend trace divides by the peak of the
+ * kernel's SPEC 8 class; an Ascend trace (t->ref_classes) keeps the
+ * reference's classes, where FLOAT counts as fp16. One trace, run both ways,
+ * with peaks fp32 2e12, fp16 8e12, int8 16e12 and none for tf32, fp8, fp4:
+ *   A: fp32 inputs, 20 ns, record of 40000 FLOPs: 40000 / (20 * 1e-9) =
+ *      2e12 FLOPS, so mfu = 2e12 / 2e12 = 1.0 by its own class, and
+ *      2e12 / 8e12 = 0.25 at the fp16 peak the reference takes;
+ *   B: no data dtype (only a Scalar): SPEC 8 gives no class (dropped as a
+ *      dtype, its list named); the reference takes fp16: 1000 / (10 * 1e-9)
+ *      = 1e11 FLOPS, 1e11 / 8e12 = 0.0125;
+ *   C: fp4 inputs: SPEC 8's fp4 has no peak here (dropped for that); the
+ *      reference has no fp4 class (dropped as a dtype, named).
+ */
+static void t_classes(void)
+{
+	struct opmfu_op_mfu res;
+	struct opmfu_flops fl;
+	struct opmfu_rank_peaks pk = { .flops = { [OPMFU_PREC_FP32] = 2e12, [OPMFU_PREC_FP16] = 8e12,
+						  [OPMFU_PREC_INT8] = 16e12 } };
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	struct opmfu_dtype f32 = { 0, OPMFU_DT_FP16, OPMFU_PREC_FP32, "" };
+	struct opmfu_dtype scalar = { 0, OPMFU_DT_FP16, OPMFU_PREC_NONE, "" };
+	struct opmfu_dtype fp4 = { 0, OPMFU_DT_UNSUPPORTED, OPMFU_PREC_FP4, "c10::Float4_e2m1fn_x2" };
+	uint32_t a = 0, b = 0, c = 0, sh;
+	int ascend;
+
+	opmfu_trace_init(&T);
+	opmfu_flops_init(&fl);
+	sh = S("4,4;4,4");
+	f32.text = S("float;float");
+	scalar.text = S("Scalar");
+	fp4.text = S("c10::Float4_e2m1fn_x2;c10::Float4_e2m1fn_x2");
+	CHECK_INT(opmfu_trace_add_dtype(&T, &f32, &a), 0);
+	CHECK_INT(opmfu_trace_add_dtype(&T, &scalar, &b), 0);
+	CHECK_INT(opmfu_trace_add_dtype(&T, &fp4, &c), 0);
+	link("aten::mm", 100, 200, "A", 110, 130, a, sh);
+	link("aten::mul", 300, 400, "B", 310, 320, b, sh);
+	link("aten::_scaled_mm", 500, 600, "C", 510, 520, c, sh);
+	rec(50, 250, 40000, "40000-mm");
+	rec(250, 450, 1000, "1000-mul");
+	rec(450, 650, 1000, "1000-scaled_mm");
+	CHECK_INT(opmfu_flops_run(&fl, &T, NULL, 0, &e), OPMFU_OK);
+
+	for (ascend = 0; ascend < 2; ascend++) {
+		opmfu_op_mfu_init(&res);
+		T.ref_classes = ascend;
+		CHECK_INT(opmfu_op_mfu_run(&T, &fl, &pk, &res, &e), OPMFU_OK);
+		if (!ascend) {
+			CHECK_INT(res.n_m, 1);
+			CHECK_INT(res.m[0].link, 0);
+			CHECK_DBL(res.m[0].peak, 2e12); /* fp32's own peak */
+			CHECK_DBL(res.m[0].mfu, 1.0);
+			CHECK_INT(res.stats.drops[OPMFU_DROP_DTYPE], 1);
+			CHECK_STR(res.stats.bad_dtype, "Scalar");
+			CHECK_INT(res.stats.drops[OPMFU_DROP_NO_PEAK], 1);
+			CHECK_INT(res.stats.rows, 1);
+		} else {
+			CHECK_INT(res.n_m, 2);
+			CHECK_INT(res.m[0].link, 0);
+			CHECK_DBL(res.m[0].peak, 8e12); /* FLOAT at the fp16 rate, as the reference */
+			CHECK_DBL(res.m[0].mfu, 0.25);
+			CHECK_INT(res.m[1].link, 1);
+			CHECK_DBL(res.m[1].peak, 8e12);
+			CHECK_DBL(res.m[1].mfu, 0.0125);
+			CHECK_INT(res.stats.drops[OPMFU_DROP_DTYPE], 1);
+			CHECK_STR(res.stats.bad_dtype, "c10::Float4_e2m1fn_x2");
+			CHECK_INT(res.stats.drops[OPMFU_DROP_NO_PEAK], 0);
+			CHECK_INT(res.stats.rows, 2);
+		}
+		opmfu_op_mfu_release(&res);
+	}
+	opmfu_flops_release(&fl);
+	opmfu_trace_release(&T);
+}
+
 int main(void)
 {
 	t_mapping(0);
 	t_mapping(1);
 	t_mapping(2);
 	t_dtype();
+	t_classes();
 	return check_done();
 }

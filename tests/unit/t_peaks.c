@@ -41,8 +41,6 @@ static void t_ascend(void)
 	CHECK_DBL(pc.prec.flops[OPMFU_PREC_FP32], 353894400000000.0);
 	CHECK_DBL(pc.prec.flops[OPMFU_PREC_TF32], 353894400000000.0);
 	CHECK_DBL(pc.prec.flops[OPMFU_PREC_FP8], 0);
-	CHECK_DBL(pc.pk.flops[OPMFU_DT_FP16], 353894400000000.0);
-	CHECK_DBL(pc.pk.flops[OPMFU_DT_INT8], 707788800000000.0);
 	opmfu_peak_source_text(&pc, text, sizeof(text));
 	CHECK_STR(text, "fp16, int8 from info.json X (24 AI cores at 1800 MHz); fp32, tf32 at the fp16 rate (the "
 			"Ascend cube unit runs fp32 and hf32 inputs at it, the reference's rule)");
@@ -94,7 +92,6 @@ static void t_gpu(void)
 	CHECK_DBL(pc.prec.flops[OPMFU_PREC_FP8], 1978.9e12);
 	CHECK_DBL(pc.prec.flops[OPMFU_PREC_INT8], 1978.9e12);
 	CHECK_DBL(pc.prec.flops[OPMFU_PREC_FP4], 0);
-	CHECK_DBL(pc.pk.flops[OPMFU_DT_FP8], 1978.9e12);
 	opmfu_peak_source_text(&pc, text, sizeof(text));
 	CHECK_STR(text, "fp32, tf32, fp16, fp8, int8 from built-in table: H100 SXM (NVIDIA H100 datasheet, dense), "
 			"the trace's device 'NVIDIA H100 80GB HBM3'");

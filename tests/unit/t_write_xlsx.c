@@ -418,12 +418,13 @@ static void add_rec(int64_t start, int64_t end, int64_t flops, const char *msg)
 static void test_kernel(void)
 {
 	struct opmfu_op_mfu op;
-	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_rank_peaks pk = { .flops = { [OPMFU_PREC_FP16] = 1e12, [OPMFU_PREC_INT8] = 2e12 } };
 	struct opmfu_write_stats xs;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	char path[4200], *got;
 
 	opmfu_trace_init(&T);
+	T.ref_classes = 1; /* an Ascend trace: the reference's dtype classes */
 	opmfu_flops_init(&FL);
 	opmfu_op_mfu_init(&op);
 	/* fp16 peak 1e12 FLOPS; each record charges its whole FLOPs to each kernel */
@@ -500,7 +501,7 @@ static void test_out_rank(void)
 	struct opmfu_module_view mv;
 	struct opmfu_op_mfu op;
 	struct opmfu_operator_mfu om;
-	struct opmfu_peaks pk = { { 1e12, 2e12, 0 } };
+	struct opmfu_rank_peaks pk = { .flops = { [OPMFU_PREC_FP16] = 1e12, [OPMFU_PREC_INT8] = 2e12 } };
 	struct opmfu_table kt, mt;
 	struct opmfu_write_stats xs;
 	struct opmfu_writer *w = NULL;
@@ -508,6 +509,7 @@ static void test_out_rank(void)
 	char path[4200], mpath[4200], *got;
 
 	opmfu_trace_init(&T);
+	T.ref_classes = 1; /* an Ascend trace: the reference's dtype classes */
 	opmfu_flops_init(&FL);
 	opmfu_op_mfu_init(&op);
 	opmfu_module_mfu_init(&mod);

@@ -692,6 +692,7 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	enum opmfu_status st;
 
 	set_whys(t);
+	t->ref_classes = 1; /* the reference's own input: OperatorMFU keeps its dtype classes */
 	opmfu_ascend_chip_seen(r->db, &t->device);
 	if ((st = read_strings(r, &sid_flops, &sid_module, &maps)))
 		return st;
