@@ -526,3 +526,56 @@ enum opmfu_status opmfu_account_finish(struct opmfu_account *a, struct opmfu_err
 		return st;
 	return make_stragglers(a, err);
 }
+
+/* ---- as a registered analysis (trace/analysis.h) ---- */
+
+static void acc_init(void *s)
+{
+	opmfu_account_init(s);
+}
+
+static void acc_release(void *s)
+{
+	opmfu_account_release(s);
+}
+
+static enum opmfu_status acc_add(void *s, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	return opmfu_account_add(s, t, err);
+}
+
+static enum opmfu_status acc_keep(void *s, struct opmfu_err *err)
+{
+	return opmfu_account_keep(s, err);
+}
+
+static void acc_drop(void *s)
+{
+	opmfu_account_drop(s);
+}
+
+static enum opmfu_status acc_finish(void *s, const struct opmfu_run_ctx *ctx, struct opmfu_err *err)
+{
+	enum opmfu_status st = opmfu_account_identity(s, ctx->run_id, ctx->source, ctx->ranks_failed, err);
+	return st ? st : opmfu_account_finish(s, err);
+}
+
+static size_t acc_tables(void *s, struct opmfu_table *out)
+{
+	struct opmfu_account *a = s;
+	out[0] = opmfu_cell_store_table(&a->run);
+	out[1] = opmfu_cell_store_table(&a->hotspots);
+	out[2] = opmfu_cell_store_table(&a->stragglers);
+	return 3;
+}
+
+static const char *const acc_needs[] = { "OpmfuRankSummary", "OpmfuSteps", "OpmfuModules", "OpmfuOpTypes",
+					  "OpmfuKernels", NULL };
+static const struct opmfu_table_def *const acc_makes[] = { &opmfu_run_def, &opmfu_hotspots_def, &opmfu_stragglers_def,
+							   NULL };
+
+const struct opmfu_analysis opmfu_analysis_account = {
+	.name = "account", .scope = OPMFU_PER_RUN, .needs = acc_needs, .makes = acc_makes,
+	.state_size = sizeof(struct opmfu_account), .init = acc_init, .release = acc_release, .add = acc_add,
+	.keep = acc_keep, .drop = acc_drop, .finish = acc_finish, .run_tables = acc_tables,
+};

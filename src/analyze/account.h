@@ -14,6 +14,7 @@
 
 #include "base/err.h"
 #include "base/intern.h"
+#include "trace/analysis.h"
 #include "trace/table.h"
 
 /* Hotspot kinds, in OpmfuHotspots' tie order. */
@@ -76,5 +77,8 @@ enum opmfu_status opmfu_account_finish(struct opmfu_account *a, struct opmfu_err
 size_t opmfu_median_index(const double *key, const double *tie, size_t n, int *nomem);
 
 extern const struct opmfu_table_def opmfu_run_def, opmfu_hotspots_def, opmfu_stragglers_def;
+
+/* The registered analysis "account" (per run); its state is a struct opmfu_account. */
+extern const struct opmfu_analysis opmfu_analysis_account;
 
 #endif

@@ -196,3 +196,40 @@ struct opmfu_table opmfu_kernels_table(const struct opmfu_hotspots_table *src)
 	struct opmfu_table tab = { &opmfu_kernels_def, src->hot->n_kernels, kernel_row, src };
 	return tab;
 }
+
+/* ---- as a registered analysis (trace/analysis.h) ---- */
+
+static void hot_init(void *s)
+{
+	opmfu_hotspots_init(&((struct opmfu_hotspots_state *)s)->hot);
+}
+
+static void hot_release(void *s)
+{
+	opmfu_hotspots_release(&((struct opmfu_hotspots_state *)s)->hot);
+}
+
+static enum opmfu_status hot_run(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err)
+{
+	struct opmfu_ops_state *ops = opmfu_rank_state(ctx, &opmfu_analysis_ops);
+	return opmfu_hotspots_run(&ops->ops, &((struct opmfu_hotspots_state *)s)->hot, err);
+}
+
+static size_t hot_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+{
+	struct opmfu_hotspots_state *st = s;
+	st->view.hot = &st->hot;
+	st->view.rank = ctx->rank;
+	out[0] = opmfu_op_types_table(&st->view);
+	out[1] = opmfu_kernels_table(&st->view);
+	return 2;
+}
+
+static const char *const hot_needs[] = { "ops", NULL };
+static const struct opmfu_table_def *const hot_makes[] = { &opmfu_op_types_def, &opmfu_kernels_def, NULL };
+
+const struct opmfu_analysis opmfu_analysis_hotspots = {
+	.name = "hotspots", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_UNITS, .needs = hot_needs,
+	.makes = hot_makes, .state_size = sizeof(struct opmfu_hotspots_state), .init = hot_init,
+	.release = hot_release, .run = hot_run, .tables = hot_tables,
+};

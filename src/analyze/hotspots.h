@@ -13,6 +13,7 @@
 
 #include "analyze/ops.h"
 #include "base/err.h"
+#include "trace/analysis.h"
 #include "trace/table.h"
 
 struct opmfu_hot {
@@ -46,5 +47,12 @@ struct opmfu_hotspots_table {
 };
 struct opmfu_table opmfu_op_types_table(const struct opmfu_hotspots_table *src);
 struct opmfu_table opmfu_kernels_table(const struct opmfu_hotspots_table *src);
+
+/* The registered analysis "hotspots" (OpmfuOpTypes, OpmfuKernels; needs "ops"). */
+struct opmfu_hotspots_state {
+	struct opmfu_hotspots hot;
+	struct opmfu_hotspots_table view;
+};
+extern const struct opmfu_analysis opmfu_analysis_hotspots;
 
 #endif

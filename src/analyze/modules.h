@@ -13,6 +13,7 @@
 #include "analyze/ops.h"
 #include "base/err.h"
 #include "base/intern.h"
+#include "trace/analysis.h"
 #include "trace/table.h"
 
 /* Sums over a set of units (inclusive or self). */
@@ -64,5 +65,12 @@ struct opmfu_modules_table {
 	int rank;
 };
 struct opmfu_table opmfu_modules_table(const struct opmfu_modules_table *src);
+
+/* The registered analysis "modules" (OpmfuModules; needs "ops"). */
+struct opmfu_modules_state {
+	struct opmfu_modules mods;
+	struct opmfu_modules_table view;
+};
+extern const struct opmfu_analysis opmfu_analysis_modules;
 
 #endif

@@ -53,3 +53,39 @@ struct opmfu_table opmfu_modules_table(const struct opmfu_modules_table *src)
 	struct opmfu_table tab = { &opmfu_modules_def, src->mods->n_rows, modules_row, src };
 	return tab;
 }
+
+/* ---- as a registered analysis (trace/analysis.h) ---- */
+
+static void modules_init(void *s)
+{
+	opmfu_modules_init(&((struct opmfu_modules_state *)s)->mods);
+}
+
+static void modules_release(void *s)
+{
+	opmfu_modules_release(&((struct opmfu_modules_state *)s)->mods);
+}
+
+static enum opmfu_status modules_run(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err)
+{
+	struct opmfu_ops_state *ops = opmfu_rank_state(ctx, &opmfu_analysis_ops);
+	return opmfu_modules_run(&ops->ops, &((struct opmfu_modules_state *)s)->mods, err);
+}
+
+static size_t modules_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+{
+	struct opmfu_modules_state *st = s;
+	st->view.mods = &st->mods;
+	st->view.rank = ctx->rank;
+	out[0] = opmfu_modules_table(&st->view);
+	return 1;
+}
+
+static const char *const modules_needs[] = { "ops", NULL };
+static const struct opmfu_table_def *const modules_makes[] = { &opmfu_modules_def, NULL };
+
+const struct opmfu_analysis opmfu_analysis_modules = {
+	.name = "modules", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_UNITS, .needs = modules_needs,
+	.makes = modules_makes, .state_size = sizeof(struct opmfu_modules_state), .init = modules_init,
+	.release = modules_release, .run = modules_run, .tables = modules_tables,
+};

@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "flops/flops.h"
 #include "trace/peaks.h"
+#include "trace/analysis.h"
 #include "trace/table.h"
 #include "trace/trace.h"
 
@@ -98,5 +99,12 @@ struct opmfu_ops_table {
 	int rank;
 };
 struct opmfu_table opmfu_ops_table(const struct opmfu_ops_table *src);
+
+/* The registered analysis "ops" (OpmfuOps); its state begins with the units. */
+struct opmfu_ops_state {
+	struct opmfu_ops ops;
+	struct opmfu_ops_table view;
+};
+extern const struct opmfu_analysis opmfu_analysis_ops;
 
 #endif

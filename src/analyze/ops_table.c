@@ -80,3 +80,37 @@ struct opmfu_table opmfu_ops_table(const struct opmfu_ops_table *src)
 	struct opmfu_table tab = { &opmfu_ops_def, src->ops->n, ops_row, src };
 	return tab;
 }
+
+/* ---- as a registered analysis (trace/analysis.h) ---- */
+
+static void ops_init(void *s)
+{
+	opmfu_ops_init(&((struct opmfu_ops_state *)s)->ops);
+}
+
+static void ops_release(void *s)
+{
+	opmfu_ops_release(&((struct opmfu_ops_state *)s)->ops);
+}
+
+static enum opmfu_status ops_run(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err)
+{
+	return opmfu_ops_run(ctx->trace, ctx->flops, ctx->peaks, &((struct opmfu_ops_state *)s)->ops, err);
+}
+
+static size_t ops_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+{
+	struct opmfu_ops_state *st = s;
+	st->view.ops = &st->ops;
+	st->view.rank = ctx->rank;
+	out[0] = opmfu_ops_table(&st->view);
+	return 1;
+}
+
+static const struct opmfu_table_def *const ops_makes[] = { &opmfu_ops_def, NULL };
+
+const struct opmfu_analysis opmfu_analysis_ops = {
+	.name = "ops", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_UNITS, .makes = ops_makes,
+	.state_size = sizeof(struct opmfu_ops_state), .init = ops_init, .release = ops_release, .run = ops_run,
+	.tables = ops_tables,
+};

@@ -14,6 +14,7 @@
 
 #include "analyze/ops.h"
 #include "base/err.h"
+#include "trace/analysis.h"
 #include "trace/table.h"
 
 struct opmfu_step_row {
@@ -63,5 +64,12 @@ struct opmfu_steps_table {
 	int rank;
 };
 struct opmfu_table opmfu_steps_table(const struct opmfu_steps_table *src);
+
+/* The registered analysis "steps" (OpmfuSteps; needs "ops"). */
+struct opmfu_steps_state {
+	struct opmfu_steps steps;
+	struct opmfu_steps_table view;
+};
+extern const struct opmfu_analysis opmfu_analysis_steps;
 
 #endif

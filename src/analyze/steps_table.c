@@ -65,3 +65,39 @@ struct opmfu_table opmfu_steps_table(const struct opmfu_steps_table *src)
 	struct opmfu_table tab = { &opmfu_steps_def, src->steps->n, steps_row, src };
 	return tab;
 }
+
+/* ---- as a registered analysis (trace/analysis.h) ---- */
+
+static void steps_init(void *s)
+{
+	opmfu_steps_init(&((struct opmfu_steps_state *)s)->steps);
+}
+
+static void steps_release(void *s)
+{
+	opmfu_steps_release(&((struct opmfu_steps_state *)s)->steps);
+}
+
+static enum opmfu_status steps_run(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err)
+{
+	struct opmfu_ops_state *ops = opmfu_rank_state(ctx, &opmfu_analysis_ops);
+	return opmfu_steps_run(&ops->ops, &((struct opmfu_steps_state *)s)->steps, err);
+}
+
+static size_t steps_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+{
+	struct opmfu_steps_state *st = s;
+	st->view.steps = &st->steps;
+	st->view.rank = ctx->rank;
+	out[0] = opmfu_steps_table(&st->view);
+	return 1;
+}
+
+static const char *const steps_needs[] = { "ops", NULL };
+static const struct opmfu_table_def *const steps_makes[] = { &opmfu_steps_def, NULL };
+
+const struct opmfu_analysis opmfu_analysis_steps = {
+	.name = "steps", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_UNITS, .needs = steps_needs,
+	.makes = steps_makes, .state_size = sizeof(struct opmfu_steps_state), .init = steps_init,
+	.release = steps_release, .run = steps_run, .tables = steps_tables,
+};

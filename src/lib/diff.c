@@ -17,6 +17,8 @@
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "lib/diff.h"
+#include "analyze/hotspots.h"
+#include "analyze/modules.h"
 #include "lib/lib.h"
 #include "write/summary_xlsx.h"
 

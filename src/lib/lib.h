@@ -7,12 +7,9 @@
 
 #include <stddef.h>
 
-#include "reference/module_mfu.h"
-#include "analyze/modules.h"
-#include "reference/op_mfu.h"
-#include "analyze/hotspots.h"
-#include "analyze/ops.h"
 #include "analyze/steps.h"
+#include "reference/op_mfu.h"
+#include "trace/analysis.h"
 #include "base/err.h"
 #include "flops/flops.h"
 #include "trace/peaks.h"
@@ -34,23 +31,37 @@ struct peak_choice {
 	char chip_warn[400];          /* --chip contradicts what the trace says it ran on; empty: it does not */
 };
 
-/* Everything one rank needs between reading and writing. */
+/* ---- the registry of analyses (lib/analyses.c) ---- */
+extern const struct opmfu_analysis *const opmfu_analyses[]; /* NULL-terminated, in the order they run */
+/* A state per registered analysis of scope (NULL for the others), each zeroed and initialised. */
+enum opmfu_status opmfu_states_new(void **state, enum opmfu_analysis_scope scope, struct opmfu_err *err);
+void opmfu_states_free(void **state, enum opmfu_analysis_scope scope);
+/* The state of a in state (registry order); NULL: not registered. */
+void *opmfu_run_state(void *const *state, const struct opmfu_analysis *a);
+/* Runs the per-rank analyses of stage, in registry order. */
+enum opmfu_status opmfu_analyses_run(int stage, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err);
+/* Their tables into out (room for cap); how many. */
+size_t opmfu_analyses_tables(int stage, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t cap);
+/* Tells them their tables were put. */
+void opmfu_analyses_written(int stage, const struct opmfu_rank_ctx *ctx);
+/* Every table the registry makes, in its order; how many. */
+size_t opmfu_analyses_defs(const struct opmfu_table_def **out, size_t cap);
+
+/* Everything one rank needs between reading and writing: the pipeline's
+ * results, and a state per registered per-rank analysis. */
 struct rank_work {
 	struct opmfu_trace trace;
 	struct opmfu_flops flops; /* the FLOPs stage's facts, which op's entries point into */
 	struct opmfu_op_mfu op;
-	struct opmfu_module_mfu mod;
-	struct opmfu_ops ops;         /* OpmfuOps' units (SPEC 10) */
-	struct opmfu_modules modules; /* OpmfuModules */
-	struct opmfu_steps steps;     /* OpmfuSteps */
-	struct opmfu_hotspots hot;    /* OpmfuOpTypes, OpmfuKernels */
+	void *state[OPMFU_MAX_ANALYSES]; /* per registered analysis; NULL: not per rank, or not started */
+	struct opmfu_rank_ctx ctx;       /* what the analyses see of the rank */
 	struct peak_choice pc;
 	/* how far the analysis got (under the pool's lock): 1 kernel MFU done,
 	 * so OperatorMFU can be written; 2 the units' tables; 3 everything */
 	int stage;
 	int have_ops; /* trace, flops and op are valid */
-	int have_units; /* ops, modules, steps and hot are valid too */
-	int analysed; /* trace, op and mod are valid */
+	int have_units; /* the stage-2 analyses ran */
+	int analysed; /* every analysis ran */
 	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
 };
 

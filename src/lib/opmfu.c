@@ -169,8 +169,9 @@ enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_
 	size_t n_found;
 
 	memset(rep, 0, sizeof(*rep));
-	opmfu_account_init(&rep->account);
 	opmfu_cell_store_init(&rep->model_run, NULL);
+	if ((st = opmfu_states_new(rep->run_state, OPMFU_PER_RUN, err)))
+		return st;
 	if (o->n_inputs == 0)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "no input path given");
 	if (o->n_inputs > 1 && !o->out_dir)
@@ -233,7 +234,7 @@ void opmfu_report_release(struct opmfu_report *rep)
 	opmfu_free(rep->out_dir);
 	forget_exports(rep);
 	opmfu_model_check_release(rep->model);
-	opmfu_account_release(&rep->account);
+	opmfu_states_free(rep->run_state, OPMFU_PER_RUN);
 	opmfu_cell_store_release(&rep->model_run);
 	memset(rep, 0, sizeof(*rep));
 }
@@ -265,15 +266,18 @@ static const struct opmfu_cell_store *store_of(const struct opmfu_rows *t)
 const struct opmfu_rows *opmfu_run_rows(const struct opmfu_run *run, const char *table)
 {
 	const struct opmfu_report *rep = &run->rep;
+	const struct opmfu_account *a = opmfu_run_state(rep->run_state, &opmfu_analysis_account);
 	const struct opmfu_cell_store *cs = NULL;
+	if (!a)
+		return NULL;
 	if (!strcmp(table, "OpmfuRun"))
-		cs = &rep->account.run;
+		cs = &a->run;
 	else if (!strcmp(table, "OpmfuRankSummary"))
-		cs = &rep->account.ranks;
+		cs = &a->ranks;
 	else if (!strcmp(table, "OpmfuHotspots"))
-		cs = &rep->account.hotspots;
+		cs = &a->hotspots;
 	else if (!strcmp(table, "OpmfuStragglers"))
-		cs = &rep->account.stragglers;
+		cs = &a->stragglers;
 	else if (!strcmp(table, "OpmfuModel") && rep->model)
 		cs = &rep->model_run;
 	return cs && cs->def ? (const struct opmfu_rows *)(const void *)cs : NULL;

@@ -7,8 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reference/module_table.h"
-#include "reference/operator_mfu.h"
+#include "analyze/steps.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "lib/lib.h"
@@ -79,17 +78,23 @@ static int default_jobs(void)
 }
 
 /* ---- the writers ----
- * The tables of a run, in the order the writers are given them: a writer's
- * files bit k is run_tables[k]. */
-enum { TAB_OPERATOR, TAB_MODULE, TAB_SUMMARY, TAB_OPS, TAB_MODULES, TAB_STEPS, TAB_OP_TYPES, TAB_KERNELS, TAB_MODEL,
-       TAB_RUN, TAB_HOTSPOTS, TAB_STRAGGLERS, N_TABS };
-static const struct opmfu_table_def *const run_tables[N_TABS] = {
-	&opmfu_operator_mfu_def, &opmfu_module_mfu_def, &opmfu_rank_summary_def, &opmfu_ops_def, &opmfu_modules_def,
-	&opmfu_steps_def, &opmfu_op_types_def, &opmfu_kernels_def, &opmfu_model_def, &opmfu_run_def,
-	&opmfu_hotspots_def, &opmfu_stragglers_def,
-};
-_Static_assert(OPMFU_XLSX_KERNEL == 1 << TAB_OPERATOR && OPMFU_XLSX_MODULE == 1 << TAB_MODULE,
-	       "a rank's workbook bits are its tables' files bits");
+ * The tables of a run, in the order the writers are given them: the
+ * registry's (lib/analyses.c), then OpmfuRankSummary and OpmfuModel. A
+ * writer's files bit k is run_tables[k]. */
+#define MAX_TABS 32
+static const struct opmfu_table_def *run_tables[MAX_TABS];
+static size_t n_run_tables;
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void list_tables(void)
+{
+	n_run_tables = opmfu_analyses_defs(run_tables, MAX_TABS - 2);
+	run_tables[n_run_tables++] = &opmfu_rank_summary_def;
+	run_tables[n_run_tables++] = &opmfu_model_def;
+}
+
+_Static_assert(OPMFU_XLSX_KERNEL == 1 << 0 && OPMFU_XLSX_MODULE == 1 << 1,
+	       "a rank's workbook bits are its tables' files bits: OperatorMFU and ModuleMFU come first");
 _Static_assert(OPMFU_EXPORT_DB == 1 << 0 && OPMFU_EXPORT_XLSX == 1 << 1 && OPMFU_EXPORT_CSV == 1 << 2 &&
 		       OPMFU_EXPORT_JSON == 1 << 3,
 	       "export bit i is writer i of the registry");
@@ -120,8 +125,9 @@ enum opmfu_status opmfu_writers_open(struct opmfu_writers *ws, const char *dir, 
 static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct opmfu_report *rep,
 				      struct opmfu_writers *ws, struct opmfu_err *err)
 {
-	return opmfu_writers_open(ws, rep->out_dir, o->exports ? o->exports : OPMFU_EXPORT_DB, run_tables, N_TABS,
-				  err);
+	pthread_once(&tables_once, list_tables);
+	return opmfu_writers_open(ws, rep->out_dir, o->exports ? o->exports : OPMFU_EXPORT_DB, run_tables,
+				  n_run_tables, err);
 }
 
 enum opmfu_status opmfu_writers_commit(struct opmfu_writers *ws, struct opmfu_err *err)
@@ -149,8 +155,9 @@ static enum opmfu_status put_all(struct opmfu_report *rep, struct opmfu_writers 
 	size_t k;
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
-	if (st == OPMFU_OK && rank != OPMFU_RUN_RANK)
-		st = opmfu_account_add(&rep->account, t, err);
+	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK && rank != OPMFU_RUN_RANK; k++)
+		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
+			st = opmfu_analyses[k]->add(rep->run_state[k], t, err);
 	return st;
 }
 
@@ -171,14 +178,12 @@ static enum opmfu_status put_model(struct opmfu_report *rep, const struct opmfu_
 
 /* The run's identity: a digest (FNV-1a, 64 bits) of its ranks and their
  * inputs, and the readers that read them. */
-static enum opmfu_status run_identity(const struct opmfu_rank_list *list, struct opmfu_report *rep,
-				      struct opmfu_err *err)
+static void run_identity(const struct opmfu_rank_list *list, char *id, size_t size, const char **source)
 {
 	uint64_t h = 14695981039346656037ull;
-	const char *source = NULL;
-	char id[20];
 	size_t i;
 
+	*source = NULL;
 	for (i = 0; i < list->n; i++) {
 		const char *p = list->v[i].path;
 		char rank[16];
@@ -188,55 +193,92 @@ static enum opmfu_status run_identity(const struct opmfu_rank_list *list, struct
 		for (; p && *p; p++)
 			h = (h ^ (unsigned char)*p) * 1099511628211ull;
 		h = (h ^ '\n') * 1099511628211ull;
-		if (!source)
-			source = list->v[i].reader->name;
-		else if (strcmp(source, list->v[i].reader->name))
-			source = "mixed";
+		if (!*source)
+			*source = list->v[i].reader->name;
+		else if (strcmp(*source, list->v[i].reader->name))
+			*source = "mixed";
 	}
-	snprintf(id, sizeof(id), "%016llx", (unsigned long long)h);
-	return opmfu_account_identity(&rep->account, id, source, rep->n_failed, err);
+	snprintf(id, size, "%016llx", (unsigned long long)h);
 }
 
-/* After the last rank: the run account (OpmfuRun, OpmfuHotspots,
- * OpmfuStragglers) and, with --model, OpmfuModel's run rows (rank_id NULL)
- * for the account's median rank, put and kept under the pseudo rank
- * OPMFU_RUN_RANK as a rank's are. */
+/* The median rank of the run: OpmfuRun's median_rank, among the tables
+ * the per-run analyses made; 0 when none. */
+static int median_rank(const struct opmfu_table *t, size_t n, int *rank)
+{
+	struct opmfu_cell c[64];
+	size_t i, k;
+	for (i = 0; i < n; i++) {
+		if (strcmp(t[i].def->name, "OpmfuRun") || !t[i].n_rows || t[i].def->n_cols > 64)
+			continue;
+		t[i].row(t[i].src, 0, c);
+		for (k = 0; k < t[i].def->n_cols; k++)
+			if (!strcmp(t[i].def->cols[k].name, "median_rank") && !c[k].null) {
+				*rank = (int)c[k].v.i;
+				return 1;
+			}
+	}
+	return 0;
+}
+
+/* After the last rank: the per-run analyses finish (the run account:
+ * OpmfuRun, OpmfuHotspots, OpmfuStragglers) and, with --model, OpmfuModel's
+ * run rows for the account's median rank; put and kept under the pseudo
+ * rank OPMFU_RUN_RANK as a rank's are. */
 static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct opmfu_report *rep,
 				   struct opmfu_writers *ws, struct opmfu_err *err)
 {
-	struct opmfu_account *a = &rep->account;
-	struct opmfu_table t[3];
-	enum opmfu_status st;
-	size_t k;
+	struct opmfu_run_ctx rc;
+	struct opmfu_table t[MAX_TABS];
+	enum opmfu_status st = OPMFU_OK;
+	char id[20];
+	size_t k, n = 0, i;
+	int median = 0, have_median;
 
-	if ((st = run_identity(list, rep, err)) || (st = opmfu_account_finish(a, err)))
-		return st;
-	if (rep->model) {
-		int median = 0;
-		const int *mp = NULL;
-		if (a->median_row != SIZE_MAX) {
-			struct opmfu_cell c[64];
-			struct opmfu_table rt = opmfu_cell_store_table(&a->ranks);
-			rt.row(rt.src, a->median_row, c);
-			median = (int)c[0].v.i; /* rank_id */
-			mp = &median;
-		}
-		if ((st = opmfu_model_check_run(rep->model, mp, &rep->model_run, err)))
-			return st;
-		t[0] = opmfu_cell_store_table(&rep->model_run);
-		if ((st = put_all(rep, ws, OPMFU_RUN_RANK, &t[0], err)))
-			return st;
+	run_identity(list, id, sizeof(id), &rc.source);
+	rc.run_id = id;
+	rc.ranks = list->n;
+	rc.ranks_failed = rep->n_failed;
+	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK; k++) {
+		const struct opmfu_analysis *a = opmfu_analyses[k];
+		if (a->scope != OPMFU_PER_RUN || !rep->run_state[k])
+			continue;
+		if ((st = a->finish(rep->run_state[k], &rc, err)) == OPMFU_OK && n + OPMFU_MAX_TABLES <= MAX_TABS)
+			n += a->run_tables(rep->run_state[k], t + n);
 	}
-	t[0] = opmfu_cell_store_table(&a->run);
-	t[1] = opmfu_cell_store_table(&a->hotspots);
-	t[2] = opmfu_cell_store_table(&a->stragglers);
-	for (k = 0; k < 3 && st == OPMFU_OK; k++)
-		st = put_all(rep, ws, OPMFU_RUN_RANK, &t[k], err);
+	if (st)
+		return st;
+	have_median = median_rank(t, n, &median);
+	if (rep->model) {
+		if ((st = opmfu_model_check_run(rep->model, have_median ? &median : NULL, &rep->model_run, err)))
+			return st;
+		t[n++] = opmfu_cell_store_table(&rep->model_run);
+	}
+	for (i = 0; i < n && st == OPMFU_OK; i++)
+		st = put_all(rep, ws, OPMFU_RUN_RANK, &t[i], err);
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		struct opmfu_write_stats ks;
 		st = opmfu_writer_keep_rank(ws->v[k], OPMFU_RUN_RANK, &ks, err);
 	}
 	return st;
+}
+
+/* The per-run analyses: the rank's tables are final, or taken back. */
+static enum opmfu_status run_keep(struct opmfu_report *rep, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK; k++)
+		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
+			st = opmfu_analyses[k]->keep(rep->run_state[k], err);
+	return st;
+}
+
+static void run_drop(struct opmfu_report *rep)
+{
+	size_t k;
+	for (k = 0; opmfu_analyses[k]; k++)
+		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
+			opmfu_analyses[k]->drop(rep->run_state[k]);
 }
 
 /* A rank's own warning (no peak, --chip against the trace): the first of
@@ -310,52 +352,38 @@ static void export_warn(const struct opmfu_opts *o, int rank, const char *name, 
 	}
 }
 
-/*
- * A rank is written in two steps, so that its OperatorMFU rows and kernel
- * workbook (most of the writing) overlap with the worker building its module
- * tree. Step 1, once kernel MFU is known: the OperatorMFU table, listed once
- * for all writers (the xlsx writer stages its workbook).
- */
-static enum opmfu_status write_ops(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_writers *ws,
-				   struct opmfu_err *err)
+/* Puts the tables of the analyses of stage, then tells them. */
+static enum opmfu_status write_stage(struct opmfu_report *rep, struct rank_work *w, int stage, int rank,
+				     struct opmfu_writers *ws, struct opmfu_err *err)
 {
-	struct opmfu_operator_mfu om;
-	struct opmfu_table t;
-	enum opmfu_status st;
+	struct opmfu_table t[MAX_TABS];
+	size_t n = opmfu_analyses_tables(stage, &w->ctx, t, MAX_TABS), k;
+	enum opmfu_status st = OPMFU_OK;
 
-	if (!w->have_ops)
-		return OPMFU_OK;
-	if ((st = opmfu_operator_mfu_build(&om, rr->rank, &w->trace, &w->op, err)))
-		return st;
-	t = opmfu_operator_mfu_table(&om);
-	st = put_all(rep, ws, rr->rank, &t, err);
-	opmfu_operator_mfu_release(&om);
+	for (k = 0; k < n && st == OPMFU_OK; k++)
+		st = put_all(rep, ws, rank, &t[k], err);
+	opmfu_analyses_written(stage, &w->ctx);
 	return st;
 }
 
-/* Step 2, once the units are made: OpmfuOps (the largest of them), OpmfuModules,
- * OpmfuSteps, OpmfuOpTypes, OpmfuKernels, while the worker builds the module tree. */
-static enum opmfu_status write_units(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr, struct opmfu_writers *ws,
-				     struct opmfu_err *err)
+/*
+ * A rank is written in steps, so that its OperatorMFU rows and kernel
+ * workbook (most of the writing) overlap with the worker building the rest.
+ * Step 1, once kernel MFU is known: the tables of stage 1 (OperatorMFU).
+ */
+static enum opmfu_status write_ops(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
+				   struct opmfu_writers *ws, struct opmfu_err *err)
 {
-	struct opmfu_ops_table ot = { &w->ops, rr->rank };
-	struct opmfu_modules_table mt = { &w->modules, rr->rank };
-	struct opmfu_steps_table stt = { &w->steps, rr->rank };
-	struct opmfu_hotspots_table ht = { &w->hot, rr->rank };
-	struct opmfu_table t[5];
-	enum opmfu_status st = OPMFU_OK;
-	size_t k;
+	return w->have_ops ? write_stage(rep, w, OPMFU_STAGE_OPS, rr->rank, ws, err) : OPMFU_OK;
+}
 
-	if (!w->have_units)
-		return OPMFU_OK;
-	t[0] = opmfu_ops_table(&ot);
-	t[1] = opmfu_modules_table(&mt);
-	t[2] = opmfu_steps_table(&stt);
-	t[3] = opmfu_op_types_table(&ht);
-	t[4] = opmfu_kernels_table(&ht);
-	for (k = 0; k < 5 && st == OPMFU_OK; k++)
-		st = put_all(rep, ws, rr->rank, &t[k], err);
-	return st;
+/* Step 2, once the units are made: the tables of stage 2 (OpmfuOps, the
+ * largest, OpmfuModules, OpmfuSteps, OpmfuOpTypes, OpmfuKernels), while the
+ * worker builds the module tree. */
+static enum opmfu_status write_units(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
+				     struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	return w->have_units ? write_stage(rep, w, OPMFU_STAGE_UNITS, rr->rank, ws, err) : OPMFU_OK;
 }
 
 /* Step 3, once the rank is analysed: ModuleMFU and the summary row; then the
@@ -365,7 +393,6 @@ static enum opmfu_status write_units(struct opmfu_report *rep, struct rank_work 
 static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work *w, struct opmfu_rank_report *rr,
 				    struct opmfu_writers *ws, struct opmfu_report *rep, struct opmfu_err *err)
 {
-	struct opmfu_module_view mv;
 	struct opmfu_table t;
 	enum opmfu_status st = OPMFU_OK;
 	size_t k;
@@ -373,12 +400,11 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	for (k = 0; k < ws->n && st == OPMFU_OK && !w->analysed && w->have_ops; k++)
 		st = opmfu_writer_drop_rank(ws->v[k], rr->rank, err);
 	if (!w->analysed)
-		opmfu_account_drop(&rep->account);
+		run_drop(rep);
 	if (st == OPMFU_OK && w->analysed) {
-		t = opmfu_module_table(&mv, &w->mod, rr->rank);
-		st = put_all(rep, ws, rr->rank, &t, err);
+		st = write_stage(rep, w, OPMFU_STAGE_LAST, rr->rank, ws, err);
 		if (st == OPMFU_OK && rep->model)
-			st = put_model(rep, rr, &w->steps, ws, err);
+			st = put_model(rep, rr, opmfu_run_state(w->state, &opmfu_analysis_steps), ws, err);
 	}
 	if (st == OPMFU_OK) {
 		t = opmfu_rank_summary_table(rr);
@@ -396,7 +422,7 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 			export_warn(o, rr->rank, ws->v[k]->type->name, &ks);
 	}
 	if (st == OPMFU_OK)
-		st = opmfu_account_keep(&rep->account, err);
+		st = run_keep(rep, err);
 	/* what a writer staged and did not keep here goes when it is closed */
 	return st;
 }
@@ -416,7 +442,8 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	double t;
 
 	memset(&p, 0, sizeof(p));
-	rep->n_tables = N_TABS;
+	pthread_once(&tables_once, list_tables);
+	rep->n_tables = n_run_tables;
 	p.o = o;
 	p.list = list;
 	p.rep = rep;

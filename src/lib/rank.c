@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/modules.h"
+#include "analyze/ops.h"
+#include "analyze/steps.h"
 #include "lib/lib.h"
+#include "reference/module_table.h"
 
 static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state, const char *msg)
 {
@@ -62,12 +66,19 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_trace_init(&w->trace);
 	opmfu_flops_init(&w->flops);
 	opmfu_op_mfu_init(&w->op);
-	opmfu_module_mfu_init(&w->mod);
-	opmfu_ops_init(&w->ops);
-	opmfu_modules_init(&w->modules);
-	opmfu_steps_init(&w->steps);
-	opmfu_hotspots_init(&w->hot);
 	w->have_ops = w->have_units = w->analysed = 0;
+	if ((st = opmfu_states_new(w->state, OPMFU_PER_RANK, &e))) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	memset(&w->ctx, 0, sizeof(w->ctx));
+	w->ctx.rank = in->rank;
+	w->ctx.trace = &w->trace;
+	w->ctx.flops = &w->flops;
+	w->ctx.op = &w->op;
+	w->ctx.peaks = &w->pc.prec;
+	w->ctx.state = w->state;
+	w->ctx.registry = opmfu_analyses;
 
 	rr->source = in->reader->name;
 	st = in->reader->read(in, &w->trace, &ro, &e);
@@ -96,44 +107,15 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 
 	/* R first: the FLOPs stage makes S from it */
 	if (!(st = opmfu_op_mfu_prepare(&w->trace, &w->op, &e)) &&
-	    !(st = opmfu_flops_run(&w->flops, &w->trace, w->op.r, w->op.n_r, &e)))
-		st = opmfu_op_mfu_run(&w->trace, &w->flops, &pc->prec, &w->op, &e);
+	    !(st = opmfu_flops_run(&w->flops, &w->trace, w->op.r, w->op.n_r, &e)) &&
+	    !(st = opmfu_op_mfu_run(&w->trace, &w->flops, &pc->prec, &w->op, &e)))
+		st = opmfu_analyses_run(OPMFU_STAGE_OPS, &w->ctx, &e);
 	rr->seconds[OPMFU_STAGE_KERNEL] = opmfu_now_s() - t1;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
 	}
 	w->have_ops = 1;
-}
-
-/* e into top[0 .. *n) (at most max), most lost first; ties keep their order. */
-static void insert_top(struct opmfu_module_top *top, size_t *n, size_t max, const struct opmfu_module_top *e)
-{
-	size_t k;
-	for (k = *n; k > 0 && top[k - 1].lost_ns < e->lost_ns; k--)
-		if (k < max)
-			top[k] = top[k - 1];
-	if (k >= max)
-		return;
-	top[k] = *e;
-	if (*n < max)
-		(*n)++;
-}
-
-static void hot_top(const struct opmfu_trace *t, const struct opmfu_hot *h, size_t n, struct opmfu_module_top *top,
-		    size_t *n_top)
-{
-	size_t i;
-	for (*n_top = 0, i = 0; i < n && i < OPMFU_NTOP; i++) {
-		const char *name = opmfu_strtab_str(&t->strs, h[i].name);
-		struct opmfu_module_top *e = &top[(*n_top)++];
-		snprintf(e->name, sizeof(e->name), "%s", name ? name : "");
-		e->kernel_ns = (double)h[i].kernel_ns;
-		e->lost_ns = h[i].lost_ns;
-		e->mfu = opmfu_hot_mfu(&h[i]);
-		e->coverage = h[i].kernel_ns > 0 ? (double)h[i].flops_kernel_ns / (double)h[i].kernel_ns : -1;
-		e->count = (long long)h[i].count;
-	}
 }
 
 /* The steps: their number, the median step (analyze/steps.c picks it) and its waterfall. */
@@ -166,11 +148,13 @@ static void report_steps(const struct opmfu_steps *st, struct opmfu_rank_report 
 	rr->trace_mfu = rr->shares[OPMFU_SHARE_MFU];
 }
 
-/* The honest numbers of SPEC 10 into the report, and the modules that lose most. */
+/* The honest numbers of SPEC 10 into the report. */
 static void report_ops(const struct rank_work *w, struct opmfu_rank_report *rr)
 {
-	const struct opmfu_ops_stats *st = &w->ops.st;
-	size_t i, n_top = sizeof(rr->top) / sizeof(rr->top[0]);
+	const struct opmfu_ops *ops = opmfu_run_state(w->state, &opmfu_analysis_ops);
+	const struct opmfu_modules *mods = opmfu_run_state(w->state, &opmfu_analysis_modules);
+	const struct opmfu_steps *steps = opmfu_run_state(w->state, &opmfu_analysis_steps);
+	const struct opmfu_ops_stats *st = &ops->st;
 
 	rr->mfu_recorded = st->cap_flops > 0 ? st->flops_peaked / st->cap_flops : -1;
 	rr->mfu_busy = st->cap_flops > 0 && st->cap_all > 0 ? st->flops_peaked / st->cap_all : -1;
@@ -179,7 +163,7 @@ static void report_ops(const struct rank_work *w, struct opmfu_rank_report *rr)
 	rr->flops_ns = st->flops_ns;
 	rr->flops_record = st->flops_src[OPMFU_FLOPS_RECORD];
 	rr->flops_shape = st->flops_src[OPMFU_FLOPS_SHAPE];
-	rr->units = w->ops.n;
+	rr->units = ops->n;
 	rr->units_flops = st->n_flops;
 	rr->units_no_peak = st->n_no_peak;
 	rr->units_above_one = st->n_above_one;
@@ -188,49 +172,33 @@ static void report_ops(const struct rank_work *w, struct opmfu_rank_report *rr)
 	rr->recs_nested = st->recs_nested;
 	rr->shape_failed = w->flops.shape_failed;
 	rr->op_rows_above_one = w->op.stats.rows_above_one;
-	rr->module_paths = w->modules.n_rows;
-	/* the paths whose own ops lose the most time, most first, ties in table order */
-	rr->n_top = 0;
-	for (i = 0; i < w->modules.n_rows; i++) {
-		const struct opmfu_mrow *r = &w->modules.rows[i];
-		struct opmfu_module_top e;
-		if (r->self.kernel_ns <= 0)
-			continue;
-		snprintf(e.name, sizeof(e.name), "%s", opmfu_intern_str(&w->modules.paths, r->path));
-		e.kernel_ns = (double)r->self.kernel_ns;
-		e.lost_ns = r->self.lost_ns;
-		e.mfu = opmfu_msum_mfu(&r->self);
-		e.coverage = (double)r->self.flops_kernel_ns / (double)r->self.kernel_ns;
-		e.count = (long long)r->calls;
-		insert_top(rr->top, &rr->n_top, n_top, &e);
-	}
-	/* the hotspot tables are in lost order already */
-	hot_top(&w->trace, w->hot.ops, w->hot.n_ops, rr->top_ops, &rr->n_top_ops);
-	hot_top(&w->trace, w->hot.kernels, w->hot.n_kernels, rr->top_kernels, &rr->n_top_kernels);
-	report_steps(&w->steps, rr);
+	rr->module_paths = mods ? mods->n_rows : 0;
+	if (steps)
+		report_steps(steps, rr);
 }
 
 /* Why a rank that was analysed has no MFU anywhere; "" when it has one. */
 static void no_mfu_reason(const struct rank_work *w, int have_peak, struct opmfu_rank_report *rr)
 {
 	const struct opmfu_trace *t = &w->trace;
+	const struct opmfu_ops_stats *os = &((const struct opmfu_ops *)opmfu_run_state(w->state, &opmfu_analysis_ops))->st;
 	size_t i;
 	int first = 1;
 
-	if (w->ops.st.cap_flops > 0) {
+	if (os->cap_flops > 0) {
 		rr->state = OPMFU_RANK_OK;
 		return;
 	}
 	if (t->n_compute == 0) {
 		set_reason(rr, OPMFU_RANK_NO_MFU, t->why_no_links ? t->why_no_links : "no compute kernels linked to framework ops");
-	} else if (w->ops.st.n_flops > 0 && !have_peak) {
+	} else if (os->n_flops > 0 && !have_peak) {
 		no_peak(&w->pc, rr);
 		return;
-	} else if (w->ops.st.n_flops > 0) {
+	} else if (os->n_flops > 0) {
 		set_reason(rr, OPMFU_RANK_NO_MFU, "");
 		opmfu_bufcat(rr->reason, sizeof(rr->reason),
 			     "the %zu ops with FLOPs are of dtype classes without a peak (give --peak CLASS=TFLOPS)",
-			     w->ops.st.n_flops);
+			     os->n_flops);
 	} else if (t->n_recs_read == 0) {
 		set_reason(rr, OPMFU_RANK_NO_MFU, t->why_no_records ? t->why_no_records : "no FLOPs records");
 		opmfu_bufcat(rr->reason, sizeof(rr->reason), "; and no kernel has a shape FLOPs formula");
@@ -254,7 +222,8 @@ static void no_mfu_reason(const struct rank_work *w, int have_peak, struct opmfu
 	}
 }
 
-/* Stage 2: the honest op, module, step and hotspot tables (SPEC 10, 11). */
+/* Stage 2: the analyses of the op units: OpmfuOps, OpmfuModules, OpmfuSteps,
+ * the hotspot tables (SPEC 10, 11), whatever the registry holds. */
 void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
@@ -264,9 +233,7 @@ void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 	if (!w->have_ops)
 		return;
 	t0 = opmfu_now_s();
-	if (!(st = opmfu_ops_run(&w->trace, &w->flops, &w->pc.prec, &w->ops, &e)) &&
-	    !(st = opmfu_modules_run(&w->ops, &w->modules, &e)) && !(st = opmfu_steps_run(&w->ops, &w->steps, &e)))
-		st = opmfu_hotspots_run(&w->ops, &w->hot, &e);
+	st = opmfu_analyses_run(OPMFU_STAGE_UNITS, &w->ctx, &e);
 	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
@@ -275,10 +242,11 @@ void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 	w->have_units = 1;
 }
 
-/* Stage 3: module MFU (SPEC 3), and what the rank's report says. */
+/* Stage 3: module MFU (SPEC 3) and any later analysis, and what the rank's report says. */
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
+	const struct opmfu_module_mfu *mod;
 	enum opmfu_status st;
 	int have_peak = opmfu_rank_any_peak(&w->pc.prec);
 	size_t i;
@@ -287,13 +255,14 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	if (!w->have_units)
 		return;
 	t0 = opmfu_now_s();
-	st = opmfu_module_mfu_run(&w->trace, &w->op, &w->mod, &e);
+	st = opmfu_analyses_run(OPMFU_STAGE_LAST, &w->ctx, &e);
 	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
 	}
 	w->analysed = 1;
+	mod = opmfu_run_state(w->state, &opmfu_analysis_module_mfu);
 	for (i = 0; i < OPMFU_NDROP; i++)
 		rr->drops[i] += w->flops.drops[i] + w->op.stats.drops[i];
 	rr->drops_why[0] = '\0';
@@ -304,8 +273,8 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	rr->recs_used = w->op.stats.used[OPMFU_FLOPS_RECORD];
 	rr->kernels_with_mfu = w->op.stats.kernels_with_mfu;
 	rr->op_rows = w->op.stats.rows;
-	rr->module_rows = w->mod.n_rows;
-	rr->module_ops_too_deep = w->mod.ops_too_deep;
+	rr->module_rows = mod ? mod->n_rows : 0;
+	rr->module_ops_too_deep = mod ? mod->ops_too_deep : 0;
 	snprintf(rr->bad_dtype, sizeof(rr->bad_dtype), "%s", w->op.stats.bad_dtype);
 	report_ops(w, rr);
 	no_mfu_reason(w, have_peak, rr);
@@ -313,11 +282,7 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 
 void opmfu_rank_work_release(struct rank_work *w)
 {
-	opmfu_hotspots_release(&w->hot);
-	opmfu_steps_release(&w->steps);
-	opmfu_modules_release(&w->modules);
-	opmfu_ops_release(&w->ops);
-	opmfu_module_mfu_release(&w->mod);
+	opmfu_states_free(w->state, OPMFU_PER_RANK);
 	opmfu_op_mfu_release(&w->op);
 	opmfu_flops_release(&w->flops);
 	opmfu_trace_release(&w->trace);

@@ -10,6 +10,8 @@
 #include <stddef.h>
 
 #include "analyze/account.h"
+
+#define OPMFU_MAX_ANALYSES 16 /* room in the registry (lib/analyses.c) */
 #include "opmfu.h"
 #include "trace/table.h"
 
@@ -48,17 +50,6 @@ enum opmfu_rank_state {
 
 #define OPMFU_NDROP 8
 
-/* A module path (OpmfuModules, its own ops), an op name (OpmfuOpTypes) or a
- * kernel name (OpmfuKernels) by the time it loses to peak. */
-struct opmfu_module_top {
-	char name[256];     /* the path "A/B/C", or the name */
-	double kernel_ns;   /* kernel time */
-	double lost_ns;     /* of which lost to peak */
-	double mfu;         /* time-weighted MFU, or -1 */
-	double coverage;    /* share of that kernel time with FLOPs */
-	long long count;    /* calls, ops or kernels */
-};
-#define OPMFU_NTOP 10
 
 /* The parts of a step (SPEC 11), as shares of its window: trace MFU, then
  * what the rest went to. */
@@ -84,12 +75,6 @@ struct opmfu_rank_report {
 	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
 	char note[320];             /* what the reader tells about the input (Kineto: kernels linked by each
 				       rule, modules, steps, GPU); empty: nothing */
-	struct opmfu_module_top top[OPMFU_NTOP];      /* module paths, own ops */
-	size_t n_top;
-	struct opmfu_module_top top_ops[OPMFU_NTOP];  /* op names */
-	size_t n_top_ops;
-	struct opmfu_module_top top_kernels[OPMFU_NTOP]; /* kernel names */
-	size_t n_top_kernels;
 	/* steps (SPEC 11): how many, the median window, the trace MFU over all of
 	 * them, and the waterfall of the median step (the one whose window is the
 	 * median; -1 shares when unknown) */
@@ -141,7 +126,7 @@ struct opmfu_report {
 	size_t n_tables; /* tables of the run: the files in csv_dir and in json_dir */
 	double seconds;
 	struct opmfu_model_report *model; /* with opts.model: the model against the trace; else NULL */
-	struct opmfu_account account;     /* the run account: the kept ranks' summary rows, OpmfuRun, ... */
+	void *run_state[OPMFU_MAX_ANALYSES]; /* per registered per-run analysis (the account: OpmfuRun, ...) */
 	struct opmfu_cell_store model_run; /* with opts.model: OpmfuModel's run rows */
 };
 

@@ -46,3 +46,35 @@ struct opmfu_table opmfu_module_table(struct opmfu_module_view *v, const struct 
 	v->rank = rank;
 	return t;
 }
+
+/* ---- as a registered analysis (trace/analysis.h) ---- */
+
+static void mm_init(void *s)
+{
+	opmfu_module_mfu_init(&((struct opmfu_module_mfu_state *)s)->mod);
+}
+
+static void mm_release(void *s)
+{
+	opmfu_module_mfu_release(&((struct opmfu_module_mfu_state *)s)->mod);
+}
+
+static enum opmfu_status mm_run(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err)
+{
+	return opmfu_module_mfu_run(ctx->trace, ctx->op, &((struct opmfu_module_mfu_state *)s)->mod, err);
+}
+
+static size_t mm_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+{
+	struct opmfu_module_mfu_state *st = s;
+	out[0] = opmfu_module_table(&st->view, &st->mod, ctx->rank);
+	return 1;
+}
+
+static const struct opmfu_table_def *const mm_makes[] = { &opmfu_module_mfu_def, NULL };
+
+const struct opmfu_analysis opmfu_analysis_module_mfu = {
+	.name = "module_mfu", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_LAST, .makes = mm_makes,
+	.state_size = sizeof(struct opmfu_module_mfu_state), .init = mm_init, .release = mm_release, .run = mm_run,
+	.tables = mm_tables,
+};

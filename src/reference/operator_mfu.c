@@ -101,3 +101,36 @@ struct opmfu_table opmfu_operator_mfu_table(const struct opmfu_operator_mfu *om)
 	struct opmfu_table tab = { &opmfu_operator_mfu_def, om->n_rows, op_row, om };
 	return tab;
 }
+
+/* ---- as a registered analysis (trace/analysis.h) ---- */
+
+static void om_release(void *s)
+{
+	struct opmfu_operator_mfu_state *st = s;
+	if (st->built)
+		opmfu_operator_mfu_release(&st->om);
+	st->built = 0;
+}
+
+static enum opmfu_status om_run(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err)
+{
+	struct opmfu_operator_mfu_state *st = s;
+	enum opmfu_status rc = opmfu_operator_mfu_build(&st->om, ctx->rank, ctx->trace, ctx->op, err);
+	st->built = rc == OPMFU_OK;
+	return rc;
+}
+
+static size_t om_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+{
+	(void)ctx;
+	out[0] = opmfu_operator_mfu_table(&((struct opmfu_operator_mfu_state *)s)->om);
+	return 1;
+}
+
+static const struct opmfu_table_def *const om_makes[] = { &opmfu_operator_mfu_def, NULL };
+
+const struct opmfu_analysis opmfu_analysis_operator_mfu = {
+	.name = "operator_mfu", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_OPS, .makes = om_makes,
+	.state_size = sizeof(struct opmfu_operator_mfu_state), .release = om_release, .run = om_run,
+	.tables = om_tables, .written = om_release,
+};

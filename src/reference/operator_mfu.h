@@ -12,6 +12,7 @@
 
 #include "reference/op_mfu.h"
 #include "base/err.h"
+#include "trace/analysis.h"
 #include "trace/table.h"
 #include "trace/trace.h"
 
@@ -41,5 +42,13 @@ void opmfu_operator_mfu_release(struct opmfu_operator_mfu *om);
 
 /* The table over om, valid while om is. */
 struct opmfu_table opmfu_operator_mfu_table(const struct opmfu_operator_mfu *om);
+
+/* The registered analysis "operator_mfu" (OperatorMFU, stage 1): its rows
+ * are built for the writers and freed once they are written. */
+struct opmfu_operator_mfu_state {
+	struct opmfu_operator_mfu om;
+	int built;
+};
+extern const struct opmfu_analysis opmfu_analysis_operator_mfu;
 
 #endif

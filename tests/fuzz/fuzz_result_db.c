@@ -38,6 +38,8 @@
 #include "fuzz.h"
 #include "fuzz_input.h"
 #include "lib/diff.h"
+#include "analyze/hotspots.h"
+#include "analyze/modules.h"
 #include "lib/lib.h"
 #include "read/results.h"
 #include "write/summary_xlsx.h"
