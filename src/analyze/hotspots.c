@@ -215,14 +215,17 @@ static enum opmfu_status hot_run(void *s, const struct opmfu_rank_ctx *ctx, stru
 	return opmfu_hotspots_run(&ops->ops, &((struct opmfu_hotspots_state *)s)->hot, err);
 }
 
-static size_t hot_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+static enum opmfu_status hot_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t *n,
+				     struct opmfu_err *err)
 {
+	(void)err;
 	struct opmfu_hotspots_state *st = s;
 	st->view.hot = &st->hot;
 	st->view.rank = ctx->rank;
 	out[0] = opmfu_op_types_table(&st->view);
 	out[1] = opmfu_kernels_table(&st->view);
-	return 2;
+	*n = 2;
+	return OPMFU_OK;
 }
 
 static const char *const hot_needs[] = { "ops", NULL };

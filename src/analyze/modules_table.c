@@ -72,13 +72,16 @@ static enum opmfu_status modules_run(void *s, const struct opmfu_rank_ctx *ctx, 
 	return opmfu_modules_run(&ops->ops, &((struct opmfu_modules_state *)s)->mods, err);
 }
 
-static size_t modules_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+static enum opmfu_status modules_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t *n,
+				     struct opmfu_err *err)
 {
+	(void)err;
 	struct opmfu_modules_state *st = s;
 	st->view.mods = &st->mods;
 	st->view.rank = ctx->rank;
 	out[0] = opmfu_modules_table(&st->view);
-	return 1;
+	*n = 1;
+	return OPMFU_OK;
 }
 
 static const char *const modules_needs[] = { "ops", NULL };

@@ -98,13 +98,16 @@ static enum opmfu_status ops_run(void *s, const struct opmfu_rank_ctx *ctx, stru
 	return opmfu_ops_run(ctx->trace, ctx->flops, ctx->peaks, &((struct opmfu_ops_state *)s)->ops, err);
 }
 
-static size_t ops_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+static enum opmfu_status ops_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t *n,
+				     struct opmfu_err *err)
 {
+	(void)err;
 	struct opmfu_ops_state *st = s;
 	st->view.ops = &st->ops;
 	st->view.rank = ctx->rank;
 	out[0] = opmfu_ops_table(&st->view);
-	return 1;
+	*n = 1;
+	return OPMFU_OK;
 }
 
 static const struct opmfu_table_def *const ops_makes[] = { &opmfu_ops_def, NULL };

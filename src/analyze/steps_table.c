@@ -84,13 +84,16 @@ static enum opmfu_status steps_run(void *s, const struct opmfu_rank_ctx *ctx, st
 	return opmfu_steps_run(&ops->ops, &((struct opmfu_steps_state *)s)->steps, err);
 }
 
-static size_t steps_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+static enum opmfu_status steps_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t *n,
+				     struct opmfu_err *err)
 {
+	(void)err;
 	struct opmfu_steps_state *st = s;
 	st->view.steps = &st->steps;
 	st->view.rank = ctx->rank;
 	out[0] = opmfu_steps_table(&st->view);
-	return 1;
+	*n = 1;
+	return OPMFU_OK;
 }
 
 static const char *const steps_needs[] = { "ops", NULL };

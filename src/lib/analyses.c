@@ -81,15 +81,20 @@ enum opmfu_status opmfu_analyses_run(int stage, const struct opmfu_rank_ctx *ctx
 	return st;
 }
 
-size_t opmfu_analyses_tables(int stage, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t cap)
+enum opmfu_status opmfu_analyses_tables(int stage, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out,
+				       size_t cap, size_t *n, struct opmfu_err *err)
 {
-	size_t i, n = 0;
-	for (i = 0; opmfu_analyses[i]; i++) {
+	enum opmfu_status st = OPMFU_OK;
+	size_t i, k;
+	*n = 0;
+	for (i = 0; opmfu_analyses[i] && st == OPMFU_OK; i++) {
 		const struct opmfu_analysis *a = opmfu_analyses[i];
-		if (a->scope == OPMFU_PER_RANK && a->stage == stage && ctx->state[i] && n + OPMFU_MAX_TABLES <= cap)
-			n += a->tables(ctx->state[i], ctx, out + n);
+		if (a->scope == OPMFU_PER_RANK && a->stage == stage && ctx->state[i] && *n + OPMFU_MAX_TABLES <= cap) {
+			st = a->tables(ctx->state[i], ctx, out + *n, &k, err);
+			*n += st == OPMFU_OK ? k : 0;
+		}
 	}
-	return n;
+	return st;
 }
 
 void opmfu_analyses_written(int stage, const struct opmfu_rank_ctx *ctx)

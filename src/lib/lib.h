@@ -40,8 +40,9 @@ void opmfu_states_free(void **state, enum opmfu_analysis_scope scope);
 void *opmfu_run_state(void *const *state, const struct opmfu_analysis *a);
 /* Runs the per-rank analyses of stage, in registry order. */
 enum opmfu_status opmfu_analyses_run(int stage, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err);
-/* Their tables into out (room for cap); how many. */
-size_t opmfu_analyses_tables(int stage, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t cap);
+/* Their tables into out (room for cap), how many in *n (on the writer's thread). */
+enum opmfu_status opmfu_analyses_tables(int stage, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out,
+				       size_t cap, size_t *n, struct opmfu_err *err);
 /* Tells them their tables were put. */
 void opmfu_analyses_written(int stage, const struct opmfu_rank_ctx *ctx);
 /* Every table the registry makes, in its order; how many. */
@@ -55,6 +56,7 @@ struct rank_work {
 	struct opmfu_op_mfu op;
 	void *state[OPMFU_MAX_ANALYSES]; /* per registered analysis; NULL: not per rank, or not started */
 	struct opmfu_rank_ctx ctx;       /* what the analyses see of the rank */
+	int states_ready;                /* state was made by the pool, on its thread */
 	struct peak_choice pc;
 	/* how far the analysis got (under the pool's lock): 1 kernel MFU done,
 	 * so OperatorMFU can be written; 2 the units' tables; 3 everything */

@@ -67,7 +67,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_flops_init(&w->flops);
 	opmfu_op_mfu_init(&w->op);
 	w->have_ops = w->have_units = w->analysed = 0;
-	if ((st = opmfu_states_new(w->state, OPMFU_PER_RANK, &e))) {
+	if (!w->states_ready && (st = opmfu_states_new(w->state, OPMFU_PER_RANK, &e))) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
 	}

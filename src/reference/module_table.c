@@ -64,11 +64,14 @@ static enum opmfu_status mm_run(void *s, const struct opmfu_rank_ctx *ctx, struc
 	return opmfu_module_mfu_run(ctx->trace, ctx->op, &((struct opmfu_module_mfu_state *)s)->mod, err);
 }
 
-static size_t mm_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+static enum opmfu_status mm_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t *n,
+				     struct opmfu_err *err)
 {
+	(void)err;
 	struct opmfu_module_mfu_state *st = s;
 	out[0] = opmfu_module_table(&st->view, &st->mod, ctx->rank);
-	return 1;
+	*n = 1;
+	return OPMFU_OK;
 }
 
 static const struct opmfu_table_def *const mm_makes[] = { &opmfu_module_mfu_def, NULL };

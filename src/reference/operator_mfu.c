@@ -112,19 +112,28 @@ static void om_release(void *s)
 	st->built = 0;
 }
 
-static enum opmfu_status om_run(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err)
+/* The rows are built on the writer's thread, as they are written, while
+ * the worker goes on with the op units. */
+static enum opmfu_status om_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t *n,
+				   struct opmfu_err *err)
 {
 	struct opmfu_operator_mfu_state *st = s;
 	enum opmfu_status rc = opmfu_operator_mfu_build(&st->om, ctx->rank, ctx->trace, ctx->op, err);
-	st->built = rc == OPMFU_OK;
-	return rc;
+	*n = 0;
+	if (rc)
+		return rc;
+	st->built = 1;
+	out[0] = opmfu_operator_mfu_table(&st->om);
+	*n = 1;
+	return OPMFU_OK;
 }
 
-static size_t om_tables(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out)
+static enum opmfu_status om_run(void *s, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err)
 {
+	(void)s;
 	(void)ctx;
-	out[0] = opmfu_operator_mfu_table(&((struct opmfu_operator_mfu_state *)s)->om);
-	return 1;
+	(void)err;
+	return OPMFU_OK;
 }
 
 static const struct opmfu_table_def *const om_makes[] = { &opmfu_operator_mfu_def, NULL };

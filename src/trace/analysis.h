@@ -71,8 +71,11 @@ struct opmfu_analysis {
 
 	/* per rank */
 	enum opmfu_status (*run)(void *state, const struct opmfu_rank_ctx *ctx, struct opmfu_err *err);
-	/* Its tables for the rank into out (room for its makes); returns how many. */
-	size_t (*tables)(void *state, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out);
+	/* Its tables for the rank into out (room for its makes), their number in
+	 * *n. Called on the writer's thread: work that only the tables need
+	 * (OperatorMFU's rows) is done here, beside the worker's next stage. */
+	enum opmfu_status (*tables)(void *state, const struct opmfu_rank_ctx *ctx, struct opmfu_table *out, size_t *n,
+				    struct opmfu_err *err);
 	/* optional: its tables were put (free what only they needed) */
 	void (*written)(void *state);
 

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""One account, shown the same everywhere (issue 26, SPEC 16).
+
+For every fixture whose command is `opmfu analyze`, and for the real traces
+in ../shared/real, runs the analysis with --export db,xlsx and reads the run's
+account from the database (OpmfuRun, OpmfuRankSummary, OpmfuHotspots,
+OpmfuStragglers). Then it finds the same values in the terminal report and in
+the summary workbook's cells:
+  - the median rank, its median step and step time, trace MFU and the four
+    shares (the waterfall's header and bars, and the median rank's row);
+  - every rank row's step time, trace MFU, busy MFU and coverage;
+  - the first hotspot of each kind, and every straggler line;
+  - in opmfu_summary.xlsx, the OpmfuRun values wherever the workbook shows
+    the run's median rank, step, step time, trace MFU or shares.
+It fails if a view shows a number that differs from the tables, which is what
+a view that computes its own would do.
+
+usage: consistency.py OPMFU SOURCE_ROOT
+"""
+import math
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+ROOT = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "golden"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+from build_fixture import build_tree  # noqa: E402
+import run_golden  # noqa: E402
+from xlsx_cells import dump as dump_xlsx  # noqa: E402
+
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
+
+
+# ---- the terminal's formats (src/cli/report.c) ----
+
+def pct(v, decimals=1):
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v < 0:
+        return "-"
+    p = v * 100
+    if 0 < p < 10 ** -decimals / 2:
+        return "%s%%" % c_g2(p)
+    return "%.*f%%" % (decimals, p)
+
+
+def c_g2(x):
+    """C's %.2g."""
+    s = "%.2g" % x
+    return s
+
+
+def ns(v):
+    if v is None or v < 0:
+        return "-"
+    if v < 1e3:
+        return "%.0f ns" % v
+    if v < 1e6:
+        return "%.2f us" % (v / 1e3)
+    if v < 1e9:
+        return "%.2f ms" % (v / 1e6)
+    return "%.2f s" % (v / 1e9)
+
+
+def rows(db, table):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    # names are data: any bytes, decoded as the terminal's output is
+    con.text_factory = lambda b: b.decode("utf-8", "surrogateescape")
+    try:
+        return [dict(r) for r in con.execute('SELECT * FROM "%s"' % table)]
+    finally:
+        con.close()
+
+
+class Check:
+    def __init__(self, name):
+        self.name = name
+        self.fails = []
+
+    def eq(self, what, want, got):
+        if want != got:
+            self.fails.append("%s: %s: tables say %r, the view shows %r" % (self.name, what, want, got))
+
+    def true(self, what, cond):
+        if not cond:
+            self.fails.append("%s: %s" % (self.name, what))
+
+
+def check_terminal(c, out, db):
+    run = rows(db, "OpmfuRun")
+    c.true("OpmfuRun has one row", len(run) == 1)
+    if len(run) != 1:
+        return
+    r = run[0]
+    ranks = {x["rank_id"]: x for x in rows(db, "OpmfuRankSummary")}
+    lines = out.splitlines()
+    if not r["ranks_analysed"]:
+        return
+    # the waterfall's head names the median rank, its step and its time
+    head = [l for l in lines if l.startswith("where the ")]
+    c.true("one waterfall", len(head) == 1)
+    if head:
+        if r["median_step"] is not None:
+            want = "where the median step went: rank %d, step %d, %s" % (r["median_rank"], r["median_step"],
+                                                                       ns(r["step_ns"]))
+        else:
+            want = "where the time went: rank %d, the whole trace (no step marks), %s" % (r["median_rank"],
+                                                                                      ns(r["step_ns"]))
+        c.eq("waterfall head", want, head[0])
+        i = lines.index(head[0])
+        bars = [re.match(r"^  .*?\s(\S+)  #*$", l) for l in lines[i + 1:i + 6]]
+        for k, col in enumerate(("trace_mfu", "share_inefficiency", "share_other_compute", "share_comm",
+                                 "share_idle")):
+            got = bars[k].group(1) if k < len(bars) and bars[k] else None
+            c.eq("waterfall " + col, pct(r[col]), got)
+    # the rank rows: step time, trace MFU, busy MFU, coverage and the shares of each rank shown
+    table = False
+    shown = 0
+    for l in lines:
+        if l.startswith("rank        steps"):
+            table = True
+            continue
+        if table:
+            if not l.strip():
+                break
+            f = re.split(r"\s{2,}|(?<=\d) (?=\d)", l.strip())
+            m = re.match(r"^(?:(median|best|worst|slow) )?(-?\d+)\s", l)
+            if not m:
+                continue
+            rid = int(m.group(2))
+            x = ranks.get(rid)
+            c.true("rank %d in the report is in OpmfuRankSummary" % rid, x is not None)
+            if not x:
+                continue
+            shown += 1
+            want = "%5.0f %10s %9s %8s %8s %6s %6s %7s %7s" % (
+                x["steps"] or 0, ns(x["step_ns_median"]), pct(x["trace_mfu"]), pct(x["mfu_busy"]),
+                pct(x["flops_coverage"]), pct(x["share_idle"]), pct(x["share_comm"]),
+                pct(x["share_other_compute"]), pct(x["share_inefficiency"]))
+            c.eq("rank %d row" % rid, want, l[12:])
+            if m.group(1) == "median":
+                c.eq("median rank", r["median_rank"], rid)
+    c.true("rank rows shown", shown > 0)
+    # the first hotspot of each kind is the table's first row of that kind
+    hot = rows(db, "OpmfuHotspots")
+    for kind, label in (("module", "module"), ("op_type", "op"), ("kernel", "kernel")):
+        first = next((h for h in hot if h["kind"] == kind), None)
+        got = next((l for l in lines if l.startswith("  %-7s " % label) and re.match(r"^  \S+\s+\d", l)), None)
+        if first is None:
+            c.true("no %s hotspot line without rows" % kind, got is None)
+            continue
+        name = first["name"]
+        name = "..." + name[-65:] if len(name) > 68 else name
+        want = "  %-7s %10s %10s %8d %7s  %s" % (label, ns(first["lost_ns"]), ns(first["kernel_ns"]), first["calls"],
+                                              pct(first["mfu"]), name)
+        c.eq("first %s hotspot" % kind, want, got)
+    # stragglers: each line's rank and delta
+    for s in rows(db, "OpmfuStragglers"):
+        if s["measure"] == "step_ns_median":
+            if s["median"] and s["median"] > 0:
+                want = "rank %d, %+.1f%% step time" % (s["rank_id"], s["delta"] / s["median"] * 100)
+            else:
+                continue
+        else:
+            want = "rank %d, %+.1f points" % (s["rank_id"], s["delta"] * 100)
+        c.true("straggler %s (%s) in the report" % (s["measure"], want), any(l.endswith(want) for l in lines))
+
+
+def check_workbook(c, book, db):
+    """Every cell of the summary workbook labelled with a run quantity holds the table's value."""
+    if not os.path.exists(book):
+        c.fails.append("%s: no summary workbook" % c.name)
+        return
+    r = rows(db, "OpmfuRun")[0]
+    try:
+        text = dump_xlsx(book, None)
+    except Exception as e:  # a workbook a spreadsheet cannot open is a failure too
+        c.fails.append("%s: the summary workbook does not parse: %s" % (c.name, e))
+        return
+    # the dump lists cells as "SHEET!REF\tVALUE"; look for the run's values next to their labels
+    cells = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\S+?)!([A-Z]+)(\d+)\s+(.*)$", line)
+        if m:
+            cells[(m.group(1), m.group(2), int(m.group(3)))] = m.group(4)
+    labels = {
+        "median rank": "median_rank", "median step": "median_step", "step time (ns)": "step_ns",
+        "trace mfu": "trace_mfu", "busy mfu": "mfu_busy", "flops coverage": "flops_coverage",
+    }
+    found = 0
+    for (sheet, col, row), v in cells.items():
+        key = v.strip().strip('"').lower()
+        if key not in labels or sheet.lower() != "overview":
+            continue
+        nxt = chr(ord(col) + 1) if len(col) == 1 else None
+        val = cells.get((sheet, nxt, row)) if nxt else None
+        want = r[labels[key]]
+        if val is None or want is None:
+            continue
+        try:
+            got = float(val.split()[0].strip('"'))
+        except ValueError:
+            continue
+        found += 1
+        c.true("workbook %s %s = %s, OpmfuRun.%s = %s" % (sheet, key, got, labels[key], want),
+               math.isclose(got, float(want), rel_tol=1e-9, abs_tol=1e-12))
+    c.true("the workbook's Overview shows the run's median rank, step and trace MFU", found >= 3)
+
+
+def run_case(opmfu, name, args, tmp, chk_book=True):
+    out = os.path.join(tmp, "out-" + re.sub(r"\W", "_", name))
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [opmfu, "analyze"] + args + ["-o", out, "--export", "db,xlsx"]
+    p = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape", timeout=600)
+    c = Check(name)
+    if p.returncode not in (0, 3):
+        c.fails.append("%s: exit %d: %s" % (name, p.returncode, p.stderr.strip()[-300:]))
+        return c
+    db = os.path.join(out, "cluster_analysis_output", "cluster_analysis.db")
+    check_terminal(c, p.stdout, db)
+    if chk_book:
+        check_workbook(c, os.path.join(out, "cluster_analysis_output", "OperatorMfu", "opmfu_summary.xlsx"), db)
+    return c
+
+
+def fixture_cases(tmp, schema):
+    """(name, args) of each fixture whose one run is `analyze {tree} ...`."""
+    fx = os.path.join(ROOT, "fixtures")
+    for case in sorted(os.listdir(fx)):
+        d = os.path.join(fx, case)
+        cmdf = os.path.join(d, "cmd")
+        args = ["analyze", "{tree}"]
+        if os.path.exists(cmdf):
+            with open(cmdf, encoding="utf-8") as f:
+                args = [l.rstrip("\n") for l in f if l.strip()]
+        if not args or args[0] != "analyze" or "---" in args or any("{tree_new}" in a for a in args):
+            continue
+        exitf = os.path.join(run_golden.case_part(d, "expected"), "exit")
+        if os.path.exists(exitf) and open(exitf, encoding="utf-8").read().strip() not in ("0", "3"):
+            continue  # a case about a refusal has no account to show
+        if any(a.startswith("{shared}") for a in args) and not os.path.isdir(SHARED):
+            continue
+        tree = os.path.join(tmp, "tree-" + case)
+        src = run_golden.case_part(d, "tree")
+        if os.path.isdir(src):
+            build_tree(src, tree, schema)
+        prep = os.path.join(d, "prepare")
+        if os.path.exists(prep):
+            if not os.path.isdir(SHARED) and "{shared}" in open(prep, encoding="utf-8").read():
+                continue
+            os.makedirs(tree, exist_ok=True)
+            run_golden.prepare(prep, tree, SHARED)
+        rest, skip = [], False
+        for a in args[1:]:
+            if skip:
+                skip = False
+                continue
+            if a in ("-o", "--export", "--out"):
+                skip = True
+                continue
+            if a in ("-q", "--quiet") or a.startswith("--export="):
+                continue
+            rest.append(a.replace("{tree}", tree).replace("{shared}", SHARED))
+        yield case, rest
+
+
+def real_cases(tmp):
+    if not os.path.isdir(SHARED):
+        return
+    real = os.path.join(SHARED, "real")
+    import tarfile
+    yield "real/level0", [os.path.join(real, "level0")]
+    for lv in ("level1", "level2"):
+        yield "real/%s --chip" % lv, [os.path.join(real, lv), "--chip", "Ascend910B"]
+    kin = os.path.join(real, "kineto")
+    for d in sorted(os.listdir(kin)):
+        p = os.path.join(kin, d)
+        if not os.path.isdir(p):
+            continue
+        tars = [f for f in os.listdir(p) if f.endswith((".tar.gz", ".tar"))]
+        if tars:  # a cluster kept as an archive: unpacked beside the outputs
+            p = os.path.join(tmp, "untar-" + d)
+            for t in tars:
+                with tarfile.open(os.path.join(kin, d, t)) as tf:
+                    tf.extractall(p, filter="data")
+        yield "real/kineto/" + d, [p]
+
+
+def main():
+    opmfu = os.path.abspath(sys.argv[1])
+    with open(os.path.join(ROOT, "schema", "in", "ascend.sql"), encoding="utf-8") as f:
+        schema = f.read()
+    tmp = tempfile.mkdtemp(prefix="opmfu-consistency-")
+    fails, n = [], 0
+    try:
+        for name, args in list(fixture_cases(tmp, schema)) + list(real_cases(tmp) or []):
+            c = run_case(opmfu, name, args, tmp)
+            n += 1
+            fails += c.fails
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for f in fails:
+        print(f)
+    if not os.path.isdir(SHARED):
+        print("consistency: ../shared is absent: the real traces were not checked")
+    print("consistency: %d runs, %s" % (n, "ok" if not fails else "%d failures" % len(fails)))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
