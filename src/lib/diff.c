@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/account.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "lib/diff.h"
@@ -277,16 +278,18 @@ static enum opmfu_status analyse(struct side *sd, struct opmfu_err *err)
 /* ---- the OpmfuDiff table written ---- */
 
 /* The summary workbook's tables: OpmfuDiff, then NEW's as its analysis
- * wrote them (read back by the same defs). */
+ * wrote them (read back by the same defs): the ranks' rows, then the run
+ * account's (SPEC 16), which the workbook renders as they are. */
 static const struct opmfu_table_def *const summary_defs[] = {
-	&opmfu_diff_def, &opmfu_rank_summary_def, &opmfu_steps_def, &opmfu_modules_def, &opmfu_op_types_def,
+	&opmfu_diff_def, &opmfu_rank_summary_def, &opmfu_steps_def,
+	&opmfu_run_def,	 &opmfu_hotspots_def,	  &opmfu_stragglers_def,
 };
 #define N_SUMMARY_DEFS (sizeof(summary_defs) / sizeof(summary_defs[0]))
+#define N_RANK_DEFS 2 /* of NEW's: the tables of rank rows, read for --rank-list's ranks */
 /* rows of NEW's tables held at a time */
 #define SUMMARY_PIECE 4096
 
-/* A piece of NEW's tables into the summary workbook's writer, kept at once:
- * the writer sums module paths and op types as it keeps them. */
+/* A piece of NEW's tables into the summary workbook's writer, kept at once. */
 static enum opmfu_status feed(void *ctx, size_t k, const struct opmfu_table *t, struct opmfu_err *err)
 {
 	struct opmfu_writer *w = ctx;
@@ -299,9 +302,11 @@ static enum opmfu_status feed(void *ctx, size_t k, const struct opmfu_table *t, 
 /*
  * With xlsx: the writer of OUT's summary workbook, given NEW's summary
  * tables from its result database db (the ranks of --rank-list, as NEW's
- * own workbook would have them) while that is still there. Nothing is on
- * disk before the commit, and before any writer of this diff has OUT's
- * database open, which may be db itself.
+ * own workbook would have them; the run account's tables as NEW's database
+ * has them: a result older than OpmfuRun has none, and the workbook says
+ * so) while that is still there. Nothing is on disk before the commit, and
+ * before any writer of this diff has OUT's database open, which may be db
+ * itself.
  */
 static enum opmfu_status open_summary(const struct opmfu_diff_opts *o, const char *db, struct opmfu_writers *wx,
 				      struct opmfu_err *err)
@@ -314,8 +319,11 @@ static enum opmfu_status open_summary(const struct opmfu_diff_opts *o, const cha
 	st = opmfu_writers_open(wx, dir, OPMFU_EXPORT_XLSX, summary_defs, N_SUMMARY_DEFS, err);
 	opmfu_free(dir);
 	if (st == OPMFU_OK)
-		st = opmfu_results_tables(db, summary_defs + 1, N_SUMMARY_DEFS - 1, o->analyze.ranks,
-					  o->analyze.n_ranks, SUMMARY_PIECE, feed, wx->v[0], err);
+		st = opmfu_results_tables(db, summary_defs + 1, N_RANK_DEFS, o->analyze.ranks, o->analyze.n_ranks,
+					  SUMMARY_PIECE, feed, wx->v[0], err);
+	if (st == OPMFU_OK)
+		st = opmfu_results_tables(db, summary_defs + 1 + N_RANK_DEFS, N_SUMMARY_DEFS - 1 - N_RANK_DEFS, NULL, 0,
+					  SUMMARY_PIECE, feed, wx->v[0], err);
 	return st;
 }
 

@@ -40,8 +40,10 @@ static const struct {
 	const char *name, *label;
 	lxw_color_t color;
 } parts[] = {
-	{ "trace_mfu", "Step MFU", 0x2E7D32 },	       { "inefficiency", "Inefficiency", 0xF9A825 },
-	{ "other_compute", "Other compute", 0x8E7CC3 }, { "comm_exposed", "Exposed comm", 0x1F77B4 },
+	{ "trace_mfu", "Trace MFU", 0x2E7D32 },
+	{ "inefficiency", "FLOP kernels below peak", 0xF9A825 },
+	{ "other_compute", "Compute without FLOPs", 0x8E7CC3 },
+	{ "comm_exposed", "Exposed communication", 0x1F77B4 },
 	{ "idle", "Idle", 0xBDBDBD },
 };
 #define N_PARTS (sizeof(parts) / sizeof(parts[0]))

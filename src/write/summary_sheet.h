@@ -1,8 +1,7 @@
 /*
  * summary_sheet.h - what the summary workbook's files share (write/ only):
- * a sheet as a list of columns laid out from a table's rows or a group's
- * sums (summary_xlsx.c), the workbook's formats, and the chart helpers; the
- * Diff sheet (summary_diff.c) is one more such sheet with its charts.
+ * a sheet as a list of columns laid out from a table's rows (summary_xlsx.c),
+ * the workbook's formats, and the chart helpers; the Diff sheet (summary_diff.c) is one more such sheet with its charts.
  */
 #ifndef OPMFU_SUMMARY_SHEET_H
 #define OPMFU_SUMMARY_SHEET_H
@@ -13,19 +12,18 @@
 /* How a column shows its numbers. Times are in the tables as integer ns and
  * shown as ms (the value converted, so a cell holds what it shows); F_DELTA
  * is a change in ms, with its sign; F_SHARE a ratio as F_PCT, rounded to 12
- * decimal places (the diff's ratios of sums carry noise in the last bits). */
-enum opmfu_sx_fmt { F_TEXT, F_INT, F_MS, F_PCT, F_TFLOPS, F_FLOPS, F_DELTA, F_SHARE, N_FMT };
+ * decimal places (the diff's ratios of sums carry noise in the last bits);
+ * F_DPCT a change of a ratio, with its sign. */
+enum opmfu_sx_fmt { F_TEXT, F_INT, F_MS, F_PCT, F_TFLOPS, F_FLOPS, F_DELTA, F_SHARE, F_DPCT, N_FMT };
 
-/* Where a column's value comes from. */
+/* Where a column's value comes from: always a cell of the sheet's row. */
 enum opmfu_sx_from {
-	FROM_ROW,  /* column src of the sheet's table row */
-	FROM_STEP, /* column src of the rank's median step (OpmfuSteps) */
-	RANK_STEPS, RANK_STEP_NS,
-	/* trace MFU (src) against the cluster's median: the part up to it, the
-	 * part above it, and how far short of it; NULL without an MFU */
+	FROM_ROW, /* column src of the sheet's table row */
+	/* trace MFU (src) against the median rank's (OpmfuRun.trace_mfu): the
+	 * part up to it, the part above it, and how far short of it; NULL
+	 * without either */
 	RANK_UP_TO_MEDIAN, RANK_ABOVE_MEDIAN, RANK_SHORT_OF_MEDIAN,
-	G_NAME, G_SHORT_NAME, G_DEPTH, G_RANKS, G_COUNT, G_KERNEL, G_FLOPS_KERNEL, G_FLOPS, G_MFU, G_LOST,
-	G_OWN_LOST, G_SUB_LOST, G_LOST_PER_RANK, G_WORST_RANK, G_WORST_LOST,
+	SHORT_PATH, /* the text src's last two names (a module path): a chart's label */
 };
 
 struct opmfu_sx_col {
@@ -37,23 +35,24 @@ struct opmfu_sx_col {
 
 #define OPMFU_SX_MAX_COLS 24
 #define OPMFU_SX_HEAD_HEIGHT 30 /* two lines: long titles wrap instead of widening their column */
-#define OPMFU_SX_TOP_N 20       /* bars in a chart of the largest (lost time, changes) */
+#define OPMFU_SX_TOP_N 20       /* bars in a chart of the largest (recoverable time, changes) */
 
-/* One data sheet: a table's rows (rows) or a group's sums (g, in order). */
+/* One data sheet: rows of a table, all its kept rows in order or (idx) the
+ * rows idx[0 .. n_rows) of it. */
 struct opmfu_sx_sheet {
 	const char *name;
 	const struct opmfu_sx_col *cols;
 	size_t n_cols, n_rows;
 	const struct opmfu_cell_store *rows;
-	const struct opmfu_sum_group *g;
-	const uint32_t *order;
-	int src[OPMFU_SX_MAX_COLS]; /* FROM_ROW, FROM_STEP: the source column, or -1 */
+	const uint32_t *idx;
+	int src[OPMFU_SX_MAX_COLS]; /* the source column, or -1 */
 	lxw_worksheet *ws;
 };
 
 struct opmfu_sx_book {
 	struct opmfu_xbook b;
-	const struct opmfu_sum_view *v;
+	const struct opmfu_summary *s;
+	double median_mfu; /* OpmfuRun.trace_mfu: the median rank's; NaN: none */
 	lxw_format *head, *title, *fmt[N_FMT];
 };
 

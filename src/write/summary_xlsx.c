@@ -1,9 +1,11 @@
 /*
  * summary_xlsx.c - opmfu_summary.xlsx: the sheets (Overview, Ranks, Steps,
- * Modules, Op types) and their native charts, from what write/summary.c
- * gathered. Each sheet is a list of columns (a title, a number format, and
- * where the value comes from); widths are measured from the titles and the
- * values as shown, so nothing is cut and nothing is wider than it needs.
+ * Modules, Op types, Kernels) and their native charts, laid out from the
+ * run's tables as write/summary.c gathered them (SPEC 16: every number is a
+ * cell of OpmfuRun, OpmfuHotspots, OpmfuStragglers, OpmfuRankSummary or
+ * OpmfuSteps). Each sheet is a list of columns (a title, a number format,
+ * and the table column it shows); widths are measured from the titles and
+ * the values as shown, so nothing is cut and nothing is wider than it needs.
  */
 #include "write/summary_xlsx.h"
 
@@ -20,85 +22,91 @@
 
 /* (F_SHARE's format is F_PCT's: libxlsxwriter gives both one style) */
 static const char *const num_formats[N_FMT] = {
-	NULL, "0", "#,##0.000", "0.00%", "0.00", "0.00E+00", "+#,##0.000;-#,##0.000;0.000", "0.00%",
+	NULL,	   "0",	     "#,##0.000", "0.00%", "0.00", "0.00E+00", "+#,##0.000;-#,##0.000;0.000", "0.00%",
+	"+0.00%;-0.00%;0.00%",
 };
 
 #define TEXT_WIDTH_MAX 50
 
+/* OpmfuRankSummary: the rank's median step (docs/glossary.md) and its
+ * waterfall, then the MFU over all its ops */
 static const struct opmfu_sx_col rank_cols[] = {
 	{ "Rank", F_INT, FROM_ROW, "rank_id" },
 	{ "Status", F_TEXT, FROM_ROW, "status" },
 	{ "Chip", F_TEXT, FROM_ROW, "chip_seen" },
-	{ "Peak FP16 (TFLOPS)", F_TFLOPS, FROM_ROW, "peak_fp16_tflops" },
+	{ "Peak (TFLOPS)", F_TFLOPS, FROM_ROW, "peak_tflops" },
+	{ "Steps", F_INT, FROM_ROW, "steps" },
+	{ "Median step", F_INT, FROM_ROW, "median_step" },
+	{ "Step time (ms)", F_MS, FROM_ROW, "step_ns_median" },
 	{ "Trace MFU", F_PCT, FROM_ROW, "trace_mfu" },
-	{ "MFU (time with FLOPs)", F_PCT, FROM_ROW, "mfu_recorded" },
-	{ "MFU (compute time)", F_PCT, FROM_ROW, "mfu_busy" },
+	{ "FLOP kernels below peak", F_PCT, FROM_ROW, "share_inefficiency" },
+	{ "Compute without FLOPs", F_PCT, FROM_ROW, "share_other_compute" },
+	{ "Exposed communication", F_PCT, FROM_ROW, "share_comm" },
+	{ "Idle", F_PCT, FROM_ROW, "share_idle" },
+	{ "Busy MFU", F_PCT, FROM_ROW, "mfu_busy" },
+	{ "Recorded MFU", F_PCT, FROM_ROW, "mfu_recorded" },
 	{ "FLOPs coverage", F_PCT, FROM_ROW, "flops_coverage" },
-	{ "Steps", F_INT, RANK_STEPS, NULL },
-	{ "Median step (ms)", F_MS, RANK_STEP_NS, NULL },
-	{ "Waterfall step", F_INT, FROM_STEP, "step" },
-	{ "Step MFU", F_PCT, FROM_STEP, "trace_mfu" },
-	{ "Inefficiency", F_PCT, FROM_STEP, "share_inefficiency" },
-	{ "Other compute", F_PCT, FROM_STEP, "share_other_compute" },
-	{ "Exposed comm", F_PCT, FROM_STEP, "share_comm" },
-	{ "Idle", F_PCT, FROM_STEP, "share_idle" },
-	{ "Up to median", F_PCT, RANK_UP_TO_MEDIAN, "trace_mfu" },
-	{ "Above median", F_PCT, RANK_ABOVE_MEDIAN, "trace_mfu" },
-	{ "Short of median", F_PCT, RANK_SHORT_OF_MEDIAN, "trace_mfu" },
+	{ "Up to the median rank", F_PCT, RANK_UP_TO_MEDIAN, "trace_mfu" },
+	{ "Above the median rank", F_PCT, RANK_ABOVE_MEDIAN, "trace_mfu" },
+	{ "Short of the median rank", F_PCT, RANK_SHORT_OF_MEDIAN, "trace_mfu" },
+	{ "Peak source", F_TEXT, FROM_ROW, "peak_source" },
 	{ "Reason", F_TEXT, FROM_ROW, "reason" },
 };
 /* the Ranks columns the charts read */
-enum { RK_RANK = 0, RK_WATERFALL = 11, RK_MEDIAN = 16 };
+enum { RK_RANK = 0, RK_WATERFALL = 7, RK_MEDIAN = 15 };
 
 static const struct opmfu_sx_col step_cols[] = {
 	{ "Rank", F_INT, FROM_ROW, "rank_id" },
 	{ "Step", F_INT, FROM_ROW, "step" },
 	{ "Step time (ms)", F_MS, FROM_ROW, "window_ns" },
-	{ "FLOP compute (ms)", F_MS, FROM_ROW, "flops_ns" },
-	{ "Other compute (ms)", F_MS, FROM_ROW, "other_compute_ns" },
-	{ "Exposed comm (ms)", F_MS, FROM_ROW, "comm_exposed_ns" },
-	{ "Overlapped comm (ms)", F_MS, FROM_ROW, "comm_overlapped_ns" },
+	{ "FLOP kernels (ms)", F_MS, FROM_ROW, "flops_ns" },
+	{ "Compute without FLOPs (ms)", F_MS, FROM_ROW, "other_compute_ns" },
+	{ "Exposed communication (ms)", F_MS, FROM_ROW, "comm_exposed_ns" },
+	{ "Overlapped communication (ms)", F_MS, FROM_ROW, "comm_overlapped_ns" },
 	{ "Idle (ms)", F_MS, FROM_ROW, "idle_ns" },
 	{ "FLOPs", F_FLOPS, FROM_ROW, "flops" },
 	{ "Peak (TFLOPS)", F_TFLOPS, FROM_ROW, "peak_tflops" },
 	{ "Trace MFU", F_PCT, FROM_ROW, "trace_mfu" },
-	{ "Inefficiency", F_PCT, FROM_ROW, "share_inefficiency" },
-	{ "Other compute", F_PCT, FROM_ROW, "share_other_compute" },
-	{ "Exposed comm", F_PCT, FROM_ROW, "share_comm" },
+	{ "FLOP kernels below peak", F_PCT, FROM_ROW, "share_inefficiency" },
+	{ "Compute without FLOPs", F_PCT, FROM_ROW, "share_other_compute" },
+	{ "Exposed communication", F_PCT, FROM_ROW, "share_comm" },
 	{ "Idle", F_PCT, FROM_ROW, "share_idle" },
 };
 
+/* OpmfuHotspots' rows of one kind, in the table's order (most recoverable
+ * time first); the modules' with their short names, the chart's labels */
+#define HOT_COLS(what)                                                          \
+	{ what, F_TEXT, FROM_ROW, "name" }, { "Ranks", F_INT, FROM_ROW, "ranks" }, \
+	{ "Calls", F_INT, FROM_ROW, "calls" },                                   \
+	{ "Kernel time (ms)", F_MS, FROM_ROW, "kernel_ns" },                     \
+	{ "Recoverable time (ms)", F_MS, FROM_ROW, "recoverable_ns" },           \
+	{ "Lost time (ms)", F_MS, FROM_ROW, "lost_ns" },                         \
+	{ "% of step", F_PCT, FROM_ROW, "pct_of_step" },                         \
+	{ "MFU", F_PCT, FROM_ROW, "mfu" },                                       \
+	{ "Roofline efficiency", F_PCT, FROM_ROW, "roofline_eff" }
 static const struct opmfu_sx_col module_cols[] = {
-	{ "Module", F_TEXT, G_NAME, NULL },
-	{ "Depth", F_INT, G_DEPTH, NULL },
-	{ "Ranks", F_INT, G_RANKS, NULL },
-	{ "Calls", F_INT, G_COUNT, NULL },
-	{ "Kernel time (ms)", F_MS, G_KERNEL, NULL },
-	{ "Time with FLOPs (ms)", F_MS, G_FLOPS_KERNEL, NULL },
-	{ "FLOPs", F_FLOPS, G_FLOPS, NULL },
-	{ "MFU", F_PCT, G_MFU, NULL },
-	{ "Lost (ms)", F_MS, G_LOST, NULL },
-	{ "Own lost (ms)", F_MS, G_OWN_LOST, NULL },
-	{ "In sub-modules (ms)", F_MS, G_SUB_LOST, NULL },
-	{ "Lost per rank (ms)", F_MS, G_LOST_PER_RANK, NULL },
-	{ "Worst rank", F_INT, G_WORST_RANK, NULL },
-	{ "Worst rank lost (ms)", F_MS, G_WORST_LOST, NULL },
-	{ "Short name", F_TEXT, G_SHORT_NAME, NULL },
+	HOT_COLS("Module"),
+	{ "Short name", F_TEXT, SHORT_PATH, "name" },
 };
+static const struct opmfu_sx_col op_cols[] = { HOT_COLS("Op") };
+static const struct opmfu_sx_col kernel_cols[] = { HOT_COLS("Kernel") };
+/* the hotspot columns the charts read */
+enum { HOT_RECOVERABLE = 4, HOT_SHORT = 9 };
 
-static const struct opmfu_sx_col op_cols[] = {
-	{ "Op", F_TEXT, G_NAME, NULL },
-	{ "Ranks", F_INT, G_RANKS, NULL },
-	{ "Ops", F_INT, G_COUNT, NULL },
-	{ "Kernel time (ms)", F_MS, G_KERNEL, NULL },
-	{ "Time with FLOPs (ms)", F_MS, G_FLOPS_KERNEL, NULL },
-	{ "FLOPs", F_FLOPS, G_FLOPS, NULL },
-	{ "MFU", F_PCT, G_MFU, NULL },
-	{ "Lost (ms)", F_MS, G_LOST, NULL },
-	{ "Lost per rank (ms)", F_MS, G_LOST_PER_RANK, NULL },
-	{ "Worst rank", F_INT, G_WORST_RANK, NULL },
-	{ "Worst rank lost (ms)", F_MS, G_WORST_LOST, NULL },
+/* The hotspot sheets: OpmfuHotspots.kind, the sheet, its columns, and what
+ * its chart calls a row (NULL: no chart; kernel names are too long for a
+ * chart's labels). */
+static const struct {
+	const char *kind, *sheet;
+	const struct opmfu_sx_col *cols;
+	size_t n_cols;
+	const char *chart;
+} hot_sheets[] = {
+	{ "module", "Modules", module_cols, sizeof(module_cols) / sizeof(module_cols[0]), "module" },
+	{ "op_type", "Op types", op_cols, sizeof(op_cols) / sizeof(op_cols[0]), "op type" },
+	{ "kernel", "Kernels", kernel_cols, sizeof(kernel_cols) / sizeof(kernel_cols[0]), NULL },
 };
+#define N_HOT 3
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -133,39 +141,9 @@ struct opmfu_cell opmfu_sx_short_name(const char *s, size_t n)
 	return opmfu_cell_text(s + i, n - i);
 }
 
-static struct opmfu_cell group_cell(const struct opmfu_sum_group *g, const struct opmfu_sum_row *r,
-				    enum opmfu_sx_from from, enum opmfu_sx_fmt f)
-{
-	double x = NAN;
-
-	switch (from) {
-	case G_NAME:
-		return opmfu_cell_text(opmfu_intern_str(&g->names, r->name), opmfu_intern_len(&g->names, r->name));
-	case G_SHORT_NAME:
-		return opmfu_sx_short_name(opmfu_intern_str(&g->names, r->name), opmfu_intern_len(&g->names, r->name));
-	case G_DEPTH: x = r->depth; break;
-	case G_RANKS: x = r->ranks; break;
-	case G_COUNT: x = r->count; break;
-	case G_KERNEL: x = r->kernel_ns; break;
-	case G_FLOPS_KERNEL: x = r->flops_kernel_ns; break;
-	case G_FLOPS: x = r->flops; break;
-	/* time-weighted: sum of mfu x time over sum of time, the FLOPs over the
-	 * time at peak when every rank has the same peak */
-	case G_MFU: x = r->mfu_base_ns > 0 ? r->mfu_ns / r->mfu_base_ns : NAN; break;
-	case G_LOST: x = r->lost_ns; break;
-	case G_OWN_LOST: x = r->own_lost_ns; break;
-	case G_SUB_LOST: x = r->lost_ns - r->own_lost_ns; break;
-	case G_LOST_PER_RANK: x = r->ranks ? r->lost_ns / r->ranks : NAN; break;
-	case G_WORST_RANK: x = r->worst_rank; break;
-	case G_WORST_LOST: x = r->worst_lost_ns; break;
-	default: break;
-	}
-	return opmfu_sx_num(x, f);
-}
-
 static struct opmfu_cell against_median(enum opmfu_sx_from from, double mfu, double median)
 {
-	if (isnan(mfu))
+	if (isnan(mfu) || isnan(median))
 		return opmfu_cell_null();
 	if (from == RANK_UP_TO_MEDIAN)
 		return opmfu_cell_real(mfu < median ? mfu : median);
@@ -178,29 +156,20 @@ static struct opmfu_cell against_median(enum opmfu_sx_from from, double mfu, dou
 static struct opmfu_cell sheet_cell(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, size_t i, size_t c)
 {
 	const struct opmfu_sx_col *col = &sh->cols[c];
-	const struct opmfu_sum_view *v = bk->v;
-	const struct opmfu_cell_store *steps = &v->s->steps;
-	const struct opmfu_cell *row;
+	const struct opmfu_table_def *def = sh->rows->def;
+	const struct opmfu_cell *row = sh->rows->cells + (sh->idx ? sh->idx[i] : i) * def->n_cols;
+	struct opmfu_cell v;
 
-	if (sh->g)
-		return group_cell(sh->g, &sh->g->v[sh->order[i]], col->from, col->fmt);
-	row = sh->rows->cells + i * sh->rows->def->n_cols;
 	switch (col->from) {
 	case FROM_ROW:
-		return from_cells(sh->rows->def, row, sh->src[c], col->fmt);
-	case FROM_STEP:
-		if (v->median_step[i] == SIZE_MAX)
-			return opmfu_cell_null();
-		return from_cells(steps->def, steps->cells + v->median_step[i] * steps->def->n_cols, sh->src[c],
-				  col->fmt);
-	case RANK_STEPS: /* none known without a steps table */
-		return steps->def ? opmfu_sx_num(v->step_count[i], F_INT) : opmfu_cell_null();
-	case RANK_STEP_NS:
-		return opmfu_sx_num(opmfu_sum_step_ns(v, i), F_MS);
+		return from_cells(def, row, sh->src[c], col->fmt);
 	case RANK_UP_TO_MEDIAN:
 	case RANK_ABOVE_MEDIAN:
 	case RANK_SHORT_OF_MEDIAN:
-		return against_median(col->from, opmfu_sum_num(sh->rows->def, row, sh->src[c]), v->mfu_median);
+		return against_median(col->from, opmfu_sum_num(def, row, sh->src[c]), bk->median_mfu);
+	case SHORT_PATH:
+		v = from_cells(def, row, sh->src[c], F_TEXT);
+		return v.null ? v : opmfu_sx_short_name(v.v.t.s, v.v.t.n);
 	default:
 		return opmfu_cell_null();
 	}
@@ -229,6 +198,7 @@ static double shown_chars(const struct opmfu_cell *c, enum opmfu_sx_fmt f)
 		return snprintf(buf, sizeof(buf), "%.3f", x) + (double)((n - 1) / 3) + (f == F_DELTA && x > 0);
 	case F_PCT:
 	case F_SHARE: return snprintf(buf, sizeof(buf), "%.2f%%", x * 100);
+	case F_DPCT: return snprintf(buf, sizeof(buf), "%+.2f%%", x * 100);
 	case F_TFLOPS: return snprintf(buf, sizeof(buf), "%.2f", x);
 	default: return snprintf(buf, sizeof(buf), "%.2E", x);
 	}
@@ -280,17 +250,11 @@ void opmfu_sx_put(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_
  * header, filter, page setup, rows. */
 void opmfu_sx_put_sheet(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 {
-	const struct opmfu_table_def *steps = bk->v->s->steps.def;
 	size_t c, i;
 
 	bk->b.sheet = sh->name;
-	for (c = 0; c < sh->n_cols; c++) {
-		const struct opmfu_sx_col *col = &sh->cols[c];
-		int in_row = col->from == FROM_ROW ||
-			     (col->from >= RANK_UP_TO_MEDIAN && col->from <= RANK_SHORT_OF_MEDIAN);
-		sh->src[c] = in_row ? opmfu_sum_col(sh->rows->def, col->src)
-			     : col->from == FROM_STEP ? opmfu_sum_col(steps, col->src) : -1;
-	}
+	for (c = 0; c < sh->n_cols; c++)
+		sh->src[c] = opmfu_sum_col(sh->rows->def, sh->cols[c].src);
 	set_widths(bk, sh);
 	opmfu_xbook_note(&bk->b, worksheet_set_row(sh->ws, 0, OPMFU_SX_HEAD_HEIGHT, NULL), 0, 0);
 	worksheet_freeze_panes(sh->ws, 1, 0);
@@ -304,15 +268,6 @@ void opmfu_sx_put_sheet(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 			struct opmfu_cell v = sheet_cell(bk, sh, i, c);
 			opmfu_sx_put(bk, sh->ws, (lxw_row_t)i + 1, (lxw_col_t)c, &v, sh->cols[c].fmt);
 		}
-}
-
-/* The column of sh that shows from, or n_cols. */
-static size_t col_of(const struct opmfu_sx_sheet *sh, enum opmfu_sx_from from)
-{
-	size_t c;
-	for (c = 0; c < sh->n_cols && sh->cols[c].from != from; c++)
-		;
-	return c;
 }
 
 /* ---- charts ---- */
@@ -392,8 +347,8 @@ static lxw_chart *waterfall_chart(struct opmfu_sx_book *bk, const struct opmfu_s
 }
 
 /*
- * Trace MFU per rank against the cluster's median: each rank's column is its
- * MFU up to the median (green) plus what lies above it (light green), or
+ * Trace MFU per rank against the median rank's (OpmfuRun.trace_mfu): each
+ * rank's column is its MFU up to that (green) plus what lies above it (light green), or
  * else plus what it falls short of it (red). The median is where the colours
  * change on every column, a line across the chart whatever the number of
  * ranks (libxlsxwriter 1.1.4 cannot combine a line series with columns).
@@ -406,8 +361,8 @@ static lxw_chart *mfu_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_shee
 	size_t k;
 
 	/* rounded half up, as the sheet's 0.00% shows it (printf rounds a tie to even) */
-	snprintf(title, sizeof(title), "Trace MFU per rank against the median (%.2f%%)",
-		 floor(bk->v->mfu_median * 10000 + 0.5) / 100);
+	snprintf(title, sizeof(title), "Trace MFU per rank against the median rank's (%.2f%%)",
+		 floor(bk->median_mfu * 10000 + 0.5) / 100);
 	if (!(ch = opmfu_sx_chart(bk, LXW_CHART_COLUMN_STACKED, title)))
 		return NULL;
 	for (k = 0; k < 3; k++)
@@ -434,97 +389,174 @@ void opmfu_sx_hbars(lxw_chart *ch, size_t n, lxw_chart_options *o)
 	o->y_scale = (double)(140 + 24 * n) / 288;
 }
 
-/* Lost time of the first (most lost) rows of a Modules or Op types sheet,
- * one horizontal bar each, the most lost on top, labelled by the short name
- * where the sheet has one; modules split into the time lost directly under
- * the path and in its sub-modules. */
-static lxw_chart *lost_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, lxw_chart_options *o)
+/* Recoverable time of the first rows of a hotspot sheet (the table's
+ * order: most recoverable first), one horizontal bar each, the most on top,
+ * labelled by the short name where the sheet has one. */
+static lxw_chart *hot_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, const char *what,
+			    lxw_chart_options *o)
 {
-	size_t n = sh->n_rows < OPMFU_SX_TOP_N ? sh->n_rows : OPMFU_SX_TOP_N, own = col_of(sh, G_OWN_LOST);
-	size_t label = col_of(sh, G_SHORT_NAME) < sh->n_cols ? col_of(sh, G_SHORT_NAME) : 0;
-	int split = own < sh->n_cols && !isnan(sh->g->v[sh->order[0]].own_lost_ns);
+	size_t n = sh->n_rows < OPMFU_SX_TOP_N ? sh->n_rows : OPMFU_SX_TOP_N;
+	size_t label = sh->n_cols > HOT_SHORT ? HOT_SHORT : 0;
 	char title[160];
 	lxw_chart *ch;
 
-	snprintf(title, sizeof(title), "Lost time by %s, ms (top %zu of %zu)",
-		 sh->g == &bk->v->s->modules ? "module" : "op type", n, sh->n_rows);
-	if (!(ch = opmfu_sx_chart(bk, split ? LXW_CHART_BAR_STACKED : LXW_CHART_BAR, title)))
+	snprintf(title, sizeof(title), "Recoverable time by %s, ms (top %zu of %zu)", what, n, sh->n_rows);
+	if (!(ch = opmfu_sx_chart(bk, LXW_CHART_BAR, title)))
 		return NULL;
-	if (split) {
-		add_series(bk, ch, sh, label, own, n, 0xC0504D);
-		add_series(bk, ch, sh, label, col_of(sh, G_SUB_LOST), n, 0xF2B8B6);
-	} else {
-		add_series(bk, ch, sh, label, col_of(sh, G_LOST), n, 0xC0504D);
-		chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
-	}
+	add_series(bk, ch, sh, label, HOT_RECOVERABLE, n, 0xC0504D);
+	chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
 	opmfu_sx_hbars(ch, n, o);
 	return ch;
 }
 
 /* ---- the overview ---- */
 
-/* Ranks whose status is word. */
-static double count_status(const struct opmfu_summary *s, size_t n, const char *word)
-{
-	int c = opmfu_sum_col(s->ranks.def, "status");
-	size_t i, k = 0, len = strlen(word);
-	for (i = 0; c >= 0 && i < n; i++) {
-		const struct opmfu_cell *v = &s->ranks.cells[i * s->ranks.def->n_cols + (size_t)c];
-		k += !v->null && v->v.t.n == len && !memcmp(v->v.t.s, word, len);
-	}
-	return (double)k;
-}
-
-struct key_row {
-	const char *label;
-	double value;
+/* OpmfuRun's row as label, column, format: the run in a few numbers, each
+ * named as the terminal and the tables name it (docs/glossary.md). */
+static const struct {
+	const char *label, *col;
 	enum opmfu_sx_fmt fmt;
-	double rank;
+} run_keys[] = {
+	{ "Run ID", "run_id", F_TEXT },
+	{ "Source", "source", F_TEXT },
+	{ "Ranks", "ranks", F_INT },
+	{ "Ranks analysed", "ranks_analysed", F_INT },
+	{ "Ranks failed", "ranks_failed", F_INT },
+	{ "Chip", "chip", F_TEXT },
+	{ "Peak (TFLOPS)", "peak_tflops", F_TFLOPS },
+	{ "Peak source", "peak_source", F_TEXT },
+	{ "Median rank", "median_rank", F_INT },
+	{ "Median step", "median_step", F_INT },
+	{ "Step time (ms)", "step_ns", F_MS },
+	{ "Trace MFU", "trace_mfu", F_PCT },
+	{ "FLOP kernels below peak", "share_inefficiency", F_PCT },
+	{ "Compute without FLOPs", "share_other_compute", F_PCT },
+	{ "Exposed communication", "share_comm", F_PCT },
+	{ "Idle", "share_idle", F_PCT },
+	{ "Busy MFU", "mfu_busy", F_PCT },
+	{ "Recorded MFU", "mfu_recorded", F_PCT },
+	{ "FLOPs coverage", "flops_coverage", F_PCT },
 };
 
-/* The cluster in a few numbers (SPEC 11: median and worst rank), in
- * A3:C10; the charts below it, one to a printed page. */
-static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const struct opmfu_sx_sheet *ranks,
-			 const struct opmfu_sx_sheet *mods, const struct opmfu_sx_sheet *ops)
+/* OpmfuStragglers.measure as the Overview names it, and how its value shows. */
+static const struct {
+	const char *measure, *label;
+} measures[] = {
+	{ "step_ns_median", "Slowest step time (ms)" },
+	{ "trace_mfu", "Lowest trace MFU" },
+	{ "share_inefficiency", "Most FLOP kernels below peak" },
+	{ "share_other_compute", "Most compute without FLOPs" },
+	{ "share_comm", "Most exposed communication" },
+	{ "share_idle", "Most idle" },
+};
+
+static void put_cell_of(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
+			enum opmfu_sum_table k, size_t i, const char *col, enum opmfu_sx_fmt f)
 {
-	const struct opmfu_sum_view *v = bk->v;
-	const struct key_row keys[] = {
-		{ "Ranks", (double)v->n_ranks, F_INT, NAN },
-		{ "Ranks failed", count_status(v->s, v->n_ranks, "failed"), F_INT, NAN },
-		{ "Ranks without an MFU", count_status(v->s, v->n_ranks, "no_mfu"), F_INT, NAN },
-		{ "Median trace MFU", v->mfu_median, F_PCT, NAN },
-		{ "Lowest trace MFU", v->mfu_low, F_PCT, v->mfu_low_rank },
-		{ "Median step time (ms)", v->step_median_ns, F_MS, NAN },
-		{ "Longest median step (ms)", v->step_high_ns, F_MS, v->step_high_rank },
-	};
-	static const char *const head[] = { "Cluster", "Value", "Rank" };
-	lxw_row_t row = (lxw_row_t)N_OF(keys) + 4, breaks[5] = { 0 };
-	lxw_chart *ch[4] = { NULL };
-	lxw_chart_options o[4];
+	struct opmfu_cell v;
+	size_t n;
+	const char *t;
+
+	if (f == F_TEXT) {
+		t = opmfu_sum_text(bk->s, k, i, col, &n);
+		v = t ? opmfu_cell_text(t, n) : opmfu_cell_null();
+	} else {
+		v = opmfu_sx_num(opmfu_sum_value(bk->s, k, i, col), f);
+	}
+	opmfu_sx_put(bk, ws, r, c, &v, f);
+}
+
+/* The OpmfuRun block from row r: a header, then a row per key; the next
+ * free row. Without the table (a result written before it existed), a line
+ * that says so. */
+static lxw_row_t put_run(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r)
+{
+	size_t k;
+
+	if (!opmfu_summary_rows(bk->s, OPMFU_SUM_RUN)) {
+		opmfu_xbook_cstr(&bk->b, ws, r, 0,
+				 "No OpmfuRun table: these results were written by an older opmfu. The run's median "
+				 "rank and step, its waterfall, hotspots and stragglers are not shown here; analyse the "
+				 "traces again to get them.",
+				 bk->fmt[F_TEXT]);
+		return r + 2;
+	}
+	opmfu_xbook_cstr(&bk->b, ws, r, 0, "Run", bk->head);
+	opmfu_xbook_cstr(&bk->b, ws, r, 1, "Value", bk->head);
+	for (k = 0; k < N_OF(run_keys); k++) {
+		lxw_row_t at = r + 1 + (lxw_row_t)k;
+		opmfu_xbook_cstr(&bk->b, ws, at, 0, run_keys[k].label, bk->fmt[F_TEXT]);
+		/* no step marks: the median step is the whole trace */
+		if (!strcmp(run_keys[k].col, "median_step") && isnan(opmfu_sum_value(bk->s, OPMFU_SUM_RUN, 0, "median_step")) &&
+		    !isnan(opmfu_sum_value(bk->s, OPMFU_SUM_RUN, 0, "median_rank")))
+			opmfu_xbook_cstr(&bk->b, ws, at, 1, "the whole trace", bk->fmt[F_TEXT]);
+		else
+			put_cell_of(bk, ws, at, 1, OPMFU_SUM_RUN, 0, run_keys[k].col, run_keys[k].fmt);
+	}
+	return r + 1 + (lxw_row_t)N_OF(run_keys) + 1;
+}
+
+/* The OpmfuStragglers block from row r, a row per table row in its order;
+ * the next free row. */
+static lxw_row_t put_stragglers(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r)
+{
+	static const char *const head[5] = { "Straggler", "Rank", "Value", "Median rank's value", "Difference" };
+	size_t i, k, n = opmfu_summary_rows(bk->s, OPMFU_SUM_STRAGGLERS);
+
+	if (!n)
+		return r;
+	opmfu_xbook_note(&bk->b, worksheet_set_row(ws, r, OPMFU_SX_HEAD_HEIGHT, NULL), r, 0);
+	for (k = 0; k < 5; k++)
+		opmfu_xbook_cstr(&bk->b, ws, r, (lxw_col_t)k, head[k], bk->head);
+	for (i = 0; i < n; i++) {
+		lxw_row_t at = r + 1 + (lxw_row_t)i;
+		size_t len;
+		const char *m = opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "measure", &len), *label = NULL;
+		int ns = 0;
+		/* a time (step_ns_median) in ms, its change signed; a ratio in %, its change signed */
+		for (k = 0; m && k + 3 <= len; k++)
+			ns |= !memcmp(m + k, "_ns", 3);
+		for (k = 0; m && k < N_OF(measures); k++)
+			if (strlen(measures[k].measure) == len && !memcmp(measures[k].measure, m, len))
+				label = measures[k].label;
+		if (label)
+			opmfu_xbook_cstr(&bk->b, ws, at, 0, label, bk->fmt[F_TEXT]);
+		else
+			opmfu_xbook_str(&bk->b, ws, at, 0, m, len, bk->fmt[F_TEXT]);
+		put_cell_of(bk, ws, at, 1, OPMFU_SUM_STRAGGLERS, i, "rank_id", F_INT);
+		put_cell_of(bk, ws, at, 2, OPMFU_SUM_STRAGGLERS, i, "value", ns ? F_MS : F_PCT);
+		put_cell_of(bk, ws, at, 3, OPMFU_SUM_STRAGGLERS, i, "median", ns ? F_MS : F_PCT);
+		put_cell_of(bk, ws, at, 4, OPMFU_SUM_STRAGGLERS, i, "delta", ns ? F_DELTA : F_DPCT);
+	}
+	return r + 1 + (lxw_row_t)n + 1;
+}
+
+#define MAX_CHARTS (2 + N_HOT)
+
+/* The run in a few numbers (OpmfuRun) from A3, the stragglers
+ * (OpmfuStragglers) below; the charts below them, one to a printed page. */
+static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const struct opmfu_sx_sheet *ranks,
+			 const struct opmfu_sx_sheet *const hot[N_HOT])
+{
+	lxw_row_t row, breaks[MAX_CHARTS + 1] = { 0 };
+	lxw_chart *ch[MAX_CHARTS] = { NULL };
+	lxw_chart_options o[MAX_CHARTS];
 	size_t k, n = 0;
 
 	bk->b.sheet = "Overview";
 	opmfu_xbook_note(&bk->b, worksheet_set_column(ws, 0, 0, 28, NULL), 0, 0);
-	opmfu_xbook_note(&bk->b, worksheet_set_column(ws, 1, 2, 12, NULL), 0, 1);
+	opmfu_xbook_note(&bk->b, worksheet_set_column(ws, 1, 4, 14, NULL), 0, 1);
 	opmfu_xbook_print_setup(&bk->b, ws, 0);
 	opmfu_xbook_cstr(&bk->b, ws, 0, 0, "opmfu summary", bk->title);
-	for (k = 0; k < 3; k++)
-		opmfu_xbook_cstr(&bk->b, ws, 2, (lxw_col_t)k, head[k], bk->head);
-	for (k = 0; k < N_OF(keys); k++) {
-		struct opmfu_cell val = opmfu_sx_num(keys[k].value, keys[k].fmt);
-		struct opmfu_cell rank = opmfu_sx_num(keys[k].rank, F_INT);
-		opmfu_xbook_cstr(&bk->b, ws, (lxw_row_t)k + 3, 0, keys[k].label, bk->fmt[F_TEXT]);
-		opmfu_sx_put(bk, ws, (lxw_row_t)k + 3, 1, &val, keys[k].fmt);
-		opmfu_sx_put(bk, ws, (lxw_row_t)k + 3, 2, &rank, F_INT);
-	}
-	if (ranks && ranks->n_rows && v->n_steps)
+	row = put_run(bk, ws, 2);
+	row = put_stragglers(bk, ws, row);
+	if (ranks && ranks->n_rows && ranks->src[RK_WATERFALL] >= 0)
 		ch[n] = waterfall_chart(bk, ranks, &o[n]), n++;
-	if (ranks && ranks->n_rows && !isnan(v->mfu_median))
+	if (ranks && ranks->n_rows && ranks->src[RK_MEDIAN] >= 0 && !isnan(bk->median_mfu))
 		ch[n] = mfu_chart(bk, ranks, &o[n]), n++;
-	if (mods && mods->n_rows)
-		ch[n] = lost_chart(bk, mods, &o[n]), n++;
-	if (ops && ops->n_rows)
-		ch[n] = lost_chart(bk, ops, &o[n]), n++;
+	for (k = 0; k < N_HOT; k++)
+		if (hot[k] && hot_sheets[k].chart)
+			ch[n] = hot_chart(bk, hot[k], hot_sheets[k].chart, &o[n]), n++;
 	for (k = 0; k < n && ch[k]; k++) {
 		if (k) /* the page starts at the empty row above the chart */
 			breaks[k - 1] = row - 1;
@@ -569,29 +601,38 @@ static int add_formats(struct opmfu_sx_book *bk)
 }
 
 /* The data sheets of what s holds, in sh (room for MAX_SHEETS), the Diff
- * first: a diff's workbook opens on it; their count. */
-#define MAX_SHEETS 5
-static size_t plan_sheets(const struct opmfu_sum_view *v, struct opmfu_sx_sheet *sh)
+ * first: a diff's workbook opens on it; their count. The hotspot sheets
+ * show OpmfuHotspots' rows of their kind, in the table's order, whose
+ * indices go into hot (the table's kept rows long); a kind without rows has
+ * no sheet. */
+#define MAX_SHEETS (3 + N_HOT)
+static size_t plan_sheets(const struct opmfu_summary *s, struct opmfu_sx_sheet *sh, uint32_t *hot)
 {
-	const struct opmfu_summary *s = v->s;
-	size_t n = 0;
+	const struct opmfu_cell_store *t = s->t;
+	size_t n = 0, k, i, m = opmfu_summary_rows(s, OPMFU_SUM_HOTSPOTS), used = 0;
 
 	memset(sh, 0, MAX_SHEETS * sizeof(*sh));
-	if (s->diff.def)
-		sh[n++] = (struct opmfu_sx_sheet){ "Diff", opmfu_sx_diff_cols, opmfu_sx_n_diff_cols, s->diff_kept,
-						   &s->diff, NULL, NULL, { 0 }, NULL };
-	if (s->ranks.def)
-		sh[n++] = (struct opmfu_sx_sheet){ "Ranks", rank_cols, N_OF(rank_cols), v->n_ranks, &s->ranks, NULL,
-						   NULL, { 0 }, NULL };
-	if (s->steps.def)
-		sh[n++] = (struct opmfu_sx_sheet){ "Steps", step_cols, N_OF(step_cols), v->n_steps, &s->steps, NULL,
-						   NULL, { 0 }, NULL };
-	if (s->modules.def)
-		sh[n++] = (struct opmfu_sx_sheet){ "Modules", module_cols, N_OF(module_cols), s->modules.n, NULL,
-						   &s->modules, v->mod_order, { 0 }, NULL };
-	if (s->op_types.def)
-		sh[n++] = (struct opmfu_sx_sheet){ "Op types", op_cols, N_OF(op_cols), s->op_types.n, NULL,
-						   &s->op_types, v->op_order, { 0 }, NULL };
+	if (t[OPMFU_SUM_DIFF].def)
+		sh[n++] = (struct opmfu_sx_sheet){ "Diff", opmfu_sx_diff_cols, opmfu_sx_n_diff_cols,
+						   s->kept[OPMFU_SUM_DIFF], &t[OPMFU_SUM_DIFF], NULL, { 0 }, NULL };
+	if (t[OPMFU_SUM_RANKS].def)
+		sh[n++] = (struct opmfu_sx_sheet){ "Ranks", rank_cols, N_OF(rank_cols), s->kept[OPMFU_SUM_RANKS],
+						   &t[OPMFU_SUM_RANKS], NULL, { 0 }, NULL };
+	if (t[OPMFU_SUM_STEPS].def)
+		sh[n++] = (struct opmfu_sx_sheet){ "Steps", step_cols, N_OF(step_cols), s->kept[OPMFU_SUM_STEPS],
+						   &t[OPMFU_SUM_STEPS], NULL, { 0 }, NULL };
+	for (k = 0; k < N_HOT; k++) {
+		size_t first = used, len, want = strlen(hot_sheets[k].kind);
+		for (i = 0; i < m; i++) {
+			const char *kind = opmfu_sum_text(s, OPMFU_SUM_HOTSPOTS, i, "kind", &len);
+			if (kind && len == want && !memcmp(kind, hot_sheets[k].kind, len))
+				hot[used++] = (uint32_t)i;
+		}
+		if (used > first)
+			sh[n++] = (struct opmfu_sx_sheet){ hot_sheets[k].sheet, hot_sheets[k].cols, hot_sheets[k].n_cols,
+							   used - first, &t[OPMFU_SUM_HOTSPOTS], hot + first, { 0 },
+							   NULL };
+	}
 	return n;
 }
 
@@ -614,28 +655,30 @@ static const struct opmfu_sx_sheet *sheet_named(const struct opmfu_sx_sheet *sh,
 static enum opmfu_status put_book(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh, size_t n,
 				  struct opmfu_err *err)
 {
+	const struct opmfu_sx_sheet *hot[N_HOT];
 	lxw_worksheet *ov = NULL;
 	size_t k;
 
 	if (add_formats(bk) != 0)
 		return opmfu_xbook_nomem(bk->b.path, err);
-	for (k = 0; k < n; k++) {
-		if (!is_diff(&sh[k]) && !ov && !(ov = workbook_add_worksheet(bk->b.wb, "Overview")))
-			return opmfu_xbook_nomem(bk->b.path, err);
+	for (k = 0; k < n && is_diff(&sh[k]); k++)
 		if (!(sh[k].ws = workbook_add_worksheet(bk->b.wb, sh[k].name)))
 			return opmfu_xbook_nomem(bk->b.path, err);
-	}
-	if (!n && !(ov = workbook_add_worksheet(bk->b.wb, "Overview")))
+	if (opmfu_summary_has_run(bk->s) && !(ov = workbook_add_worksheet(bk->b.wb, "Overview")))
 		return opmfu_xbook_nomem(bk->b.path, err);
+	for (; k < n; k++)
+		if (!(sh[k].ws = workbook_add_worksheet(bk->b.wb, sh[k].name)))
+			return opmfu_xbook_nomem(bk->b.path, err);
 	for (k = 0; k < n; k++) {
 		if (is_diff(&sh[k]))
 			opmfu_sx_put_diff(bk, &sh[k]);
 		else
 			opmfu_sx_put_sheet(bk, &sh[k]);
 	}
+	for (k = 0; k < N_HOT; k++)
+		hot[k] = sheet_named(sh, n, hot_sheets[k].sheet);
 	if (ov)
-		put_overview(bk, ov, sheet_named(sh, n, "Ranks"), sheet_named(sh, n, "Modules"),
-			     sheet_named(sh, n, "Op types"));
+		put_overview(bk, ov, sheet_named(sh, n, "Ranks"), hot);
 	return OPMFU_OK;
 }
 
@@ -643,15 +686,15 @@ static enum opmfu_status put_book(struct opmfu_sx_book *bk, struct opmfu_sx_shee
 static enum opmfu_status stage(const struct opmfu_summary *s, const char *path, char **tmp,
 			       struct opmfu_write_stats *st, struct opmfu_err *err)
 {
-	struct opmfu_sum_view v;
 	struct opmfu_sx_sheet sh[MAX_SHEETS];
 	struct opmfu_sx_book bk;
-	enum opmfu_status e;
-	size_t n, k, cells = 0;
+	enum opmfu_status e = OPMFU_OK;
+	size_t n, k, cells = 0, m = opmfu_summary_rows(s, OPMFU_SUM_HOTSPOTS);
+	uint32_t *hot = opmfu_calloc(m ? m : 1, sizeof(*hot));
 
-	if ((e = opmfu_sum_view_build(&v, s, err)))
-		return e;
-	n = plan_sheets(&v, sh);
+	if (!hot)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", path);
+	n = plan_sheets(s, sh, hot);
 	for (k = 0; k < n; k++) {
 		/* the Diff sheet's charts and their data go below its rows */
 		size_t room = OPMFU_XLSX_MAX_ROWS - 1 - (is_diff(&sh[k]) ? OPMFU_SX_DIFF_EXTRA_ROWS : 0);
@@ -665,7 +708,8 @@ static enum opmfu_status stage(const struct opmfu_summary *s, const char *path, 
 		cells += sh[k].n_rows * sh[k].n_cols;
 	}
 	memset(&bk, 0, sizeof(bk));
-	bk.v = &v;
+	bk.s = s;
+	bk.median_mfu = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "trace_mfu");
 	if ((e = opmfu_xbook_open(&bk.b, path, cells > s->stream_cells, err)))
 		goto out;
 	if ((e = put_book(&bk, sh, n, err))) {
@@ -674,7 +718,7 @@ static enum opmfu_status stage(const struct opmfu_summary *s, const char *path, 
 	}
 	e = opmfu_xbook_finish(&bk.b, st, tmp, err);
 out:
-	opmfu_sum_view_release(&v);
+	opmfu_free(hot);
 	return e;
 }
 
@@ -698,13 +742,13 @@ enum opmfu_status opmfu_summary_xlsx_save(const struct opmfu_summary *s, const c
 enum opmfu_status opmfu_summary_xlsx_write(const char *dir, const struct opmfu_summary_tables *t,
 					   struct opmfu_write_stats *st, struct opmfu_err *err)
 {
-	const struct opmfu_table *tabs[5] = { t->ranks, t->steps, t->modules, t->op_types, t->diff };
+	const struct opmfu_table *tabs[6] = { t->ranks, t->steps, t->run, t->hotspots, t->stragglers, t->diff };
 	struct opmfu_summary s;
 	enum opmfu_status e = OPMFU_OK;
 	size_t k;
 
 	opmfu_summary_init(&s);
-	for (k = 0; k < 5 && e == OPMFU_OK; k++)
+	for (k = 0; k < 6 && e == OPMFU_OK; k++)
 		if (tabs[k])
 			e = opmfu_summary_add(&s, tabs[k], err);
 	if (e == OPMFU_OK && (e = opmfu_summary_keep(&s, err)) == OPMFU_OK)

@@ -9,16 +9,16 @@ from the tables of cluster_analysis.db (docs/output-schema.md, "The summary
 workbook"), and compared with the workbook's cells (read with
 tests/tools/xlsx_cells.py) one by one:
 
-- Overview: the rank count, the failed and no_mfu counts;
-- Ranks: one row per OpmfuRankSummary row, in order: rank, status, chip,
-  peak, the MFU columns and the reason as the database has them; when the
-  run has OpmfuSteps, each rank's median step (the middle one by window, the
-  shorter of two) and its shares;
+- Overview: OpmfuRun's row, cell for cell (and, by name, that its median
+  step, step time and trace MFU are OpmfuRun's: the numbers issue 26 found
+  disagreeing with the terminal), then OpmfuStragglers' rows;
+- Ranks: one row per OpmfuRankSummary row, in order: its median step, step
+  time, trace MFU and waterfall shares, busy and recorded MFU, coverage, peak
+  and reason as the database has them, and the MFU chart's split of its
+  trace MFU at OpmfuRun's (the median rank's);
 - Steps (when the run has OpmfuSteps): its rows, times in ms;
-- Modules, and Op types when the run has OpmfuOpTypes: the rows summed by
-  name over ranks (ms = ns / 1e6; MFU = sum of mfu x flops_kernel_ns over
-  sum of flops_kernel_ns; the worst rank the one that lost most, the first on
-  a tie), most lost first;
+- Modules, Op types, Kernels: OpmfuHotspots' rows of each kind in the
+  table's order (ms = ns / 1e6), a sheet per kind that has rows;
 - the charts the data calls for, and no others.
 
 Numbers are compared as the workbook stores them (printf %.16G). Then a run in
@@ -32,8 +32,9 @@ the Diff sheet's rows are OpmfuDiff's of the same diff's database, in order
 (times in ms, MFU and shares rounded to 12 decimals); with xlsx alone no
 database is written. With -o at NEW's own result folder (NEW given as that
 result) the workbook is the Diff sheet and NEW's sheets as they were, and the
-database keeps NEW's tables. A diff that fails, or one without -o, changes
-nothing.
+database keeps NEW's tables. NEW a result older than OpmfuRun: its
+Overview says so instead of computing anything. A diff that fails, or one
+without -o, changes nothing.
 """
 import os
 import shutil
@@ -126,29 +127,77 @@ class Sheet:
             problem(self.case, "%s row %d %s: %r, expected %r" % (self.name, row + 1, title, got, want))
 
 
-def median_step(steps, rank):
-    mine = sorted((s for s in steps if s["rank_id"] == rank),
-                  key=lambda s: (s["window_ns"], float("inf") if s["step"] is None else s["step"]))
-    return mine[(len(mine) - 1) // 2] if mine else None
+# OpmfuRun's row on the Overview (A4:B22), in order: label, column, shown in ms
+RUN_KEYS = [("Run ID", "run_id", 0), ("Source", "source", 0), ("Ranks", "ranks", 0),
+            ("Ranks analysed", "ranks_analysed", 0), ("Ranks failed", "ranks_failed", 0), ("Chip", "chip", 0),
+            ("Peak (TFLOPS)", "peak_tflops", 0), ("Peak source", "peak_source", 0),
+            ("Median rank", "median_rank", 0), ("Median step", "median_step", 0), ("Step time (ms)", "step_ns", 1),
+            ("Trace MFU", "trace_mfu", 0), ("FLOP kernels below peak", "share_inefficiency", 0),
+            ("Compute without FLOPs", "share_other_compute", 0), ("Exposed communication", "share_comm", 0),
+            ("Idle", "share_idle", 0), ("Busy MFU", "mfu_busy", 0), ("Recorded MFU", "mfu_recorded", 0),
+            ("FLOPs coverage", "flops_coverage", 0)]
+STRAGGLERS = {"step_ns_median": "Slowest step time (ms)", "trace_mfu": "Lowest trace MFU",
+              "share_inefficiency": "Most FLOP kernels below peak",
+              "share_other_compute": "Most compute without FLOPs", "share_comm": "Most exposed communication",
+              "share_idle": "Most idle"}
+HOT = [("module", "Modules", "Module"), ("op_type", "Op types", "Op"), ("kernel", "Kernels", "Kernel")]
 
 
-def check_ranks(case, sh, ranks, steps):
+def check_overview(case, cells, run, stragglers):
+    """The Overview's blocks against OpmfuRun's row and OpmfuStragglers' rows."""
+    sh = Sheet(case, "Overview", cells, head=2)
+    if not run:
+        return problem(case, "OpmfuRun has no row")
+    r = run[0]
+    for i, (label, col, ms) in enumerate(RUN_KEYS, 3):
+        sh.check(i, "Run", shown(label))
+        want = shown(r[col], ms)
+        if col == "median_step" and r[col] is None and r["median_rank"] is not None:
+            want = ("the whole trace", "s")  # no step marks
+        sh.check(i, "Value", want)
+    # the issue's numbers: the Overview's median step, step time and trace MFU are OpmfuRun's, or fail here
+    got = {label: sh.cells.get((i, 1), ("", "missing")) for i, (label, _, _) in enumerate(RUN_KEYS, 3)}
+    for label, col, ms in (("Median step", "median_step", 0), ("Step time (ms)", "step_ns", 1),
+                           ("Trace MFU", "trace_mfu", 0)):
+        want = shown(r[col], ms)
+        if col == "median_step" and r[col] is None:
+            want = ("the whole trace", "s")
+        if got[label] != want:
+            problem(case, "Overview %s %r is not OpmfuRun.%s %r" % (label, got[label], col, want))
+    if not stragglers:
+        if (23, 0) in cells:
+            problem(case, "Overview: a stragglers block without OpmfuStragglers rows")
+        return
+    st = Sheet(case, "Overview", cells, head=23)
+    for i, g in enumerate(stragglers, 24):
+        ms = "_ns" in g["measure"]
+        st.check(i, "Straggler", shown(STRAGGLERS.get(g["measure"], g["measure"])))
+        st.check(i, "Rank", shown(g["rank_id"]))
+        for title, col in (("Value", "value"), ("Median rank's value", "median"), ("Difference", "delta")):
+            st.check(i, title, shown(g[col], ms))
+
+
+def check_ranks(case, sh, ranks, run):
     if sh.rows() != len(ranks):
         problem(case, "Ranks: %d rows, OpmfuRankSummary has %d" % (sh.rows(), len(ranks)))
+    median = run[0]["trace_mfu"] if run else None
     for i, r in enumerate(ranks, 1):
-        for title, col in (("Rank", "rank_id"), ("Status", "status"), ("Chip", "chip_seen"),
-                           ("Peak FP16 (TFLOPS)", "peak_fp16_tflops"), ("Trace MFU", "trace_mfu"),
-                           ("MFU (time with FLOPs)", "mfu_recorded"), ("MFU (compute time)", "mfu_busy"),
-                           ("FLOPs coverage", "flops_coverage"), ("Reason", "reason")):
-            sh.check(i, title, shown(r.get(col)))
-        if steps is None:
-            continue
-        m = median_step(steps, r["rank_id"])
-        sh.check(i, "Steps", shown(sum(1 for s in steps if s["rank_id"] == r["rank_id"])))
-        for title, col in (("Waterfall step", "step"), ("Step MFU", "trace_mfu"),
-                           ("Inefficiency", "share_inefficiency"), ("Other compute", "share_other_compute"),
-                           ("Exposed comm", "share_comm"), ("Idle", "share_idle")):
-            sh.check(i, title, shown(m[col] if m else None))
+        for title, col, ms in (("Rank", "rank_id", 0), ("Status", "status", 0), ("Chip", "chip_seen", 0),
+                               ("Peak (TFLOPS)", "peak_tflops", 0), ("Steps", "steps", 0),
+                               ("Median step", "median_step", 0), ("Step time (ms)", "step_ns_median", 1),
+                               ("Trace MFU", "trace_mfu", 0), ("FLOP kernels below peak", "share_inefficiency", 0),
+                               ("Compute without FLOPs", "share_other_compute", 0),
+                               ("Exposed communication", "share_comm", 0), ("Idle", "share_idle", 0),
+                               ("Busy MFU", "mfu_busy", 0), ("Recorded MFU", "mfu_recorded", 0),
+                               ("FLOPs coverage", "flops_coverage", 0), ("Peak source", "peak_source", 0),
+                               ("Reason", "reason", 0)):
+            sh.check(i, title, shown(r.get(col), ms))
+        # the MFU chart's split of the rank's trace MFU at the median rank's
+        m = r.get("trace_mfu")
+        known = m is not None and median is not None
+        sh.check(i, "Up to the median rank", shown(min(m, median) if known else None))
+        sh.check(i, "Above the median rank", shown(max(m - median, 0) if known else None))
+        sh.check(i, "Short of the median rank", shown(max(median - m, 0) if known else None))
 
 
 def check_steps(case, sh, steps):
@@ -156,53 +205,30 @@ def check_steps(case, sh, steps):
         problem(case, "Steps: %d rows, OpmfuSteps has %d" % (sh.rows(), len(steps)))
     for i, s in enumerate(steps, 1):
         for title, col, ms in (("Rank", "rank_id", 0), ("Step", "step", 0), ("Step time (ms)", "window_ns", 1),
-                               ("Idle (ms)", "idle_ns", 1), ("FLOPs", "flops", 0), ("Trace MFU", "trace_mfu", 0)):
+                               ("FLOP kernels (ms)", "flops_ns", 1), ("Idle (ms)", "idle_ns", 1),
+                               ("FLOPs", "flops", 0), ("Trace MFU", "trace_mfu", 0),
+                               ("FLOP kernels below peak", "share_inefficiency", 0)):
             sh.check(i, title, shown(s[col], ms))
 
 
-def summed(rows, key, count):
-    """The rows summed by name in first-seen order, then most lost first."""
-    groups = {}
-    for r in rows:
-        if r[key] is None:
+def check_hot(case, book, hot):
+    """Each hotspot sheet: OpmfuHotspots' rows of its kind, in the table's order."""
+    for kind, sheet, first in HOT:
+        rows = [h for h in hot if h["kind"] == kind]
+        if not rows:
             continue
-        g = groups.setdefault(r[key], {"name": r[key], "ranks": 0, "count": 0, "kernel": 0, "fk": 0, "flops": None,
-                                       "lost": 0, "own": 0, "mfu_ns": 0.0, "base": 0, "worst": None,
-                                       "worst_lost": None, "depth": r.get("depth")})
-        fk, lost = r["flops_kernel_ns"] or 0, r["lost_ns"] or 0
-        g["ranks"] += 1
-        g["count"] += r[count] or 0
-        g["kernel"] += r["kernel_ns"] or 0
-        g["fk"] += fk
-        if r["flops"] is not None:
-            g["flops"] = (g["flops"] or 0) + r["flops"]
-        g["lost"] += lost
-        g["own"] += r.get("self_lost_ns") or 0
-        if r["mfu"] is not None and fk > 0:
-            g["mfu_ns"] += r["mfu"] * fk
-            g["base"] += fk
-        if g["worst_lost"] is None or lost > g["worst_lost"]:
-            g["worst"], g["worst_lost"] = r["rank_id"], lost
-    return sorted(groups.values(), key=lambda g: -g["lost"])
-
-
-def check_group(case, sh, rows, key, count, first_title):
-    groups = summed(rows, key, count)
-    if sh.rows() != len(groups):
-        problem(case, "%s: %d rows, expected %d" % (sh.name, sh.rows(), len(groups)))
-    for i, g in enumerate(groups, 1):
-        sh.check(i, first_title, shown(g["name"]))
-        for title, v, ms in (("Ranks", g["ranks"], 0), ("Kernel time (ms)", g["kernel"], 1),
-                             ("Time with FLOPs (ms)", g["fk"], 1), ("FLOPs", g["flops"], 0),
-                             ("MFU", g["mfu_ns"] / g["base"] if g["base"] > 0 else None, 0),
-                             ("Lost (ms)", g["lost"], 1), ("Lost per rank (ms)", g["lost"] / g["ranks"], 1),
-                             ("Worst rank", g["worst"], 0), ("Worst rank lost (ms)", g["worst_lost"], 1)):
-            sh.check(i, title, shown(v if not ms else float(v), ms))
-        if key == "module":
-            sh.check(i, "Short name", shown("/".join(g["name"].split("/")[-2:])))
-            sh.check(i, "Calls", shown(g["count"]))
-            sh.check(i, "Depth", shown(g["depth"]))
-            sh.check(i, "Own lost (ms)", shown(float(g["own"]), 1))
+        sh = Sheet(case, sheet, book[sheet][0])
+        if sh.rows() != len(rows):
+            problem(case, "%s: %d rows, OpmfuHotspots has %d of kind %s" % (sheet, sh.rows(), len(rows), kind))
+        for i, h in enumerate(rows, 1):
+            sh.check(i, first, shown(h["name"]))
+            for title, col, ms in (("Ranks", "ranks", 0), ("Calls", "calls", 0), ("Kernel time (ms)", "kernel_ns", 1),
+                                   ("Recoverable time (ms)", "recoverable_ns", 1), ("Lost time (ms)", "lost_ns", 1),
+                                   ("% of step", "pct_of_step", 0), ("MFU", "mfu", 0),
+                                   ("Roofline efficiency", "roofline_eff", 0)):
+                sh.check(i, title, shown(h[col], ms))
+            if kind == "module":
+                sh.check(i, "Short name", shown("/".join(h["name"].split("/")[-2:])))
 
 
 def run_case(case, tree, extra, tmp):
@@ -217,32 +243,29 @@ def run_case(case, tree, extra, tmp):
         problem(case, "a temporary file was left in %s" % xdir)
     con = sqlite3.connect("file:%s?mode=ro" % os.path.join(d, "cluster_analysis.db"), uri=True)
     ranks, steps = db_rows(con, "OpmfuRankSummary"), db_rows(con, "OpmfuSteps")
-    mods, ops = db_rows(con, "OpmfuModules"), db_rows(con, "OpmfuOpTypes")
+    run, hot, strag = db_rows(con, "OpmfuRun"), db_rows(con, "OpmfuHotspots"), db_rows(con, "OpmfuStragglers")
     con.close()
     book = sheets_of(os.path.join(xdir, "opmfu_summary.xlsx"))
-    want = ["Overview", "Ranks"] + (["Steps"] if steps is not None else []) + ["Modules"] + \
-        (["Op types"] if ops is not None else [])
+    want = ["Overview", "Ranks"] + (["Steps"] if steps is not None else []) + \
+        [sheet for kind, sheet, _ in HOT if any(h["kind"] == kind for h in hot)]
     if list(book) != want:
         return problem(case, "sheets %r, expected %r" % (list(book), want))
-    ov = Sheet(case, "Overview", book["Overview"][0], head=2)
-    for row, v in ((3, len(ranks)), (4, sum(r["status"] == "failed" for r in ranks)),
-                   (5, sum(r["status"] == "no_mfu" for r in ranks))):
-        ov.check(row, "Value", shown(v))
-    check_ranks(case, Sheet(case, "Ranks", book["Ranks"][0]), ranks, steps)
+    check_overview(case, book["Overview"][0], run, strag)
+    check_ranks(case, Sheet(case, "Ranks", book["Ranks"][0]), ranks, run)
     if steps is not None:
         check_steps(case, Sheet(case, "Steps", book["Steps"][0]), steps)
-    check_group(case, Sheet(case, "Modules", book["Modules"][0]), mods, "module", "calls", "Module")
-    if ops is not None:
-        check_group(case, Sheet(case, "Op types", book["Op types"][0]), ops, "op_name", "ops", "Op")
+    check_hot(case, book, hot)
     charts = " ".join(book["Overview"][1])
-    for what, there in (("Where the median step went", bool(steps)),
-                        ("Trace MFU per rank", any(r.get("trace_mfu") is not None for r in ranks)),
-                        ("Lost time by module", bool(mods)), ("Lost time by op type", bool(ops))):
+    for what, there in (("Where the median step went", bool(ranks)),
+                        ("Trace MFU per rank", run[0]["trace_mfu"] is not None),
+                        ("Recoverable time by module", any(h["kind"] == "module" for h in hot)),
+                        ("Recoverable time by op type", any(h["kind"] == "op_type" for h in hot)),
+                        ("by kernel", False)):
         if (what in charts) != there:
             problem(case, "chart %r %s" % (what, "missing" if there else "unexpected"))
-    print("%-18s %d ranks, %d module rows: %s" % (case, len(ranks), len(mods),
-                                                   "ok" if not any(p.startswith(case + ":") for p in problems)
-                                                   else "FAILED"))
+    print("%-18s %d ranks, %d hotspots: %s" % (case, len(ranks), len(hot),
+                                                "ok" if not any(p.startswith(case + ":") for p in problems)
+                                                else "FAILED"))
 
 
 def failed_run(tmp):
@@ -333,6 +356,24 @@ def diff_workbook(schema, tmp):
     con.close()
     if not {"OpmfuRankSummary", "OpmfuSteps", "OpmfuModules", "OpmfuOpTypes", "OpmfuDiff"} <= tables:
         problem(case, "NEW's database lost tables: %r" % sorted(tables))
+
+    # NEW a result older than the run account (no OpmfuRun, OpmfuHotspots, OpmfuStragglers): the
+    # Overview says so and shows no number of its own; no hotspot sheet, no MFU chart
+    old = os.path.join(tmp, "diff_old")
+    shutil.copytree(own, old)
+    con = sqlite3.connect(os.path.join(old, "cluster_analysis_output", "cluster_analysis.db"))
+    for t in ("OpmfuRun", "OpmfuHotspots", "OpmfuStragglers", "OpmfuDiff"):
+        con.execute('DROP TABLE IF EXISTS "%s"' % t)
+    con.commit()
+    con.close()
+    d3 = os.path.join(tmp, "diff_old_out")
+    p = run("diff", base, old, "-o", d3, "--export", "xlsx")
+    got = sheets_of(book(d3)) if p.returncode == 0 else {}
+    ov = got.get("Overview", ({}, []))
+    note = ov[0].get((2, 0), ("", ""))[0]
+    if p.returncode != 0 or not note.startswith("No OpmfuRun table") or set(ov[0]) != {(0, 0), (2, 0)} or \
+            list(got) != ["Diff", "Overview", "Ranks", "Steps"] or any("Trace MFU per rank" in c for c in ov[1]):
+        problem(case, "NEW without OpmfuRun: exit %d, sheets %r, Overview %r" % (p.returncode, list(got), ov))
 
     # a diff that fails (no rank of --rank-list on both sides) changes nothing; nor does one without -o
     before = tree_listing(own)

@@ -37,16 +37,19 @@ static const struct opmfu_column diff_cols[] = {
 };
 static const struct opmfu_table_def diff_def = { "OpmfuDiff", diff_cols, 11, NULL };
 
-/* a run's rank summary and op types, enough for their sheets */
+/* a run's rank summary, run row and hotspots, enough for their sheets */
 static const struct opmfu_column rank_cols[] = { { "rank_id", OPMFU_COL_INT, "", 0, 0 },
 						 { "status", OPMFU_COL_TEXT, "", 0, 0 },
 						 { "trace_mfu", OPMFU_COL_REAL, "", 0, 0 } };
 static const struct opmfu_table_def rank_def = { "OpmfuRankSummary", rank_cols, 3, NULL };
-static const struct opmfu_column op_cols[] = { { "rank_id", OPMFU_COL_INT, "", 0, 0 },
-					       { "op_name", OPMFU_COL_TEXT, "", 0, 0 },
-					       { "kernel_ns", OPMFU_COL_INT, "", 0, 0 },
-					       { "lost_ns", OPMFU_COL_INT, "", 0, 0 } };
-static const struct opmfu_table_def op_def = { "OpmfuOpTypes", op_cols, 4, NULL };
+static const struct opmfu_column run_cols[] = { { "median_rank", OPMFU_COL_INT, "", 0, 0 },
+						{ "trace_mfu", OPMFU_COL_REAL, "", 0, 0 } };
+static const struct opmfu_table_def run_def = { "OpmfuRun", run_cols, 2, NULL };
+static const struct opmfu_column hot_cols[] = { { "kind", OPMFU_COL_TEXT, "", 0, 0 },
+						{ "name", OPMFU_COL_TEXT, "", 0, 0 },
+						{ "kernel_ns", OPMFU_COL_INT, "", 0, 0 },
+						{ "recoverable_ns", OPMFU_COL_INT, "", 0, 0 } };
+static const struct opmfu_table_def hot_def = { "OpmfuHotspots", hot_cols, 4, NULL };
 
 #define I(v) opmfu_cell_int(v)
 #define R(v) opmfu_cell_real(v)
@@ -220,10 +223,10 @@ static const char diff_want[] =
 	"G14= (blank) s6\nH14=0.5 (n) s6\nI14= (blank) s5\nJ14= (blank) s5\nK14= (blank) s9\n"
 	"A29=Where the step time went, BASE and NEW (the chart's data) (s) s2\n"
 	"A30=Kind (s) s1\nB30=Part (s) s1\nC30=BASE (s) s1\nD30=NEW (s) s1\n"
-	"A31=step_share (s) s3\nB31=Step MFU (s) s3\nC31=0.4 (n) s6\nD31=0.25 (n) s6\n"
-	"A32=step_share (s) s3\nB32=Inefficiency (s) s3\nC32=0.4 (n) s6\nD32=0.333333333333 (n) s6\n"
-	"A33=step_share (s) s3\nB33=Other compute (s) s3\nC33=0.1 (n) s6\nD33=0.166666666667 (n) s6\n"
-	"A34=step_share (s) s3\nB34=Exposed comm (s) s3\nC34=0.05 (n) s6\nD34=0.208333333333 (n) s6\n"
+	"A31=step_share (s) s3\nB31=Trace MFU (s) s3\nC31=0.4 (n) s6\nD31=0.25 (n) s6\n"
+	"A32=step_share (s) s3\nB32=FLOP kernels below peak (s) s3\nC32=0.4 (n) s6\nD32=0.333333333333 (n) s6\n"
+	"A33=step_share (s) s3\nB33=Compute without FLOPs (s) s3\nC33=0.1 (n) s6\nD33=0.166666666667 (n) s6\n"
+	"A34=step_share (s) s3\nB34=Exposed communication (s) s3\nC34=0.05 (n) s6\nD34=0.208333333333 (n) s6\n"
 	"A35=step_share (s) s3\nB35=Idle (s) s3\nC35=0.05 (n) s6\nD35=0.041666666667 (n) s6\n"
 	"A51=Largest changes in lost time (the chart's data) (s) s2\n"
 	"A52=Kind (s) s1\nB52=Name (s) s1\nC52=Increase (ms) (s) s1\nD52=Decrease (ms) (s) s1\n"
@@ -237,7 +240,7 @@ static const char diff_want[] =
 static enum opmfu_status write_diff(const char *d, const struct opmfu_cell_store *cs, struct opmfu_err *e)
 {
 	struct opmfu_table t = opmfu_cell_store_table(cs);
-	struct opmfu_summary_tables tabs = { NULL, NULL, NULL, NULL, &t };
+	struct opmfu_summary_tables tabs = { NULL, NULL, NULL, NULL, NULL, &t };
 	struct opmfu_write_stats ws;
 	memset(&ws, 0, sizeof(ws));
 	return opmfu_summary_xlsx_write(d, &tabs, &ws, e);
@@ -291,31 +294,35 @@ static void test_streamed(void)
  * NEW's summary and the Diff). */
 static void test_with_run(void)
 {
-	struct opmfu_cell_store ranks, ops, diff;
-	struct opmfu_table t[3];
-	struct opmfu_summary_tables tabs = { NULL, NULL, NULL, NULL, NULL };
+	struct opmfu_cell_store ranks, runs, hot, diff;
+	struct opmfu_table t[4];
+	struct opmfu_summary_tables tabs = { NULL, NULL, NULL, NULL, NULL, NULL };
 	struct opmfu_write_stats ws;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	char path[4200], *run, *both, *want;
 
 	opmfu_cell_store_init(&ranks, &rank_def);
-	opmfu_cell_store_init(&ops, &op_def);
+	opmfu_cell_store_init(&runs, &run_def);
+	opmfu_cell_store_init(&hot, &hot_def);
 	opmfu_cell_store_init(&diff, &diff_def);
 	add(&ranks, (struct opmfu_cell[]){ I(0), S("ok"), R(0.25) });
 	add(&ranks, (struct opmfu_cell[]){ I(3), S("ok"), R(0.5) });
-	add(&ops, (struct opmfu_cell[]){ I(0), S("aten::mm"), I(8000000), I(4000000) });
-	add(&ops, (struct opmfu_cell[]){ I(3), S("aten::gelu"), I(1500000), I(1500000) });
+	add(&runs, (struct opmfu_cell[]){ I(0), R(0.25) });
+	add(&hot, (struct opmfu_cell[]){ S("op_type"), S("aten::mm"), I(8000000), I(4000000) });
+	add(&hot, (struct opmfu_cell[]){ S("op_type"), S("aten::gelu"), I(1500000), I(1500000) });
 	diff_rows(&diff);
 	t[0] = opmfu_cell_store_table(&ranks);
-	t[1] = opmfu_cell_store_table(&ops);
-	t[2] = opmfu_cell_store_table(&diff);
+	t[1] = opmfu_cell_store_table(&runs);
+	t[2] = opmfu_cell_store_table(&hot);
+	t[3] = opmfu_cell_store_table(&diff);
 	tabs.ranks = &t[0];
-	tabs.op_types = &t[1];
+	tabs.run = &t[1];
+	tabs.hotspots = &t[2];
 	memset(&ws, 0, sizeof(ws));
 	in_dir(path, sizeof(path), OPMFU_SUMMARY_XLSX);
 	CHECK_INT(opmfu_summary_xlsx_write(dir, &tabs, &ws, &e), OPMFU_OK);
 	run = xlsx_dump(path);
-	tabs.diff = &t[2];
+	tabs.diff = &t[3];
 	CHECK_INT(opmfu_summary_xlsx_write(dir, &tabs, &ws, &e), OPMFU_OK);
 	both = xlsx_dump(path);
 	want = malloc(sizeof(diff_want) + (run ? strlen(run) : 0));
@@ -331,7 +338,8 @@ static void test_with_run(void)
 	free(both);
 	free(want);
 	opmfu_cell_store_release(&ranks);
-	opmfu_cell_store_release(&ops);
+	opmfu_cell_store_release(&runs);
+	opmfu_cell_store_release(&hot);
 	opmfu_cell_store_release(&diff);
 }
 
