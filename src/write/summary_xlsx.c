@@ -235,13 +235,51 @@ static void set_widths(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh
 
 /* ---- sheets ---- */
 
+/* Does s[0..n) hold a control character that XML 1.0 cannot spell? */
+static int has_control(const char *s, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' && s[i] != '\0')
+			return 1;
+	return 0;
+}
+
+/* A text cell of the summary. Its names are also chart labels, and
+ * libxlsxwriter copies a label into the chart's cache unescaped, where a
+ * control character makes the chart part invalid XML (Excel then repairs
+ * the file): such characters become U+FFFD here, counted as repaired. */
+static void put_text(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s, size_t n,
+		     lxw_format *f)
+{
+	struct sbuf sb;
+	size_t i;
+
+	if (!has_control(s, n)) {
+		opmfu_xbook_str(&bk->b, ws, r, c, s, n, f);
+		return;
+	}
+	sbuf_init(&sb);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' && s[i] != '\0')
+			sbuf_add(&sb, "\xEF\xBF\xBD", 3);
+		else
+			sbuf_add(&sb, s + i, 1);
+	if (sb.oom)
+		bk->b.oom = 1;
+	else
+		bk->b.st.repaired++;
+	opmfu_xbook_str(&bk->b, ws, r, c, sb.oom ? NULL : sb.buf, sb.oom ? 0 : sb.len, f);
+	sbuf_release(&sb);
+}
+
 void opmfu_sx_put(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const struct opmfu_cell *v,
 		      enum opmfu_sx_fmt f)
 {
 	if (v->null)
 		opmfu_xbook_str(&bk->b, ws, r, c, NULL, 0, bk->fmt[f]);
 	else if (f == F_TEXT)
-		opmfu_xbook_str(&bk->b, ws, r, c, v->v.t.s, v->v.t.n, bk->fmt[f]);
+		put_text(bk, ws, r, c, v->v.t.s, v->v.t.n, bk->fmt[f]);
 	else
 		opmfu_xbook_num(&bk->b, ws, r, c, v->v.r, bk->fmt[f]);
 }
