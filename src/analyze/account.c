@@ -228,8 +228,12 @@ enum opmfu_status opmfu_account_add(struct opmfu_account *a, const struct opmfu_
 	}
 	for (k = 0; k < OPMFU_NHOT; k++)
 		if (!strcmp(name, hot_specs[k].table)) {
+			/* folded through this layout: a rank's rows in another would be read at the wrong columns */
 			if (!a->hot[k].def)
 				a->hot[k].def = t->def;
+			if (a->hot[k].def != t->def)
+				return opmfu_err_set(err, OPMFU_ERR_SCHEMA, "table %s given with two different column layouts",
+						     name);
 			return store_add(&a->hot[k].pending, t, err);
 		}
 	return OPMFU_OK;
