@@ -20,10 +20,10 @@ static const struct opmfu_column cols[] = {
 	{ "flops_shape", OPMFU_COL_INT, "FLOPs from Shapes", 18, 0 },
 	{ "peak_tflops", OPMFU_COL_REAL, "Peak TFLOPS", 0, 0 },
 	{ "trace_mfu", OPMFU_COL_REAL, "Trace MFU", 10, OPMFU_COLF_PERCENT },
-	{ "share_idle", OPMFU_COL_REAL, "Idle Share", 10, OPMFU_COLF_PERCENT },
-	{ "share_comm", OPMFU_COL_REAL, "Exposed Communication Share", 10, OPMFU_COLF_PERCENT },
-	{ "share_other_compute", OPMFU_COL_REAL, "Other Compute Share", 10, OPMFU_COLF_PERCENT },
-	{ "share_inefficiency", OPMFU_COL_REAL, "Inefficiency Share", 10, OPMFU_COLF_PERCENT },
+	{ "share_idle", OPMFU_COL_REAL, "Idle", 10, OPMFU_COLF_PERCENT },
+	{ "share_comm", OPMFU_COL_REAL, "Exposed Communication", 10, OPMFU_COLF_PERCENT },
+	{ "share_other_compute", OPMFU_COL_REAL, "Compute without FLOPs", 10, OPMFU_COLF_PERCENT },
+	{ "share_inefficiency", OPMFU_COL_REAL, "FLOP Kernels below Peak", 10, OPMFU_COLF_PERCENT },
 };
 
 const struct opmfu_table_def opmfu_steps_def = {

@@ -368,11 +368,13 @@ static void print_operator_note(const struct opmfu_rows *rs)
 void opmfu_print_report(const struct opmfu_run *r, int dtype_class)
 {
 	const struct opmfu_rows *run = opmfu_run_rows(r, "OpmfuRun"), *rs = opmfu_run_rows(r, "OpmfuRankSummary");
-	double ranks = opmfu_cell(run, 0, "ranks"), ok = opmfu_cell(run, 0, "ranks_analysed"),
-	       failed = opmfu_cell(run, 0, "ranks_failed");
+	double ranks, ok, failed;
 
 	if (!run || !opmfu_rows_count(run))
 		return;
+	ranks = opmfu_cell(run, 0, "ranks");
+	ok = opmfu_cell(run, 0, "ranks_analysed");
+	failed = opmfu_cell(run, 0, "ranks_failed");
 	printf("%.0f rank%s, %.0f analysed, %.0f failed. Per rank, its median step: step time; trace MFU = FLOPs / "
 	       "(step time x peak);\nthen idle, comm (exposed), no-FLOP (compute without FLOPs) and below (FLOP "
 	       "kernels below peak) as shares\nof the step time, summing to 100%% with trace MFU. Over all its ops: "

@@ -4,6 +4,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -185,7 +186,9 @@ static void run_identity(const struct opmfu_rank_list *list, char *id, size_t si
 
 	*source = NULL;
 	for (i = 0; i < list->n; i++) {
-		const char *p = list->v[i].path;
+		/* the file itself, however the path to it was written */
+		char *real = realpath(list->v[i].path, NULL);
+		const char *p = real ? real : list->v[i].path;
 		char rank[16];
 		snprintf(rank, sizeof(rank), "%d:", list->v[i].rank);
 		for (const char *q = rank; *q; q++)
@@ -193,6 +196,7 @@ static void run_identity(const struct opmfu_rank_list *list, char *id, size_t si
 		for (; p && *p; p++)
 			h = (h ^ (unsigned char)*p) * 1099511628211ull;
 		h = (h ^ '\n') * 1099511628211ull;
+		free(real);
 		if (!*source)
 			*source = list->v[i].reader->name;
 		else if (strcmp(*source, list->v[i].reader->name))
