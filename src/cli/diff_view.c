@@ -125,7 +125,7 @@ static void print_steps(const struct opmfu_diff *d)
 	share_line("step time", NAN, NAN, m->kernel_ns[0], m->kernel_ns[1]);
 	for (s = 0; s < 2; s++)
 		useful[s] = m->kernel_ns[s] - m->lost_ns[s];
-	share_line("useful math (trace MFU)", m->mfu[0], m->mfu[1], useful[0], useful[1]);
+	share_line("useful math (trace MFU over all steps)", m->mfu[0], m->mfu[1], useful[0], useful[1]);
 	for (k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
 		const struct opmfu_diff_row *r = find(d, OPMFU_DIFF_STEP_SHARE, parts[k].name);
 		if (r)

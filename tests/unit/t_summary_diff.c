@@ -223,7 +223,7 @@ static const char diff_want[] =
 	"G14= (blank) s6\nH14=0.5 (n) s6\nI14= (blank) s5\nJ14= (blank) s5\nK14= (blank) s9\n"
 	"A29=Where the step time went, BASE and NEW (the chart's data) (s) s2\n"
 	"A30=Kind (s) s1\nB30=Part (s) s1\nC30=BASE (s) s1\nD30=NEW (s) s1\n"
-	"A31=step_share (s) s3\nB31=Trace MFU (s) s3\nC31=0.4 (n) s6\nD31=0.25 (n) s6\n"
+	"A31=step_share (s) s3\nB31=Trace MFU over all steps (s) s3\nC31=0.4 (n) s6\nD31=0.25 (n) s6\n"
 	"A32=step_share (s) s3\nB32=FLOP kernels below peak (s) s3\nC32=0.4 (n) s6\nD32=0.333333333333 (n) s6\n"
 	"A33=step_share (s) s3\nB33=Compute without FLOPs (s) s3\nC33=0.1 (n) s6\nD33=0.166666666667 (n) s6\n"
 	"A34=step_share (s) s3\nB34=Exposed communication (s) s3\nC34=0.05 (n) s6\nD34=0.208333333333 (n) s6\n"
