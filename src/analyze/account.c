@@ -2,13 +2,13 @@
  * account.c - the run account (SPEC 16): OpmfuRun, OpmfuHotspots and
  * OpmfuStragglers from the ranks' tables (analyze/account.h).
  */
-#include "base/sat.h"
 #include "analyze/account.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 
 /* ---- the tables made ---- */

@@ -2,10 +2,11 @@
  * modules_table.c - the OpmfuModules table (schema/out/opmfu_modules.sql):
  * a row per module path, most lost time first.
  */
-#include "base/sat.h"
 #include "analyze/modules.h"
 
 #include <math.h>
+
+#include "base/sat.h"
 
 static const struct opmfu_column cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },

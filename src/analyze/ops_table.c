@@ -2,12 +2,12 @@
  * ops_table.c - the OpmfuOps table (schema/out/opmfu_ops.sql): a row per
  * unit of analyze/ops.c, in start order.
  */
-#include "base/sat.h"
 #include "analyze/ops.h"
 
 #include <math.h>
 
 #include "base/intern.h"
+#include "base/sat.h"
 
 /* A sheet of it is not written: the summary workbook shows op types instead. */
 static const struct opmfu_column cols[] = {

@@ -3,12 +3,11 @@
  */
 #include "trace/trace.h"
 
-#include "base/sat.h"
-
 #include <string.h>
 
 #include "base/bucket.h"
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 
 /* a link per (kernel, op) row: 10^6 kernels cost 56 MB of them */
