@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/sat.h"
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 #include "lib/diff.h"
 

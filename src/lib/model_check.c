@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/sat.h"
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
