@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 
 /* ---- the tables made ---- */
@@ -467,11 +468,11 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 		c[0] = opmfu_cell_str(opmfu_hot_kind_name(r[i].kind));
 		c[1] = opmfu_cell_text(opmfu_intern_str(&g->names, h->name), opmfu_intern_len(&g->names, h->name));
 		c[2] = opmfu_cell_int(h->ranks);
-		c[3] = opmfu_cell_int(llround(h->calls));
-		c[4] = opmfu_cell_int(llround(h->kernel_ns));
+		c[3] = opmfu_cell_int(opmfu_sat_round(h->calls));
+		c[4] = opmfu_cell_int(opmfu_sat_round(h->kernel_ns));
 		/* until ops have bytes (SPEC 18), all time lost to peak counts as recoverable */
-		c[5] = opmfu_cell_int(llround(h->lost_ns));
-		c[6] = opmfu_cell_int(llround(h->lost_ns));
+		c[5] = opmfu_cell_int(opmfu_sat_round(h->lost_ns));
+		c[6] = opmfu_cell_int(opmfu_sat_round(h->lost_ns));
 		c[7] = isnan(per) ? opmfu_cell_null() : opmfu_cell_real(h->kernel_ns / per);
 		c[8] = h->mfu_w > 0 ? opmfu_cell_real(h->mfu_x / h->mfu_w) : opmfu_cell_null();
 		c[9] = opmfu_cell_null();

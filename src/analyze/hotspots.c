@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 
 #define NONE UINT32_MAX
@@ -40,12 +41,12 @@ static void add(struct opmfu_hot *h, const struct opmfu_ops *ops, const struct o
 		int64_t ns)
 {
 	double peak = opmfu_unit_peak(ops, u);
-	h->kernel_ns += ns;
+	h->kernel_ns = opmfu_sat_add(h->kernel_ns, ns);
 	h->lost_ns += opmfu_unit_lost_ns(ops, u) * share;
 	if (u->src < 0)
 		return;
-	h->flops_kernel_ns += ns;
-	h->flops += llround((double)u->flops * share);
+	h->flops_kernel_ns = opmfu_sat_add(h->flops_kernel_ns, ns);
+	h->flops = opmfu_sat_add(h->flops, opmfu_sat_round((double)u->flops * share));
 	if (peak > 0) {
 		h->cap_flops += (double)ns * 1e-9 * peak;
 		h->flops_peaked += (double)u->flops * share;
@@ -170,7 +171,7 @@ static void hot_row(const struct opmfu_hotspots_table *ht, const struct opmfu_ho
 	c[4] = opmfu_cell_int(h->flops_kernel_ns);
 	c[5] = opmfu_cell_int(h->flops);
 	c[6] = opmfu_cell_known(mfu);
-	c[7] = opmfu_cell_int(llround(h->lost_ns));
+	c[7] = opmfu_cell_int(opmfu_sat_round(h->lost_ns));
 }
 
 static void op_row(const void *src, size_t i, struct opmfu_cell *c)

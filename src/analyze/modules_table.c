@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "base/sat.h"
+
 static const struct opmfu_column cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
 	{ "module", OPMFU_COL_TEXT, "Module", 60, 0 },
@@ -40,12 +42,12 @@ static void modules_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[5] = opmfu_cell_int(r->all.flops);
 	c[6] = opmfu_cell_known(opmfu_msum_mfu(&r->all));
 	c[7] = opmfu_cell_known(opmfu_msum_mfu_all(&r->all));
-	c[8] = opmfu_cell_int(llround(r->all.lost_ns));
+	c[8] = opmfu_cell_int(opmfu_sat_round(r->all.lost_ns));
 	c[9] = opmfu_cell_int(r->depth);
 	c[10] = opmfu_cell_int(r->self.kernel_ns);
 	c[11] = opmfu_cell_int(r->self.flops);
 	c[12] = opmfu_cell_known(opmfu_msum_mfu(&r->self));
-	c[13] = opmfu_cell_int(llround(r->self.lost_ns));
+	c[13] = opmfu_cell_int(opmfu_sat_round(r->self.lost_ns));
 }
 
 struct opmfu_table opmfu_modules_table(const struct opmfu_modules_table *src)

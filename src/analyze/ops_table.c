@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "base/intern.h"
+#include "base/sat.h"
 
 /* A sheet of it is not written: the summary workbook shows op types instead. */
 static const struct opmfu_column cols[] = {
@@ -66,7 +67,7 @@ static void ops_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[13] = u->src >= 0 && u->kernel_ns > 0 ? opmfu_cell_real((double)u->flops / (double)u->kernel_ns / 1e3)
 						 : opmfu_cell_null();
 	c[14] = opmfu_cell_known(mfu);
-	c[15] = opmfu_cell_int(llround(opmfu_unit_lost_ns(res, u)));
+	c[15] = opmfu_cell_int(opmfu_sat_round(opmfu_unit_lost_ns(res, u)));
 	if (u->fact != OPMFU_UNIT_NONE) {
 		const struct opmfu_flops_fact *f = &res->fl->facts[u->fact];
 		c[16] = sid_cell(t, f->name, f->name_off);

@@ -92,7 +92,7 @@ static int add(struct build *b, int64_t start, int64_t end, int kind, long s)
 	if (end <= start)
 		return 0; /* takes no time */
 	if (s < 0) {
-		b->outside_ns += end - start;
+		b->outside_ns = opmfu_sat_add(b->outside_ns, end - start);
 		return 0;
 	}
 	if (OPMFU_GROW(b->ev, b->cap_ev, b->n_ev + 2))
@@ -190,13 +190,13 @@ static void sweep(const struct ev *ev, size_t n, struct opmfu_step_row *s)
 			int64_t d = ev[i].t - ev[i - 1].t;
 			int compute = count[K_FLOPS] + count[K_OTHER] > 0;
 			if (count[K_FLOPS])
-				s->flops_ns += d;
+				s->flops_ns = opmfu_sat_add(s->flops_ns, d);
 			else if (count[K_OTHER])
-				s->other_ns += d;
+				s->other_ns = opmfu_sat_add(s->other_ns, d);
 			if (count[K_COMM] && compute)
-				s->comm_overlapped_ns += d;
+				s->comm_overlapped_ns = opmfu_sat_add(s->comm_overlapped_ns, d);
 			else if (count[K_COMM])
-				s->comm_exposed_ns += d;
+				s->comm_exposed_ns = opmfu_sat_add(s->comm_exposed_ns, d);
 		}
 		count[ev[i].kind] += ev[i].delta;
 	}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 #include "lib/diff.h"
 
@@ -203,10 +204,10 @@ static void set_delta(struct opmfu_diff_row *r)
  * window, lost time. */
 static void share(struct opmfu_diff_row *r, int s, double ns, double flops, double part, double window, double lost)
 {
-	r->kernel_ns[s] = (double)llround(ns);
+	r->kernel_ns[s] = (double)opmfu_sat_round(ns);
 	r->flops[s] = flops;
 	r->mfu[s] = window > 0 && !isnan(part) ? part / window : NAN;
-	r->lost_ns[s] = isnan(lost) ? NAN : (double)llround(lost);
+	r->lost_ns[s] = isnan(lost) ? NAN : (double)opmfu_sat_round(lost);
 }
 
 /* Sums of the compared ranks' steps on one side. */
@@ -370,10 +371,10 @@ static enum opmfu_status list_rows(const struct opmfu_results res[2], int list, 
 		for (s = 0; s < 2; s++) {
 			if (!a[s].on)
 				continue;
-			r->kernel_ns[s] = (double)llround(a[s].kernel);
+			r->kernel_ns[s] = (double)opmfu_sat_round(a[s].kernel);
 			r->flops[s] = a[s].flops_known ? a[s].flops : NAN;
 			r->mfu[s] = a[s].cap > 0 ? a[s].fcap / a[s].cap : NAN;
-			r->lost_ns[s] = a[s].lost_known ? (double)llround(a[s].lost) : NAN;
+			r->lost_ns[s] = a[s].lost_known ? (double)opmfu_sat_round(a[s].lost) : NAN;
 		}
 		set_delta(r);
 	}
@@ -405,7 +406,7 @@ static enum opmfu_status model_rows(const struct opmfu_results res[2], struct op
 				return OPMFU_ERR_NOMEM;
 			if (!isnan(r->mfu[s]) || !isnan(r->kernel_ns[s]))
 				continue; /* the first row of a convention counts */
-			r->kernel_ns[s] = isnan(m->step_ns) ? NAN : (double)llround(m->step_ns);
+			r->kernel_ns[s] = isnan(m->step_ns) ? NAN : (double)opmfu_sat_round(m->step_ns);
 			r->flops[s] = m->flops;
 			r->mfu[s] = m->mfu;
 		}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
@@ -213,9 +214,9 @@ static enum opmfu_status add_row(struct opmfu_cell_store *cs, const int *rank, i
 	cell[2] = opmfu_cell_str(opmfu_convention_name(r->conv));
 	cell[3] = opmfu_cell_real(r->flops_per_step);
 	cell[4] = opmfu_cell_real(r->flops_per_device);
-	cell[5] = r->step_ns > 0 ? opmfu_cell_int(llround(r->step_ns)) : opmfu_cell_null();
+	cell[5] = r->step_ns > 0 ? opmfu_cell_int(opmfu_sat_round(r->step_ns)) : opmfu_cell_null();
 	cell[6] = opmfu_cell_known(r->model_mfu);
-	cell[7] = r->trace_flops >= 0 ? opmfu_cell_int(llround(r->trace_flops)) : opmfu_cell_null();
+	cell[7] = r->trace_flops >= 0 ? opmfu_cell_int(opmfu_sat_round(r->trace_flops)) : opmfu_cell_null();
 	cell[8] = opmfu_cell_known(r->coverage);
 	cell[9] = opmfu_cell_pos(r->peak_tflops);
 	cell[10] = opmfu_cell_str(r->note);

@@ -302,6 +302,13 @@ static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report
 		opmfu_warn(o, msg);
 	}
 	rw->above_ops += rr->units_above_one;
+	/* SPEC 26: one per rank */
+	if (rr->clamped) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu row%s with times beyond +-2^62 ns or FLOPs beyond 2^62: times "
+			 "clamped to +-2^62 ns, sums of times and FLOPs stop at 2^63 - 1", rr->rank, rr->clamped,
+			 rr->clamped == 1 ? "" : "s");
+		opmfu_warn(o, msg);
+	}
 	if (!rr->warning[0] || (*n)++)
 		return;
 	snprintf(msg, sizeof(msg), "rank %d: %s", rr->rank, rr->warning);

@@ -26,7 +26,10 @@ static void prepare_stages(void *ctx, const struct opmfu_trace *t)
 {
 	struct rank_work *w = ctx;
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	if (opmfu_op_mfu_prepare(t, &w->op, &e) == OPMFU_OK)
+	/* the trace is w->trace, the reader's: its links are complete here and
+	 * nothing else touches them (SPEC 26: clamp before any difference) */
+	opmfu_trace_clamp_links(&w->trace);
+	if (opmfu_op_mfu_prepare(&w->trace, &w->op, &e) == OPMFU_OK)
 		(void)opmfu_flops_prepare(&w->flops, t, w->op.r, w->op.n_r, &e);
 }
 
@@ -84,6 +87,9 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	st = in->reader->read(in, &w->trace, &ro, &e);
 	t1 = opmfu_now_s();
 	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
+	if (!st)
+		opmfu_trace_clamp(&w->trace);
+	rr->clamped = w->trace.n_clamped;
 	rr->kernels = w->trace.n_compute;
 	rr->comm_links = w->trace.n_comm_op + w->trace.n_comm_sched;
 	rr->recs_read = w->trace.n_recs_read;

@@ -102,6 +102,7 @@ struct opmfu_rank_report {
 	double flops_record, flops_shape; /* FLOPs the units took from each source */
 	size_t units, units_flops;  /* OpmfuOps rows; those with FLOPs */
 	size_t units_no_peak;       /* with FLOPs but no peak for their dtype class */
+	size_t clamped;             /* rows with times or FLOPs beyond the sane range (trace.h n_clamped) */
 	size_t units_above_one;     /* with an MFU above 1: wrong FLOPs or peak */
 	size_t rec_compared, rec_agree; /* records whose kernels have shape FLOPs too; within 1 % */
 	size_t recs_nested;         /* records whose op instances all belong to inner records */

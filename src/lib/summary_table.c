@@ -4,6 +4,7 @@
  */
 #include <math.h>
 
+#include "base/sat.h"
 #include "lib/lib.h"
 
 static const struct opmfu_column cols[] = {
@@ -128,8 +129,8 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[19] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_FP32]);
 	c[20] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_TF32]);
 	c[21] = opmfu_cell_pos(rr->peak_tflops[OPMFU_CLASS_FP4]);
-	c[22] = opmfu_cell_int(llround(rr->busy_ns));
-	c[23] = opmfu_cell_int(llround(rr->flops_ns));
+	c[22] = opmfu_cell_int(opmfu_sat_round(rr->busy_ns));
+	c[23] = opmfu_cell_int(opmfu_sat_round(rr->flops_ns));
 	c[24] = opmfu_cell_real(rr->flops_record);
 	c[25] = opmfu_cell_real(rr->flops_shape);
 	c[26] = opmfu_cell_int((int64_t)rr->units);
@@ -138,7 +139,7 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[29] = opmfu_cell_int((int64_t)rr->rec_compared);
 	c[30] = opmfu_cell_int((int64_t)rr->rec_agree);
 	c[31] = opmfu_cell_known(rr->trace_mfu);
-	c[32] = rr->step_ns_median >= 0 ? opmfu_cell_int(llround(rr->step_ns_median)) : opmfu_cell_null();
+	c[32] = rr->step_ns_median >= 0 ? opmfu_cell_int(opmfu_sat_round(rr->step_ns_median)) : opmfu_cell_null();
 	c[33] = opmfu_cell_int((int64_t)rr->steps);
 	c[34] = rr->source ? opmfu_cell_str(rr->source) : opmfu_cell_null();
 	c[35] = rr->median_step >= 0 ? opmfu_cell_int(rr->median_step) : opmfu_cell_null();

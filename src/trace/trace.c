@@ -7,6 +7,7 @@
 
 #include "base/bucket.h"
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 
 /* a link per (kernel, op) row: 10^6 kernels cost 56 MB of them */
@@ -53,6 +54,42 @@ int opmfu_ranges_add(struct opmfu_ranges *rs, const struct opmfu_range *r)
 		return -1;
 	rs->v[rs->n++] = *r;
 	return 0;
+}
+
+static int clamp2(int64_t *a, int64_t *b)
+{
+	int64_t x = opmfu_time_clamp(*a), y = opmfu_time_clamp(*b);
+	int changed = x != *a || y != *b;
+	*a = x;
+	*b = y;
+	return changed;
+}
+
+void opmfu_trace_clamp_links(struct opmfu_trace *t)
+{
+	size_t i;
+	for (i = 0; i < t->n_links; i++) {
+		struct opmfu_link *l = &t->links[i];
+		int c = clamp2(&l->k_start, &l->k_end);
+		c |= clamp2(&l->op_start, &l->op_end);
+		t->n_clamped += (size_t)c;
+	}
+}
+
+void opmfu_trace_clamp(struct opmfu_trace *t)
+{
+	int k;
+	size_t i;
+	opmfu_trace_clamp_links(t);
+	for (k = 0; k < OPMFU_RANGE__COUNT; k++) {
+		struct opmfu_ranges *rs = opmfu_trace_ranges(t, (enum opmfu_range_kind)k);
+		for (i = 0; i < rs->n; i++) {
+			int c = clamp2(&rs->v[i].start, &rs->v[i].end);
+			if (k == OPMFU_RANGE_FLOPS && rs->v[i].value > OPMFU_FLOPS_LIMIT)
+				c = 1;
+			t->n_clamped += (size_t)c;
+		}
+	}
 }
 
 static int range_before(const void *a, const void *b)

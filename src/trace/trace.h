@@ -119,6 +119,8 @@ struct opmfu_trace {
 	size_t n_recs_read;          /* FLOPs records seen, parsed or not */
 	size_t drops[OPMFU_DROP__COUNT]; /* read-time drops (format..range) */
 	size_t n_bad_rows;           /* link/module rows skipped for junk timestamps */
+	size_t n_clamped;            /* rows with a time beyond +-OPMFU_TIME_LIMIT (clamped to it) or a
+					FLOPs record above OPMFU_FLOPS_LIMIT (kept): opmfu_trace_clamp */
 	/* the reader's words for what the trace lacks, for the summary (static
 	 * strings; NULL: the model's plain words) */
 	const char *why_no_links;   /* no compute kernel links to a framework op */
@@ -137,6 +139,17 @@ void opmfu_trace_release(struct opmfu_trace *t);
 struct opmfu_ranges *opmfu_trace_ranges(struct opmfu_trace *t, enum opmfu_range_kind k);
 /* Appends r; returns 0, or -1 when out of memory (nothing added). */
 int opmfu_ranges_add(struct opmfu_ranges *rs, const struct opmfu_range *r);
+/*
+ * SPEC 26: clamps every link's and range's times to +-OPMFU_TIME_LIMIT
+ * (base/sat.h), so that any difference of two fits in int64, and adds to
+ * t->n_clamped the rows that changed and the FLOPs records above
+ * OPMFU_FLOPS_LIMIT. Idempotent: a second call counts nothing more, except
+ * that the FLOPs records are counted by opmfu_trace_clamp alone (call it once,
+ * after reading; opmfu_trace_clamp_links may come before it).
+ */
+void opmfu_trace_clamp_links(struct opmfu_trace *t);
+void opmfu_trace_clamp(struct opmfu_trace *t);
+
 /* Puts them in start order, ties in their order (nothing to do when they
  * are). Returns 0, or -1 when out of memory (order unchanged). */
 int opmfu_ranges_sort(struct opmfu_ranges *rs);
