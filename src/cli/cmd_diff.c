@@ -28,6 +28,9 @@ static const char usage_diff[] =
 	"      --export LIST      with -o: a comma list of db, xlsx, csv, json (default:\n"
 	"                         db); xlsx: opmfu_summary.xlsx, NEW's summary sheets\n"
 	"                         and a Diff sheet\n"
+	"      --csv-verbatim     csv: write texts that start with =, +, -, @, tab or CR\n"
+	"                         as they are (default: with ' in front, so that a\n"
+	"                         spreadsheet does not take them for formulas)\n"
 	"      --peak SPEC        for input paths: peak TFLOPS per class, as analyze takes\n"
 	"                         it (also read from OPMFU_PEAK)\n"
 	"      --chip NAME        for input paths: the built-in peaks of NAME\n"
@@ -60,6 +63,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
+	{ "csv-verbatim", no_argument, NULL, 'X' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "model", required_argument, NULL, 'M' },  OPMFU_MODEL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
