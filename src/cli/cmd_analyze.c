@@ -168,19 +168,19 @@ static int exit_code(enum opmfu_status st, const struct opmfu_run *run, const st
 	case OPMFU_OK:
 		return 0;
 	case OPMFU_ERR_USAGE:
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
 		return EXIT_USAGE;
 	case OPMFU_ERR_PARTIAL:
 		for (i = 0; i < n; i++) {
 			const char *status = opmfu_cell_str(rs, i, "status"), *why = opmfu_cell_str(rs, i, "reason");
 			if (status && !strcmp(status, "failed"))
-				fprintf(stderr, "%s: error: rank %.0f: %s\n", opmfu_prog, opmfu_cell(rs, i, "rank_id"),
+				opmfu_fprintf(stderr, "%s: error: rank %.0f: %s\n", opmfu_prog, opmfu_cell(rs, i, "rank_id"),
 					why ? why : "");
 		}
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
 		return opmfu_cell(r, 0, "ranks_analysed") > 0 ? EXIT_PARTIAL : 1;
 	default:
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
 		return 1;
 	}
 }
