@@ -6,7 +6,7 @@ src/cli/term.c spells them (\\x1b, \\x07, \\u009b), on standard output and
 standard error alike, while the database keeps the bytes as they are.
 
 - analyze: module_tree's fixture with its root module and an op renamed to
-  hold them, --verbose and --model, whose config's model_type holds them too
+  hold them, and a kernel with a lone byte 0x9B (not UTF-8), --verbose and --model, whose config's model_type holds them too
   (an unknown model_type: the error message names it);
 - model: the same config (the error), then on its own;
 - diff of the fixture as it is against the renamed one (the view names
@@ -30,6 +30,8 @@ MODEL = "Model\x1b[2J\x1b]0;pwned\x07\u009b31m"
 MODEL_SHOWN = b"Model\\x1b[2J\\x1b]0;pwned\\x07\\u009b31m"
 OP = "aten::mm\x1b[31m\r"
 OP_SHOWN = b"aten::mm\\x1b[31m\\x0d"
+# a lone byte 0x9B (not UTF-8: an 8-bit terminal's CSI)
+ADD_SHOWN = b"Add\\x9b2J"
 TYPE = "llama\x1b]0;pwned\x07"
 TYPE_SHOWN = b"llama\\x1b]0;pwned\\x07"
 fails = []
@@ -43,7 +45,7 @@ def sql_str(s):
 def run(name, args, shown, code=None):
     p = subprocess.run([OPMFU] + args, capture_output=True, timeout=120)
     both = p.stdout + p.stderr
-    raw = [c for c in (b"\x1b", b"\x07", b"\r", b"\xc2\x9b") if c in both]
+    raw = [c for c in (b"\x1b", b"\x07", b"\r", b"\x9b") if c in both]
     if raw:
         fails.append("%s: raw %r in the output" % (name, raw))
     for s in shown:
@@ -65,7 +67,8 @@ def main():
         sql = os.path.join(src, "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT", "ascend_pytorch_profiler_0.db.sql")
         with open(sql, encoding="utf-8") as f:
             text = f.read()
-        for old, new in (("(3,'Model')", "(3,%s)" % sql_str(MODEL)), ("(8,'aten::mm')", "(8,%s)" % sql_str(OP))):
+        for old, new in (("(3,'Model')", "(3,%s)" % sql_str(MODEL)), ("(8,'aten::mm')", "(8,%s)" % sql_str(OP)),
+                         ("(19,'Add')", "(19,'Add' || CAST(X'9B' AS TEXT) || '2J')")):
             if old not in text:
                 fails.append("fixture: %s not in module_tree's SQL" % old)
             text = text.replace(old, new)
@@ -80,9 +83,10 @@ def main():
         with open(bad, "w", encoding="utf-8") as f:
             json.dump(cfg, f)
         out = os.path.join(tmp, "out")
-        run("analyze", ["analyze", tree, "-o", out, "--verbose"], [MODEL_SHOWN, OP_SHOWN], 0)
+        run("analyze", ["analyze", tree, "-o", out, "--verbose"], [MODEL_SHOWN, OP_SHOWN, ADD_SHOWN], 0)
         # the database keeps the names byte for byte
         con = sqlite3.connect(os.path.join(out, "cluster_analysis_output", "cluster_analysis.db"))
+        con.text_factory = lambda b: b.decode("utf-8", "surrogateescape")
         names = {r[0] for r in con.execute("SELECT name FROM OpmfuHotspots")}
         con.close()
         if not any(MODEL in n for n in names) or OP not in names:
