@@ -49,6 +49,9 @@ struct opmfu_opts {
 	size_t n_inputs;
 	const char *out_dir;       /* NULL: the single input's directory */
 	unsigned exports;          /* OPMFU_EXPORT_*; 0 means DB */
+	/* CSV: texts a spreadsheet would read as formulas (starting with =, +,
+	 * -, @, tab or CR) as they are; 0: with ' in front (docs/output-schema.md) */
+	int csv_verbatim;
 	/* Peak overrides in TFLOPS per class; 0 = not overridden. peak_origin
 	 * names where they came from ("--peak", "OPMFU_PEAK") for the report. */
 	double peak_tflops[OPMFU_NCLASS];

@@ -6,6 +6,9 @@
 #ifndef OPMFU_CLI_H
 #define OPMFU_CLI_H
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "opmfu.h"
 
 #define EXIT_USAGE 2
@@ -36,6 +39,23 @@ void opmfu_die_bad_option(const char *cmd, int c, char *const *argv)
 	__attribute__((noreturn))
 #endif
 	;
+/* Printing with the data's control characters neutralised (term.c): every
+ * byte a terminal could take as a control, but LF, is written as a visible
+ * escape (\x1b, \u009b); all of the program's output that can hold data
+ * goes through these. */
+void opmfu_term_write(FILE *f, const char *s, size_t n);
+void opmfu_term_vprintf(FILE *f, const char *fmt, va_list ap);
+void opmfu_fprintf(FILE *f, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+void opmfu_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+
 /* The library's on_warning: "opmfu: warning: MSG" on standard error. */
 void opmfu_print_warning(void *ctx, const char *msg);
 
@@ -45,8 +65,8 @@ int opmfu_parse_rank_list(const char *s, int **out);
 /* "db,csv" -> OPMFU_EXPORT_* bits, in any order; a word that is not one of
  * allowed's is a usage error of cmd ("analyze ") naming it. */
 unsigned opmfu_parse_exports(const char *cmd, const char *list, unsigned allowed);
-/* --peak (getopt value 'P'), --chip ('C'), -j ('j') or --rank-list ('R') of
- * cmd into o; *ranks owns the rank list. Usage errors exit. */
+/* --peak (getopt value 'P'), --chip ('C'), -j ('j'), --rank-list ('R') or
+ * --csv-verbatim ('X', no value) of cmd into o; *ranks owns the rank list. Usage errors exit. */
 void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const char *arg, int **ranks);
 /* After the options: --model's run options (m) into o, an error when they
  * came without --model; the peaks of OPMFU_PEAK, unless --peak gave them. */

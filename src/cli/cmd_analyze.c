@@ -27,6 +27,9 @@ static const char usage_analyze[] =
 	"                         for a .db file, its rank directory)\n"
 	"      --export LIST      what to write, a comma list of db (the database),\n"
 	"                         xlsx (workbooks), csv, json (JSON Lines) (default: db)\n"
+	"      --csv-verbatim     csv: write texts that start with =, +, -, @, tab or CR\n"
+	"                         as they are (default: with ' in front, so that a\n"
+	"                         spreadsheet does not take them for formulas)\n"
 	"      --peak SPEC        peak TFLOPS per class, e.g. fp16=353.9,int8=707.8\n"
 	"                         (classes: fp32, tf32 (= hf32), fp16 (= bf16), fp8\n"
 	"                         (= hif8), int8, fp4); overrides the trace's chip;\n"
@@ -85,6 +88,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
+	{ "csv-verbatim", no_argument, NULL, 'X' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
 	{ "model", required_argument, NULL, 'M' },  { "step-time", required_argument, NULL, 'S' },
@@ -164,19 +168,19 @@ static int exit_code(enum opmfu_status st, const struct opmfu_run *run, const st
 	case OPMFU_OK:
 		return 0;
 	case OPMFU_ERR_USAGE:
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
 		return EXIT_USAGE;
 	case OPMFU_ERR_PARTIAL:
 		for (i = 0; i < n; i++) {
 			const char *status = opmfu_cell_str(rs, i, "status"), *why = opmfu_cell_str(rs, i, "reason");
 			if (status && !strcmp(status, "failed"))
-				fprintf(stderr, "%s: error: rank %.0f: %s\n", opmfu_prog, opmfu_cell(rs, i, "rank_id"),
+				opmfu_fprintf(stderr, "%s: error: rank %.0f: %s\n", opmfu_prog, opmfu_cell(rs, i, "rank_id"),
 					why ? why : "");
 		}
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
 		return opmfu_cell(r, 0, "ranks_analysed") > 0 ? EXIT_PARTIAL : 1;
 	default:
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
+		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err->msg);
 		return 1;
 	}
 }

@@ -28,6 +28,9 @@ static const char usage_diff[] =
 	"      --export LIST      with -o: a comma list of db, xlsx, csv, json (default:\n"
 	"                         db); xlsx: opmfu_summary.xlsx, NEW's summary sheets\n"
 	"                         and a Diff sheet\n"
+	"      --csv-verbatim     csv: write texts that start with =, +, -, @, tab or CR\n"
+	"                         as they are (default: with ' in front, so that a\n"
+	"                         spreadsheet does not take them for formulas)\n"
 	"      --peak SPEC        for input paths: peak TFLOPS per class, as analyze takes\n"
 	"                         it (also read from OPMFU_PEAK)\n"
 	"      --chip NAME        for input paths: the built-in peaks of NAME\n"
@@ -60,6 +63,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
+	{ "csv-verbatim", no_argument, NULL, 'X' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "model", required_argument, NULL, 'M' },  OPMFU_MODEL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -123,13 +127,13 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 static void print_written(const struct opmfu_diff *d)
 {
 	if (d->out_db)
-		printf("wrote %s (OpmfuDiff, %zu rows)\n", d->out_db, d->n_rows);
+		opmfu_printf("wrote %s (OpmfuDiff, %zu rows)\n", d->out_db, d->n_rows);
 	if (d->csv_dir)
-		printf("wrote %s/OpmfuDiff.csv\n", d->csv_dir);
+		opmfu_printf("wrote %s/OpmfuDiff.csv\n", d->csv_dir);
 	if (d->json_dir)
-		printf("wrote %s/OpmfuDiff.jsonl\n", d->json_dir);
+		opmfu_printf("wrote %s/OpmfuDiff.jsonl\n", d->json_dir);
 	if (d->summary_xlsx)
-		printf("wrote %s (Diff sheet, NEW's summary sheets)\n", d->summary_xlsx);
+		opmfu_printf("wrote %s (Diff sheet, NEW's summary sheets)\n", d->summary_xlsx);
 }
 
 int opmfu_cmd_diff(int argc, char **argv)
@@ -154,7 +158,7 @@ int opmfu_cmd_diff(int argc, char **argv)
 		print_written(&d);
 	}
 	if (st != OPMFU_OK)
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
+		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
 	/* an input none of whose ranks could be analysed is a failure (no rows) */
 	rc = st == OPMFU_OK ? 0 : st == OPMFU_ERR_USAGE ? EXIT_USAGE : st == OPMFU_ERR_PARTIAL && d.n_rows ? EXIT_PARTIAL : 1;
 	opmfu_diff_release(&d);

@@ -142,20 +142,20 @@ static void print_run(const struct opmfu_model_result *r)
 {
 	char b1[48], b2[48];
 
-	printf("run       %s", r->forward_only ? "forward only" : "training (forward + backward)");
+	opmfu_printf("run       %s", r->forward_only ? "forward only" : "training (forward + backward)");
 	if (r->diffusion) {
-		printf("; %lld latent + %lld prompt tokens per sample × %lld samples; %lld timesteps × %lld forward "
+		opmfu_printf("; %lld latent + %lld prompt tokens per sample × %lld samples; %lld timesteps × %lld forward "
 		       "passes; world size %lld, dp %lld\n", r->seq_len, r->prompt_len, r->global_batch, r->timesteps,
 		       r->cfg_passes, r->world_size, r->dp);
 		return;
 	}
-	printf("; %s attention; sequence %lld", r->causal ? "causal" : "non-causal", r->seq_len);
+	opmfu_printf("; %s attention; sequence %lld", r->causal ? "causal" : "non-causal", r->seq_len);
 	if (r->tokens_per_step > 0 && r->global_batch > 0)
-		printf(" × %s sequences = %s tokens per step", grouped((double)r->global_batch, b1, sizeof(b1)),
+		opmfu_printf(" × %s sequences = %s tokens per step", grouped((double)r->global_batch, b1, sizeof(b1)),
 		       grouped(r->tokens_per_step, b2, sizeof(b2)));
 	else if (r->tokens_per_step > 0)
-		printf("; %s tokens per step", grouped(r->tokens_per_step, b2, sizeof(b2)));
-	printf("; world size %lld\n", r->world_size);
+		opmfu_printf("; %s tokens per step", grouped(r->tokens_per_step, b2, sizeof(b2)));
+	opmfu_printf("; world size %lld\n", r->world_size);
 }
 
 static void print_table(const struct opmfu_model_result *r)
@@ -163,22 +163,22 @@ static void print_table(const struct opmfu_model_result *r)
 	char b[3][48];
 	int k, any = 0;
 
-	printf("%-14s %12s %12s %18s %9s\n", "convention", "FLOPs/token", "FLOPs/step", "FLOPs/step/device", "MFU");
+	opmfu_printf("%-14s %12s %12s %18s %9s\n", "convention", "FLOPs/token", "FLOPs/step", "FLOPs/step/device", "MFU");
 	for (k = 0; k < OPMFU_NCONV; k++) {
 		const struct opmfu_model_conv *c = &r->conv[k];
 		if (!c->shown)
 			continue;
 		any = 1;
-		printf("%-14s %12s %12s %18s", c->name, c->applies ? opmfu_format_sci(c->flops_per_token, b[0], sizeof(b[0])) : "-",
+		opmfu_printf("%-14s %12s %12s %18s", c->name, c->applies ? opmfu_format_sci(c->flops_per_token, b[0], sizeof(b[0])) : "-",
 		       c->applies ? opmfu_format_sci(c->flops_per_step, b[1], sizeof(b[1])) : "-",
 		       c->applies ? opmfu_format_sci(c->flops_per_device, b[2], sizeof(b[2])) : "-");
 		if (c->mfu >= 0)
-			printf(" %8.2f%%\n", 100 * c->mfu);
+			opmfu_printf(" %8.2f%%\n", 100 * c->mfu);
 		else
-			printf(" %9s\n", "-");
+			opmfu_printf(" %9s\n", "-");
 	}
 	if (!any)
-		printf("(none of the conventions applies)\n");
+		opmfu_printf("(none of the conventions applies)\n");
 }
 
 static void print_text(const struct opmfu_model_opts *o, const struct opmfu_model_result *r)
@@ -186,30 +186,30 @@ static void print_text(const struct opmfu_model_opts *o, const struct opmfu_mode
 	char b[48];
 	int k;
 
-	printf("model     %s (%s)\n          %s\n", r->arch, o->config, r->model);
+	opmfu_printf("model     %s (%s)\n          %s\n", r->arch, o->config, r->model);
 	if (r->params > 0)
-		printf("          %s parameters\n", grouped(r->params, b, sizeof(b)));
+		opmfu_printf("          %s parameters\n", grouped(r->params, b, sizeof(b)));
 	print_run(r);
 	if (r->peak_tflops > 0)
-		printf("peak      %g TFLOPS (%s)\n", r->peak_tflops, r->peak_source);
+		opmfu_printf("peak      %g TFLOPS (%s)\n", r->peak_tflops, r->peak_source);
 	else
-		printf("peak      %s\n", r->peak_source);
+		opmfu_printf("peak      %s\n", r->peak_source);
 	if (r->step_time > 0)
-		printf("step time %g s\n", r->step_time);
+		opmfu_printf("step time %g s\n", r->step_time);
 	putchar('\n');
 	print_table(r);
 	putchar('\n');
 	/* how each counts: every convention, shown or not, so the differences are all there */
 	for (k = 0; k < OPMFU_NCONV; k++)
-		printf("%-13s %s%s\n", r->conv[k].name, r->conv[k].applies ? "" : "does not apply: ", r->conv[k].text);
+		opmfu_printf("%-13s %s%s\n", r->conv[k].name, r->conv[k].applies ? "" : "does not apply: ", r->conv[k].text);
 	for (k = 0; k < OPMFU_NCONV; k++)
 		if (r->conv[k].shown && r->conv[k].mfu > 1)
-			printf("MFU above 100%% under %s cannot be real: that convention counts more than this step "
+			opmfu_printf("MFU above 100%% under %s cannot be real: that convention counts more than this step "
 			       "computed (see above), or the step time or peak is wrong\n", r->conv[k].name);
 	if (!r->diffusion && r->tokens_per_step <= 0)
-		printf("FLOPs per step and MFU: give --global-batch or --tokens-per-step\n");
+		opmfu_printf("FLOPs per step and MFU: give --global-batch or --tokens-per-step\n");
 	else if (r->step_time <= 0)
-		printf("MFU: give --step-time\n");
+		opmfu_printf("MFU: give --step-time\n");
 }
 
 /* exact: shortest round trip; unknown: empty */
@@ -229,13 +229,15 @@ static void print_tsv(const struct opmfu_model_result *r)
 		const struct opmfu_model_conv *c = &r->conv[k];
 		if (!c->shown)
 			continue;
-		printf("%s\t%d", c->name, c->applies);
+		opmfu_printf("%s", c->name); /* tabs are the format's: raw; the texts neutralised */
+		printf("\t%d", c->applies);
 		tsv_num(c->flops_per_token);
 		tsv_num(c->flops_per_step);
 		tsv_num(c->flops_per_device);
 		tsv_num(c->mfu);
 		tsv_num(c->applies && c->params > 0 ? c->params : -1);
-		printf("\t%s\n", c->text);
+		fputs("\t", stdout);
+		opmfu_printf("%s\n", c->text);
 	}
 }
 
@@ -257,7 +259,7 @@ int opmfu_cmd_model(int argc, char **argv)
 		else
 			print_text(&a.m.o, &res);
 	} else {
-		fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
+		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
 	}
 	opmfu_model_args_release(&a.m);
 	return st == OPMFU_OK ? 0 : st == OPMFU_ERR_USAGE ? EXIT_USAGE : 1;

@@ -70,10 +70,10 @@ static void print_sides(const struct opmfu_diff *d)
 		snprintf(what, sizeof(what), ": %s, %zu rank%s", sd->analysed ? "input, analysed now" : "result",
 			 sd->ranks, sd->ranks == 1 ? "" : "s");
 		fit(sd->db && !sd->analysed ? sd->db : sd->path, WIDTH - 6 - strlen(what), path, sizeof(path));
-		printf("%-5s %s%s\n", side_name[s], path, what);
+		opmfu_printf("%-5s %s%s\n", side_name[s], path, what);
 	}
 	opmfu_format_ranks(d->compared, d->n_compared, ranks, 50);
-	printf("compared: %zu rank%s (%s), %zu step%s in BASE, %zu in NEW\n", d->n_compared,
+	opmfu_printf("compared: %zu rank%s (%s), %zu step%s in BASE, %zu in NEW\n", d->n_compared,
 	       d->n_compared == 1 ? "" : "s", ranks, d->side[0].steps, d->side[0].steps == 1 ? "" : "s",
 	       d->side[1].steps);
 	puts("times are sums over the compared ranks; lost = kernel time beyond what its FLOPs need at peak (all of it");
@@ -97,7 +97,7 @@ static void share_line(const char *label, double a, double b, double ta, double 
 	t_pct(b, pb, sizeof(pb));
 	if (isnan(a) && isnan(b))
 		pa[0] = pb[0] = '\0'; /* the step time itself: no share */
-	printf("  %-40s %8s %8s %11s %11s %11s\n", label, pa, pb, t_ns(ta, xa, 24), t_ns(tb, xb, 24),
+	opmfu_printf("  %-40s %8s %8s %11s %11s %11s\n", label, pa, pb, t_ns(ta, xa, 24), t_ns(tb, xb, 24),
 	       t_delta(delta, dx, 24));
 }
 
@@ -120,7 +120,7 @@ static void print_steps(const struct opmfu_diff *d)
 
 	if (!m)
 		return;
-	printf("\n%-42s %8s %8s %11s %11s %11s\n", "where the step time went", "BASE", "NEW", "BASE time", "NEW time",
+	opmfu_printf("\n%-42s %8s %8s %11s %11s %11s\n", "where the step time went", "BASE", "NEW", "BASE time", "NEW time",
 	       "change");
 	share_line("step time", NAN, NAN, m->kernel_ns[0], m->kernel_ns[1]);
 	for (s = 0; s < 2; s++)
@@ -169,13 +169,13 @@ static void print_top(const struct opmfu_diff *d)
 		puts("\nno module path or op type changed its lost time");
 		return;
 	}
-	printf("\nlargest changes in lost time (module: the ops directly under the path)\n");
-	printf("  %-7s %10s %10s %10s %10s %10s %9s %8s  %s\n", "kind", "BASE time", "NEW time", "BASE lost", "NEW lost",
+	opmfu_printf("\nlargest changes in lost time (module: the ops directly under the path)\n");
+	opmfu_printf("  %-7s %10s %10s %10s %10s %10s %9s %8s  %s\n", "kind", "BASE time", "NEW time", "BASE lost", "NEW lost",
 	       "change", "BASE MFU", "NEW MFU", "name");
 	for (i = 0; i < n; i++) {
 		const struct opmfu_diff_row *r = top[i];
 		fit(r->name, WIDTH - 87, name, sizeof(name));
-		printf("  %-7s %10s %10s %10s %10s %10s %9s %8s  %s\n", r->kind == OPMFU_DIFF_MODULE ? "module" : "op",
+		opmfu_printf("  %-7s %10s %10s %10s %10s %10s %9s %8s  %s\n", r->kind == OPMFU_DIFF_MODULE ? "module" : "op",
 		       t_ns(r->kernel_ns[0], c[0], 24), t_ns(r->kernel_ns[1], c[1], 24), t_ns(r->lost_ns[0], c[2], 24),
 		       t_ns(r->lost_ns[1], c[3], 24), t_delta(r->delta_lost_ns, c[4], 24), t_pct(r->mfu[0], c[5], 24),
 		       t_pct(r->mfu[1], c[6], 24), name);
@@ -191,14 +191,14 @@ static void print_model(const struct opmfu_diff *d)
 	if (!d->side[0].has_model && !d->side[1].has_model)
 		return;
 	if (!d->side[0].has_model || !d->side[1].has_model) {
-		printf("\nmodel MFU: only %s has OpmfuModel (opmfu analyze --model): not compared\n",
+		opmfu_printf("\nmodel MFU: only %s has OpmfuModel (opmfu analyze --model): not compared\n",
 		       d->side[0].has_model ? "BASE" : "NEW");
 		return;
 	}
-	printf("\n%-42s %8s %8s\n", "model MFU of the run (OpmfuModel)", "BASE", "NEW");
+	opmfu_printf("\n%-42s %8s %8s\n", "model MFU of the run (OpmfuModel)", "BASE", "NEW");
 	for (i = 0; i < d->n_rows; i++)
 		if (d->rows[i].kind == OPMFU_DIFF_MODEL)
-			printf("  %-40s %8s %8s\n", d->rows[i].name, t_pct(d->rows[i].mfu[0], a, 16),
+			opmfu_printf("  %-40s %8s %8s\n", d->rows[i].name, t_pct(d->rows[i].mfu[0], a, 16),
 			       t_pct(d->rows[i].mfu[1], b, 16));
 }
 
@@ -212,12 +212,12 @@ static void print_ranks(const struct opmfu_diff *d)
 		const struct opmfu_diff_side *sd = &d->side[s];
 		if (sd->n_only) {
 			opmfu_format_ranks(sd->only, sd->n_only, list, 64);
-			printf("%s %s only (not compared): %s\n", sd->n_only == 1 ? "rank" : "ranks", s ? "in NEW" : "in BASE",
+			opmfu_printf("%s %s only (not compared): %s\n", sd->n_only == 1 ? "rank" : "ranks", s ? "in NEW" : "in BASE",
 			       list);
 		}
 		if (sd->n_failed) {
 			opmfu_format_ranks(sd->failed, sd->n_failed, list, 64);
-			printf("%s whose analysis failed in %s (not compared): %s\n", sd->n_failed == 1 ? "rank" : "ranks",
+			opmfu_printf("%s whose analysis failed in %s (not compared): %s\n", sd->n_failed == 1 ? "rank" : "ranks",
 			       side_name[s], list);
 		}
 	}

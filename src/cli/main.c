@@ -45,9 +45,9 @@ static const char usage_tail[] =
 
 void opmfu_die_usage(const char *cmd, const char *fmt, const char *arg)
 {
-	fprintf(stderr, "%s: error: ", opmfu_prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nRun 'opmfu %s--help' for usage.\n", cmd);
+	opmfu_fprintf(stderr, "%s: error: ", opmfu_prog);
+	opmfu_fprintf(stderr, fmt, arg);
+	opmfu_fprintf(stderr, "\nRun 'opmfu %s--help' for usage.\n", cmd);
 	exit(EXIT_USAGE);
 }
 
@@ -59,7 +59,7 @@ void opmfu_die_bad_option(const char *cmd, int c, char *const *argv)
 void opmfu_print_warning(void *ctx, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "%s: warning: %s\n", opmfu_prog, msg);
+	opmfu_fprintf(stderr, "%s: warning: %s\n", opmfu_prog, msg);
 }
 
 /*
@@ -91,13 +91,13 @@ int main(int argc, char **argv)
 		for (c = commands; c->name; c++) {
 			char head[32];
 			snprintf(head, sizeof(head), "%s %s", c->name, c->args);
-			printf("  %-16s  %s\n", head, c->summary);
+			opmfu_printf("  %-16s  %s\n", head, c->summary);
 		}
 		fputs(usage_tail, stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("opmfu %s\n", OPMFU_VERSION);
+		opmfu_printf("opmfu %s\n", OPMFU_VERSION);
 		return 0;
 	}
 	for (c = commands; c->name; c++)

@@ -81,7 +81,7 @@ static void print_row(const char *label, const struct opmfu_rows *rs, size_t i)
 	opmfu_format_ns(opmfu_cell(rs, i, "step_ns_median"), t, sizeof(t));
 	for (k = 0; k < 4; k++)
 		pct1(opmfu_cell(rs, i, share_cols[k]), a[k], sizeof(a[k]));
-	printf("%-11s %5.0f %10s %9s %8s %8s %6s %6s %7s %7s\n", label, isnan(steps) ? 0 : steps, t,
+	opmfu_printf("%-11s %5.0f %10s %9s %8s %8s %6s %6s %7s %7s\n", label, isnan(steps) ? 0 : steps, t,
 	       pct1(opmfu_cell(rs, i, "trace_mfu"), m, sizeof(m)), pct1(opmfu_cell(rs, i, "mfu_busy"), b, sizeof(b)),
 	       pct1(opmfu_cell(rs, i, "flops_coverage"), c, sizeof(c)), a[0], a[1], a[2], a[3]);
 }
@@ -126,7 +126,7 @@ static void print_ranks(const struct opmfu_rows *rs, size_t n_analysed, double m
 	size_t i, n = opmfu_rows_count(rs), slow[5], med = row_of(rs, median_rank), b, w;
 	size_t j;
 
-	printf("%-11s %5s %10s %9s %8s %8s %6s %6s %7s %7s\n", "rank", "steps", "step time", "trace MFU", "busy MFU",
+	opmfu_printf("%-11s %5s %10s %9s %8s %8s %6s %6s %7s %7s\n", "rank", "steps", "step time", "trace MFU", "busy MFU",
 	       "coverage", "idle", "comm", "no-FLOP", "below");
 	if (n_analysed <= FEW_RANKS) {
 		for (i = 0; i < n; i++)
@@ -148,7 +148,7 @@ static void print_ranks(const struct opmfu_rows *rs, size_t n_analysed, double m
 		label_row("slow", rs, slow[j]);
 	}
 	for (; j < 5; j++)
-		printf("\n");
+		opmfu_printf("\n");
 }
 
 /* A bar of width w for share v. */
@@ -176,16 +176,16 @@ static void print_waterfall(const struct opmfu_rows *run)
 
 	opmfu_format_ns(opmfu_cell(run, 0, "step_ns"), t, sizeof(t));
 	if (!isnan(step))
-		printf("\nwhere the median step went: rank %.0f, step %.0f, %s\n", opmfu_cell(run, 0, "median_rank"), step,
+		opmfu_printf("\nwhere the median step went: rank %.0f, step %.0f, %s\n", opmfu_cell(run, 0, "median_rank"), step,
 		       t);
 	else
-		printf("\nwhere the time went: rank %.0f, the whole trace (no step marks), %s\n",
+		opmfu_printf("\nwhere the time went: rank %.0f, the whole trace (no step marks), %s\n",
 		       opmfu_cell(run, 0, "median_rank"), t);
 	for (k = 0; k < 5; k++) {
 		double v = opmfu_cell(run, 0, cols[k]);
-		printf("  %-53s %6s  ", what[k], pct1(v, p, sizeof(p)));
+		opmfu_printf("  %-53s %6s  ", what[k], pct1(v, p, sizeof(p)));
 		bar(v, 30);
-		printf("\n");
+		opmfu_printf("\n");
 	}
 }
 
@@ -197,7 +197,7 @@ static void print_wrapped(const char *head, const char *text)
 	const char *p = text;
 	int first = 1;
 
-	fputs(head, stdout);
+	opmfu_printf("%s", head);
 	while (*p) {
 		size_t w;
 		while (*p == ' ')
@@ -206,13 +206,13 @@ static void print_wrapped(const char *head, const char *text)
 			break;
 		w = strcspn(p, " ");
 		if (!first && col + 1 + w > REPORT_WIDTH) {
-			printf("\n%*s", (int)indent, "");
+			opmfu_printf("\n%*s", (int)indent, "");
 			col = indent;
 		} else if (!first) {
 			fputc(' ', stdout);
 			col++;
 		}
-		fwrite(p, 1, w, stdout);
+		opmfu_term_write(stdout, p, w);
 		col += w;
 		p += w;
 		first = 0;
@@ -286,7 +286,7 @@ static void print_no_mfu(const struct opmfu_rows *rs)
 			more++;
 	}
 	if (more)
-		printf("no MFU on %zu more rank%s (OpmfuRankSummary.reason says why)\n", more, more == 1 ? "" : "s");
+		opmfu_printf("no MFU on %zu more rank%s (OpmfuRankSummary.reason says why)\n", more, more == 1 ? "" : "s");
 }
 
 static void print_hot(const struct opmfu_rows *hot)
@@ -299,7 +299,7 @@ static void print_hot(const struct opmfu_rows *hot)
 
 	if (!n)
 		return;
-	printf("\nhotspots, all ranks: lost = kernel time beyond what its FLOPs need at peak (all of it without)\n"
+	opmfu_printf("\nhotspots, all ranks: lost = kernel time beyond what its FLOPs need at peak (all of it without)\n"
 	       "  %-7s %10s %10s %8s %7s  %s\n", "kind", "lost", "kernel", "count", "MFU", "name");
 	for (kind = 0; kind < 3; kind++) {
 		size_t shown = 0;
@@ -315,7 +315,7 @@ static void print_hot(const struct opmfu_rows *hot)
 			opmfu_format_ns(opmfu_cell(hot, i, "kernel_ns"), t, sizeof(t));
 			/* a long path keeps its end, where the module itself is */
 			len = strlen(name);
-			printf("  %-7s %10s %10s %8.0f %7s  %s%s\n", shown_as[kind], l, t, opmfu_cell(hot, i, "calls"),
+			opmfu_printf("  %-7s %10s %10s %8.0f %7s  %s%s\n", shown_as[kind], l, t, opmfu_cell(hot, i, "calls"),
 			       pct1(opmfu_cell(hot, i, "mfu"), m, sizeof(m)), len > 68 ? "..." : "",
 			       len > 68 ? name + len - 65 : name);
 		}
@@ -335,7 +335,7 @@ static void print_stragglers(const struct opmfu_rows *sg)
 
 	if (!n)
 		return;
-	printf("\nstragglers, against the median rank:\n");
+	opmfu_printf("\nstragglers, against the median rank:\n");
 	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++)
 		for (i = 0; i < n; i++) {
 			const char *ms = opmfu_cell_str(sg, i, "measure");
@@ -343,10 +343,10 @@ static void print_stragglers(const struct opmfu_rows *sg)
 			if (!ms || strcmp(ms, m[k].measure))
 				continue;
 			if (k == 0 && med > 0)
-				printf("  %-21s rank %.0f, %+.1f%% step time\n", m[k].what, opmfu_cell(sg, i, "rank_id"),
+				opmfu_printf("  %-21s rank %.0f, %+.1f%% step time\n", m[k].what, opmfu_cell(sg, i, "rank_id"),
 				       d / med * 100);
 			else if (k)
-				printf("  %-21s rank %.0f, %+.1f points\n", m[k].what, opmfu_cell(sg, i, "rank_id"), d * 100);
+				opmfu_printf("  %-21s rank %.0f, %+.1f points\n", m[k].what, opmfu_cell(sg, i, "rank_id"), d * 100);
 		}
 }
 
@@ -360,7 +360,7 @@ static void print_operator_note(const struct opmfu_rows *rs)
 		rows += isnan(v) ? 0 : v;
 	}
 	if (rows > 0)
-		printf("\n%.0f OperatorMFU row%s above 100%%: msprof-analyze's rule charges a record's whole FLOPs to each "
+		opmfu_printf("\n%.0f OperatorMFU row%s above 100%%: msprof-analyze's rule charges a record's whole FLOPs to each "
 		       "of its kernels\n(helpers too); OpmfuOps has the FLOPs over all of an op's kernel time.\n",
 		       rows, rows == 1 ? "" : "s");
 }
@@ -375,7 +375,7 @@ void opmfu_print_report(const struct opmfu_run *r, int dtype_class)
 	ranks = opmfu_cell(run, 0, "ranks");
 	ok = opmfu_cell(run, 0, "ranks_analysed");
 	failed = opmfu_cell(run, 0, "ranks_failed");
-	printf("%.0f rank%s, %.0f analysed, %.0f failed. Per rank, its median step: step time; trace MFU = FLOPs / "
+	opmfu_printf("%.0f rank%s, %.0f analysed, %.0f failed. Per rank, its median step: step time; trace MFU = FLOPs / "
 	       "(step time x peak);\nthen idle, comm (exposed), no-FLOP (compute without FLOPs) and below (FLOP "
 	       "kernels below peak) as shares\nof the step time, summing to 100%% with trace MFU. Over all its ops: "
 	       "busy MFU = FLOPs / (compute time x peak),\ncoverage = share of compute time whose FLOPs are "

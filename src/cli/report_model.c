@@ -37,21 +37,21 @@ void opmfu_print_model_report(const struct opmfu_run *run, int dtype_class)
 	step_ns = opmfu_cell(m, 0, "step_ns");
 	pk = opmfu_cell(m, 0, "peak_tflops");
 	if (isnan(step_ns) || step_ns <= 0) {
-		printf("\nmodel MFU: no step with device activity\n");
+		opmfu_printf("\nmodel MFU: no step with device activity\n");
 	} else {
 		opmfu_format_ns(step_ns, step, sizeof(step));
 		if (pk > 0)
 			snprintf(peak, sizeof(peak), "%g TFLOPS %s", pk, cls);
 		else
 			snprintf(peak, sizeof(peak), "no %s peak", cls);
-		printf("\nmodel MFU of that step = model FLOPs per device / (%s x %s); its trace MFU %s\n", step, peak,
+		opmfu_printf("\nmodel MFU of that step = model FLOPs per device / (%s x %s); its trace MFU %s\n", step, peak,
 		       ratio(opmfu_cell(r, 0, "trace_mfu"), b[0], sizeof(b[0])));
 	}
-	printf("  %-12s %10s %8s %9s %8s  %s\n", "convention", "FLOPs/step", "/device", "model MFU", "coverage",
+	opmfu_printf("  %-12s %10s %8s %9s %8s  %s\n", "convention", "FLOPs/step", "/device", "model MFU", "coverage",
 	       "likely reason (coverage = trace FLOPs / model FLOPs per device)");
 	for (k = 0; k < n; k++) {
 		const char *conv = opmfu_cell_str(m, k, "convention"), *note = opmfu_cell_str(m, k, "note");
-		printf("  %-12s %10s %8s %9s %8s  %s\n", conv ? conv : "?",
+		opmfu_printf("  %-12s %10s %8s %9s %8s  %s\n", conv ? conv : "?",
 		       opmfu_format_sci(opmfu_cell(m, k, "model_flops_per_step"), b[0], sizeof(b[0])),
 		       opmfu_format_sci(opmfu_cell(m, k, "model_flops_per_device"), b[1], sizeof(b[1])),
 		       ratio(opmfu_cell(m, k, "model_mfu"), b[2], sizeof(b[2])),

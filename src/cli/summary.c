@@ -30,20 +30,20 @@ static void print_peaks(const struct opmfu_rows *rs, size_t i)
 	const char *src = opmfu_cell_str(rs, i, "peak_source"), *chip = opmfu_cell_str(rs, i, "chip_seen");
 	int c, any = 0;
 
-	printf("  peak TFLOPS:");
+	opmfu_printf("  peak TFLOPS:");
 	for (c = 0; c < OPMFU_NCLASS; c++) {
 		double v = opmfu_cell(rs, i, cols[c]);
 		if (v > 0) {
-			printf("%s %s %.2f", any ? "," : "", names[c], v);
+			opmfu_printf("%s %s %.2f", any ? "," : "", names[c], v);
 			any = 1;
 		}
 	}
 	if (any)
-		printf("\n    %s\n", src ? src : "");
+		opmfu_printf("\n    %s\n", src ? src : "");
 	else
-		printf(" none\n");
+		opmfu_printf(" none\n");
 	if (chip)
-		printf("  chip named in the trace: %s\n", chip);
+		opmfu_printf("  chip named in the trace: %s\n", chip);
 }
 
 /* "41.11%" */
@@ -59,45 +59,45 @@ static void print_mfu(const struct opmfu_rows *rs, size_t i)
 	long long n, m;
 	char a[16], b[16], c[16];
 
-	printf("  FLOPs records: %lld read, %lld used, %lld dropped%s%s%s\n", count(rs, i, "flops_records"),
+	opmfu_printf("  FLOPs records: %lld read, %lld used, %lld dropped%s%s%s\n", count(rs, i, "flops_records"),
 	       count(rs, i, "flops_records_used"), count(rs, i, "flops_records_dropped"), why ? " (" : "",
 	       why ? why : "", why ? ")" : "");
-	printf("  ops: %lld, %lld with FLOPs (%.4g from records, %.4g from shapes)\n", count(rs, i, "ops"),
+	opmfu_printf("  ops: %lld, %lld with FLOPs (%.4g from records, %.4g from shapes)\n", count(rs, i, "ops"),
 	       count(rs, i, "ops_with_flops"), opmfu_cell(rs, i, "flops_record"), opmfu_cell(rs, i, "flops_shape"));
 	if ((n = count(rs, i, "records_nested")))
-		printf("  %lld record%s around ops that an inner record holds: each op counted once, under the innermost\n",
+		opmfu_printf("  %lld record%s around ops that an inner record holds: each op counted once, under the innermost\n",
 		       n, plural(n));
 	if ((n = count(rs, i, "shape_failed")))
-		printf("  shapes that did not fit their FLOPs formula: %lld kernels (no FLOPs for them)\n", n);
+		opmfu_printf("  shapes that did not fit their FLOPs formula: %lld kernels (no FLOPs for them)\n", n);
 	if ((n = count(rs, i, "records_vs_shapes")))
-		printf("  records vs shapes: %lld of %lld records within 1%% of their kernels' shape FLOPs\n",
+		opmfu_printf("  records vs shapes: %lld of %lld records within 1%% of their kernels' shape FLOPs\n",
 		       count(rs, i, "records_agree"), n);
-	printf("  MFU: %s of the kernel time with FLOPs (recorded MFU), %s of all compute time (busy MFU); FLOPs cover "
+	opmfu_printf("  MFU: %s of the kernel time with FLOPs (recorded MFU), %s of all compute time (busy MFU); FLOPs cover "
 	       "%s of compute time\n",
 	       pct(opmfu_cell(rs, i, "mfu_recorded"), a, sizeof(a)), pct(opmfu_cell(rs, i, "mfu_busy"), b, sizeof(b)),
 	       pct(opmfu_cell(rs, i, "flops_coverage"), c, sizeof(c)));
 	if ((n = count(rs, i, "ops_above_one")))
-		printf("  %lld op%s above 100%% MFU: their FLOPs or the peak are wrong (OpmfuOps.mfu > 1)\n", n, plural(n));
+		opmfu_printf("  %lld op%s above 100%% MFU: their FLOPs or the peak are wrong (OpmfuOps.mfu > 1)\n", n, plural(n));
 	if ((n = count(rs, i, "ops_no_peak")) && !count(rs, i, "no_peak")) /* without any peak, the no MFU line says it */
-		printf("  %lld op%s with FLOPs whose dtype class has no peak (MFU empty)\n", n, plural(n));
-	printf("  OperatorMFU: %lld rows, %lld kernels\n", count(rs, i, "operator_mfu_rows"),
+		opmfu_printf("  %lld op%s with FLOPs whose dtype class has no peak (MFU empty)\n", n, plural(n));
+	opmfu_printf("  OperatorMFU: %lld rows, %lld kernels\n", count(rs, i, "operator_mfu_rows"),
 	       count(rs, i, "kernels_with_mfu"));
 	if ((n = count(rs, i, "operator_mfu_above_one")))
-		printf("  %lld OperatorMFU row%s above 100%%: as msprof-analyze does, each kernel is charged its record's "
+		opmfu_printf("  %lld OperatorMFU row%s above 100%%: as msprof-analyze does, each kernel is charged its record's "
 		       "whole FLOPs, helper kernels too; OpmfuOps has the FLOPs over all of an op's kernel time\n",
 		       n, plural(n));
 	n = count(rs, i, "module_ranges");
 	m = count(rs, i, "module_mfu_rows");
-	printf("  modules: %lld Module range%s, %lld ModuleMFU row%s, %lld OpmfuModules path%s\n", n, plural(n), m,
+	opmfu_printf("  modules: %lld Module range%s, %lld ModuleMFU row%s, %lld OpmfuModules path%s\n", n, plural(n), m,
 	       plural(m), count(rs, i, "module_paths"), plural(count(rs, i, "module_paths")));
 	if ((n = count(rs, i, "module_ops_too_deep")))
-		printf("  %lld op%s under modules nested more than 20 deep left out of ModuleMFU\n", n, plural(n));
+		opmfu_printf("  %lld op%s under modules nested more than 20 deep left out of ModuleMFU\n", n, plural(n));
 }
 
 /* The stages of one rank; module MFU runs while OperatorMFU is written. */
 static void print_timings(const struct opmfu_run *run, size_t i)
 {
-	printf("  time: read %.2f s, kernel MFU %.2f s, module MFU %.2f s, writing %.2f s\n",
+	opmfu_printf("  time: read %.2f s, kernel MFU %.2f s, module MFU %.2f s, writing %.2f s\n",
 	       opmfu_run_stage_seconds(run, i, OPMFU_STAGE_READ), opmfu_run_stage_seconds(run, i, OPMFU_STAGE_KERNEL),
 	       opmfu_run_stage_seconds(run, i, OPMFU_STAGE_MODULE), opmfu_run_stage_seconds(run, i, OPMFU_STAGE_WRITE));
 }
@@ -108,27 +108,27 @@ static void print_rank(const struct opmfu_run *run, const struct opmfu_rows *rs,
 	const char *reason = opmfu_cell_str(rs, i, "reason"), *s;
 	long long n;
 
-	printf("rank %.0f: %s\n", opmfu_cell(rs, i, "rank_id"), path ? path : "");
+	opmfu_printf("rank %.0f: %s\n", opmfu_cell(rs, i, "rank_id"), path ? path : "");
 	if (status && !strcmp(status, "failed")) {
-		printf("  FAILED: %s\n", reason ? reason : "");
+		opmfu_printf("  FAILED: %s\n", reason ? reason : "");
 		if (timings)
 			print_timings(run, i);
 		return;
 	}
 	if ((s = opmfu_cell_str(rs, i, "input_note")))
-		printf("  input: %s\n", s);
-	printf("  kernels: %lld kernel-op links", count(rs, i, "kernels"));
+		opmfu_printf("  input: %s\n", s);
+	opmfu_printf("  kernels: %lld kernel-op links", count(rs, i, "kernels"));
 	if ((n = count(rs, i, "comm_links")))
-		printf(" (+%lld communication)", n);
-	printf("\n");
+		opmfu_printf(" (+%lld communication)", n);
+	opmfu_printf("\n");
 	print_mfu(rs, i);
 	if ((n = count(rs, i, "bad_rows")))
-		printf("  skipped: %lld rows with a NULL or non-numeric timestamp\n", n);
+		opmfu_printf("  skipped: %lld rows with a NULL or non-numeric timestamp\n", n);
 	if ((s = opmfu_cell_str(rs, i, "bad_dtype")))
-		printf("  unsupported input dtype seen: %s\n", s);
+		opmfu_printf("  unsupported input dtype seen: %s\n", s);
 	print_peaks(rs, i);
 	if (status && !strcmp(status, "no_mfu"))
-		printf("  no MFU: %s\n", reason ? reason : "");
+		opmfu_printf("  no MFU: %s\n", reason ? reason : "");
 	if (timings)
 		print_timings(run, i);
 }
@@ -138,13 +138,13 @@ static void print_export(const struct opmfu_run *run, double ranks, double faile
 			 const char *fmt, int *done)
 {
 	size_t files = opmfu_run_files(run, which);
-	printf("wrote %zu %s file%s to %s", files, fmt, files == 1 ? "" : "s", opmfu_run_path(run, which));
+	opmfu_printf("wrote %zu %s file%s to %s", files, fmt, files == 1 ? "" : "s", opmfu_run_path(run, which));
 	if (!*done && failed > 0)
-		printf(" (%.0f rank%s, %.0f failed) in %.2f s", ranks, ranks == 1 ? "" : "s", failed,
+		opmfu_printf(" (%.0f rank%s, %.0f failed) in %.2f s", ranks, ranks == 1 ? "" : "s", failed,
 		       opmfu_run_seconds(run));
 	else if (!*done)
-		printf(" (%.0f rank%s) in %.2f s", ranks, ranks == 1 ? "" : "s", opmfu_run_seconds(run));
-	printf("\n");
+		opmfu_printf(" (%.0f rank%s) in %.2f s", ranks, ranks == 1 ? "" : "s", opmfu_run_seconds(run));
+	opmfu_printf("\n");
 	*done = 1;
 }
 
@@ -159,14 +159,14 @@ void opmfu_print_summary(const struct opmfu_run *run, int timings, int verbose, 
 	for (i = 0; (verbose || timings) && i < n; i++)
 		print_rank(run, rs, i, timings);
 	if (verbose || timings)
-		printf("\n"); /* the report after the rank blocks */
+		opmfu_printf("\n"); /* the report after the rank blocks */
 	opmfu_print_report(run, dtype_class);
 	if (db)
-		printf("wrote %s (%.0f rank%s", db, ranks, ranks == 1 ? "" : "s");
+		opmfu_printf("wrote %s (%.0f rank%s", db, ranks, ranks == 1 ? "" : "s");
 	if (db && failed > 0)
-		printf(", %.0f failed", failed);
+		opmfu_printf(", %.0f failed", failed);
 	if (db)
-		printf(") in %.2f s\n", opmfu_run_seconds(run));
+		opmfu_printf(") in %.2f s\n", opmfu_run_seconds(run));
 	/* without the database, the first export's line says how many ranks and how long */
 	done = db != NULL;
 	if (opmfu_run_path(run, OPMFU_OUT_XLSX))

@@ -346,23 +346,27 @@ static enum opmfu_status export_dirs(const char *dir, unsigned want, struct opmf
 /* OpmfuDiff into every writer of ws and wx (the summary workbook's, opened
  * by open_summary), each made final in turn: the database first, the
  * workbook last, as analyze does. */
-static enum opmfu_status put_diff(struct opmfu_writers *ws, struct opmfu_writers *wx, const struct opmfu_table *t,
-				  struct opmfu_err *err)
+static enum opmfu_status put_diff(const struct opmfu_diff_opts *o, struct opmfu_writers *ws,
+				  struct opmfu_writers *wx, const struct opmfu_table *t, struct opmfu_err *err)
 {
 	struct opmfu_writers *all[2] = { ws, wx };
 	enum opmfu_status st = OPMFU_OK;
-	size_t k, j;
+	size_t k, j, prefixed = 0;
 
 	for (j = 0; j < 2; j++)
 		for (k = 0; k < all[j]->n && st == OPMFU_OK; k++) {
 			struct opmfu_write_stats ks;
+			memset(&ks, 0, sizeof(ks));
 			if ((st = opmfu_writer_put(all[j]->v[k], -1, t, err)) == OPMFU_OK)
 				st = opmfu_writer_keep_rank(all[j]->v[k], -1, &ks, err);
+			prefixed += ks.prefixed;
 		}
 	if (st == OPMFU_OK)
 		st = opmfu_writers_commit(ws, err);
 	if (st == OPMFU_OK)
 		st = opmfu_writers_commit(wx, err);
+	if (st == OPMFU_OK)
+		opmfu_warn_csv_prefixed(&o->analyze, prefixed);
 	return st;
 }
 
@@ -385,9 +389,12 @@ static enum opmfu_status write_diff(const struct opmfu_diff_opts *o, struct opmf
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	/* the workbook's writer is wx, open since NEW was read */
 	if (st == OPMFU_OK)
-		st = opmfu_writers_open(&ws, dir, want & ~(unsigned)OPMFU_EXPORT_XLSX, defs, 1, err);
+		st = opmfu_writers_open(&ws, dir,
+					(want & ~(unsigned)OPMFU_EXPORT_XLSX) |
+						(o->analyze.csv_verbatim ? OPMFU_WRITE_CSV_VERBATIM : 0),
+					defs, 1, err);
 	if (st == OPMFU_OK)
-		st = put_diff(&ws, wx, &t, err);
+		st = put_diff(o, &ws, wx, &t, err);
 	opmfu_writers_close(&ws);
 	if (st) {
 		opmfu_free(d->out_db);

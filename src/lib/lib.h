@@ -82,6 +82,9 @@ enum opmfu_status opmfu_mkdirs(const char *path, struct opmfu_err *err);
 /* dir/<where> of the writer of export bit `bit`, created, into *out. */
 enum opmfu_status opmfu_export_dir(const char *dir, unsigned bit, char **out, struct opmfu_err *err);
 void opmfu_warn(const struct opmfu_opts *o, const char *msg);
+/* The one warning of a run (or diff) whose CSV export put ' in front of n
+ * texts (none when n is 0). */
+void opmfu_warn_csv_prefixed(const struct opmfu_opts *o, size_t n);
 /* Appends to a fixed buffer (truncating), so reports never need memory. */
 void opmfu_bufcat(char *buf, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -110,7 +113,9 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 				  struct opmfu_err *err);
 /* Opens into ws the writers of the export bits want, each at its place
  * under dir (OUT/cluster_analysis_output), for the tables defs, in
- * registry order. */
+ * registry order. want may also hold OPMFU_WRITE_CSV_VERBATIM: the CSV
+ * writer writes formula-like texts as they are (opts.csv_verbatim). */
+#define OPMFU_WRITE_CSV_VERBATIM (1u << 16)
 enum opmfu_status opmfu_writers_open(struct opmfu_writers *ws, const char *dir, unsigned want,
 				    const struct opmfu_table_def *const *defs, size_t n_defs, struct opmfu_err *err);
 /* Commits every writer of ws, in order. */

@@ -207,6 +207,7 @@ enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_
 	}
 	if ((st = opmfu_writers_commit(&ws, err)))
 		goto out;
+	opmfu_warn_csv_prefixed(o, rep->csv_prefixed);
 	/* the xlsx writer's commit wrote opmfu_summary.xlsx (every rank put its summary row) */
 	if (rep->xlsx_dir)
 		rep->xlsx_files++;

@@ -13,6 +13,7 @@
 #include "base/sbuf.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
+#include "write/text_writer.h"
 
 /* ---- the rank pool ----
  * Workers analyse ranks in parallel; the calling thread writes them strictly in
@@ -115,6 +116,8 @@ enum opmfu_status opmfu_writers_open(struct opmfu_writers *ws, const char *dir, 
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory opening the %s export", wt->name);
 		st = wt->open(&ws->v[ws->n], path, defs, n_defs, err);
 		opmfu_free(path);
+		if (st == OPMFU_OK && (1u << i) == OPMFU_EXPORT_CSV && (want & OPMFU_WRITE_CSV_VERBATIM))
+			opmfu_csv_verbatim(ws->v[ws->n]);
 		if (st == OPMFU_OK)
 			ws->bit[ws->n++] = 1u << i;
 	}
@@ -127,8 +130,8 @@ static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct o
 				      struct opmfu_writers *ws, struct opmfu_err *err)
 {
 	pthread_once(&tables_once, list_tables);
-	return opmfu_writers_open(ws, rep->out_dir, o->exports ? o->exports : OPMFU_EXPORT_DB, run_tables,
-				  n_run_tables, err);
+	unsigned want = (o->exports ? o->exports : OPMFU_EXPORT_DB) | (o->csv_verbatim ? OPMFU_WRITE_CSV_VERBATIM : 0);
+	return opmfu_writers_open(ws, rep->out_dir, want, run_tables, n_run_tables, err);
 }
 
 enum opmfu_status opmfu_writers_commit(struct opmfu_writers *ws, struct opmfu_err *err)
@@ -261,7 +264,9 @@ static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct op
 		st = put_all(rep, ws, OPMFU_RUN_RANK, &t[i], err);
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		struct opmfu_write_stats ks;
-		st = opmfu_writer_keep_rank(ws->v[k], OPMFU_RUN_RANK, &ks, err);
+		memset(&ks, 0, sizeof(ks));
+		if ((st = opmfu_writer_keep_rank(ws->v[k], OPMFU_RUN_RANK, &ks, err)) == OPMFU_OK)
+			rep->csv_prefixed += ks.prefixed;
 	}
 	return st;
 }
@@ -333,6 +338,18 @@ static void rank_warn_rest(const struct opmfu_opts *o, const struct rank_warning
 			 rw->other - 1);
 		opmfu_warn(o, msg);
 	}
+}
+
+void opmfu_warn_csv_prefixed(const struct opmfu_opts *o, size_t n)
+{
+	char msg[200];
+	if (!n)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "%zu CSV cell%s that a spreadsheet would read as formula%s start%s with ' (--csv-verbatim writes "
+		 "them as they are)",
+		 n, n == 1 ? "" : "s", n == 1 ? "" : "s", n == 1 ? "s" : "");
+	opmfu_warn(o, msg);
 }
 
 /* Says what an export could not hold as the database export holds it. */
@@ -431,6 +448,9 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 		}
 		if (st == OPMFU_OK && w->analysed)
 			export_warn(o, rr->rank, ws->v[k]->type->name, &ks);
+		/* told once, after the commit (lib/opmfu.c) */
+		if (st == OPMFU_OK)
+			rep->csv_prefixed += ks.prefixed;
 	}
 	if (st == OPMFU_OK)
 		st = run_keep(rep, err);

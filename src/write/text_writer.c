@@ -163,6 +163,11 @@ enum opmfu_status opmfu_text_open(struct opmfu_writer **out, const struct opmfu_
 	return OPMFU_OK;
 }
 
+void opmfu_text_set_format(struct opmfu_writer *w, const struct opmfu_text_format *fmt)
+{
+	((struct text_writer *)w)->fmt = fmt;
+}
+
 enum opmfu_status opmfu_text_put(struct opmfu_writer *w, int rank, const struct opmfu_table *t,
 				 struct opmfu_err *err)
 {

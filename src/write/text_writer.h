@@ -46,6 +46,15 @@ enum opmfu_status opmfu_text_drop_rank(struct opmfu_writer *w, int rank, struct 
 enum opmfu_status opmfu_text_commit(struct opmfu_writer *w, struct opmfu_err *err);
 void opmfu_text_close(struct opmfu_writer *w);
 
+/* From now on w, one of these writers, spells rows as fmt does (whose ext
+ * and head must be its format's). */
+void opmfu_text_set_format(struct opmfu_writer *w, const struct opmfu_text_format *fmt);
+
+/* w, a CSV writer (opmfu_writer_csv), writes texts that a spreadsheet would
+ * read as formulas as they are, without the ' it puts in front of them by
+ * default (write_csv.c); for --csv-verbatim. */
+void opmfu_csv_verbatim(struct opmfu_writer *w);
+
 /* The decimal digits of v, exactly (19-digit ns timestamps too). */
 void opmfu_text_int(struct sbuf *out, int64_t v);
 

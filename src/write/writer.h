@@ -29,6 +29,7 @@ struct opmfu_write_stats {
 	size_t repaired;  /* strings whose invalid UTF-8 or NUL bytes became U+FFFD */
 	size_t blanks;    /* NaN or infinite numbers written as empty cells */
 	size_t nulled;    /* infinite numbers written as null (JSON has no spelling for them) */
+	size_t prefixed;  /* CSV texts a spreadsheet would read as formulas, written with ' in front */
 	unsigned files;   /* bit k: a file of defs[k] (as given to open) is in place */
 };
 

@@ -66,6 +66,30 @@ def ns(v):
     return "%.2f s" % (v / 1e9)
 
 
+def terminal(text):
+    """text as the terminal shows it (src/cli/term.c): control characters but
+    LF as \\xNN, the C1 controls U+0080-U+009F as \\u00NN, a stray byte
+    0x80-0x9F as \\xNN."""
+    b, out, i, cont = text.encode("utf-8", "surrogateescape"), [], 0, 0
+    while i < len(b):
+        c = b[i]
+        if cont and 0x80 <= c <= 0xBF:
+            cont -= 1
+            out.append(chr(c).encode("latin-1"))
+        elif c == 0xC2 and i + 1 < len(b) and 0x80 <= b[i + 1] <= 0x9F:
+            out.append(b"\\u00%02x" % b[i + 1])
+            i += 1
+            cont = 0
+        elif (c < 0x20 and c != 0x0A) or 0x7F <= c <= 0x9F:
+            out.append(b"\\x%02x" % c)
+            cont = 0
+        else:
+            cont = 1 if 0xC2 <= c < 0xE0 else 2 if 0xE0 <= c < 0xF0 else 3 if 0xF0 <= c <= 0xF4 else 0
+            out.append(bytes([c]))
+        i += 1
+    return b"".join(out).decode("utf-8", "surrogateescape")
+
+
 def rows(db, table):
     con = sqlite3.connect(db)
     con.row_factory = sqlite3.Row
@@ -155,7 +179,7 @@ def check_terminal(c, out, db):
             c.true("no %s hotspot line without rows" % kind, got is None)
             continue
         name = first["name"]
-        name = "..." + name[-65:] if len(name) > 68 else name
+        name = terminal("..." + name[-65:] if len(name) > 68 else name)
         want = "  %-7s %10s %10s %8d %7s  %s" % (label, ns(first["lost_ns"]), ns(first["kernel_ns"]), first["calls"],
                                               pct(first["mfu"]), name)
         c.eq("first %s hotspot" % kind, want, got)

