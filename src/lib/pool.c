@@ -13,6 +13,8 @@
 #include "base/sbuf.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
+#include "reference/module_tree.h"
+#include "trace/strtab.h"
 
 /* ---- the rank pool ----
  * Workers analyse ranks in parallel; the calling thread writes them strictly in
@@ -302,6 +304,21 @@ static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report
 		opmfu_warn(o, msg);
 	}
 	rw->above_ops += rr->units_above_one;
+	/* the bounds on hostile inputs (SPEC 26), one warning each */
+	if (rr->modules_cut) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu Module range%s nested more than %d deep have no OpmfuModules row "
+			 "of their own: their %zu op%s count in their ancestor at depth %d (ModuleMFU leaves them out, "
+			 "as the reference does)", rr->rank, rr->modules_cut, rr->modules_cut == 1 ? "" : "s",
+			 OPMFU_MODULE_MAX_DEPTH, rr->module_units_folded, rr->module_units_folded == 1 ? "" : "s",
+			 OPMFU_MODULE_MAX_DEPTH);
+		opmfu_warn(o, msg);
+	}
+	if (rr->strings_cut) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu name%s or shape string%s longer than %d bytes cut to that length, "
+			 "marked \"" OPMFU_STR_CUT_MARK "N bytes]\" in every output", rr->rank, rr->strings_cut,
+			 rr->strings_cut == 1 ? "" : "s", rr->strings_cut == 1 ? "" : "s", OPMFU_STR_MAX);
+		opmfu_warn(o, msg);
+	}
 	if (!rr->warning[0] || (*n)++)
 		return;
 	snprintf(msg, sizeof(msg), "rank %d: %s", rr->rank, rr->warning);
