@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "reference/module_tree.h"
+#include "base/idtab.h"
 #include "base/mem.h"
 #include "base/sat.h"
 #include "base/sbuf.h"
@@ -36,6 +37,8 @@ struct build {
 	uint32_t *depth;  /* per module: 1 at top level */
 	uint32_t *mord;   /* modules in walk order: a parent before its children */
 	uint32_t *path;   /* per module: its path id */
+	uint32_t *eff;    /* per module: itself, or its ancestor at depth OPMFU_MODULE_MAX_DEPTH when deeper */
+	struct opmfu_idtab keys; /* modules with a path made, by (parent path, name) */
 	struct sbuf sb;
 };
 
@@ -63,12 +66,24 @@ static int nest(struct build *b)
 			top--;
 		up = top ? stack[top - 1] : NONE;
 		if (it[i].id < n_mods) {
-			b->parent[it[i].id] = up;
-			b->depth[it[i].id] = (uint32_t)top + 1;
-			b->mord[k++] = it[i].id;
-			stack[top++] = it[i].id;
+			uint32_t m = it[i].id;
+			b->parent[m] = up;
+			b->depth[m] = (uint32_t)top + 1;
+			/* deeper than the cap (the reference's, SPEC 3.3): folded into
+			 * its ancestor at the cap, which then holds its units */
+			if (top < OPMFU_MODULE_MAX_DEPTH) {
+				b->eff[m] = m;
+			} else {
+				b->eff[m] = b->eff[up];
+				b->res->modules_cut++;
+			}
+			b->mord[k++] = m;
+			stack[top++] = m;
 		} else {
-			b->ops->v[it[i].id - n_mods].module = up; /* a module index until the paths are made */
+			/* a module index until the paths are made */
+			b->ops->v[it[i].id - n_mods].module = up == NONE ? NONE : b->eff[up];
+			if (up != NONE && b->eff[up] != up)
+				b->res->units_folded++;
 		}
 	}
 	rc = 0;
@@ -78,17 +93,56 @@ out:
 	return rc;
 }
 
-/* "A/B/C" for every module, each from its parent's, made in walk order. */
+/* A path is its parent's path and a name: modules with the same pair share
+ * it, and its string is made once, when the pair is first met. */
+struct path_probe {
+	const struct build *b;
+	uint32_t up_path, name, name_off;
+};
+
+static uint32_t up_path(const struct build *b, uint32_t m)
+{
+	return b->parent[m] == NONE ? NONE : b->path[b->parent[m]];
+}
+
+static int path_eq(const void *probe, uint32_t m)
+{
+	const struct path_probe *p = probe;
+	const struct opmfu_range *r = &p->b->t->mods.v[m];
+	return up_path(p->b, m) == p->up_path && r->name == p->name && r->name_off == p->name_off;
+}
+
+/* "A/B/C" for every module up to the depth cap, each from its parent's,
+ * made in walk order; a deeper module takes the path of its ancestor at
+ * the cap. Work and memory: one string per distinct path, of at most
+ * OPMFU_MODULE_MAX_DEPTH names. */
 static int make_paths(struct build *b)
 {
 	const struct opmfu_ranges *mods = &b->t->mods;
 	size_t i;
 
 	for (i = 0; i < mods->n; i++) {
-		uint32_t m = b->mord[i], up = b->parent[m];
+		uint32_t m = b->mord[i], up = b->parent[m], rep;
 		const struct opmfu_range *r = &mods->v[m];
-		const char *name = opmfu_strtab_str(&b->t->strs, r->name);
-		size_t len = opmfu_strtab_len(&b->t->strs, r->name);
+		const char *name;
+		size_t len;
+		struct path_probe pp;
+		if (b->eff[m] != m) {
+			b->path[m] = b->path[b->eff[m]];
+			continue;
+		}
+		pp = (struct path_probe){ b, up_path(b, m), r->name, r->name_off };
+		rep = opmfu_idtab_get(&b->keys,
+				      opmfu_mix64(((uint64_t)pp.up_path << 32 | pp.name) ^ opmfu_mix64(pp.name_off)),
+				      path_eq, &pp, m);
+		if (rep == NONE)
+			return -1;
+		if (rep != m) {
+			b->path[m] = b->path[rep];
+			continue;
+		}
+		name = opmfu_strtab_str(&b->t->strs, r->name);
+		len = opmfu_strtab_len(&b->t->strs, r->name);
 		sbuf_reset(&b->sb);
 		if (up != NONE) {
 			sbuf_add(&b->sb, opmfu_intern_str(&b->res->paths, b->path[up]),
@@ -184,6 +238,8 @@ static int sum_rows(struct build *b)
 	}
 	for (i = 0; i < mods->n; i++) {
 		struct opmfu_mrow *r = &res->rows[b->path[i]];
+		if (b->eff[i] != i) /* cut: its units count in its ancestor at the cap, not its calls */
+			continue;
 		r->calls++;
 		r->depth = b->depth[i];
 		if (mods->v[i].start < r->first)
@@ -196,7 +252,8 @@ static int sum_rows(struct build *b)
 			continue;
 		u->module = b->path[m];
 		add_unit(&res->rows[u->module].self, b->ops, u);
-		/* the paths along a chain are distinct: each ancestor once */
+		/* the paths along a chain are distinct: each ancestor once (at
+		 * most OPMFU_MODULE_MAX_DEPTH of them: m is at the cap or above) */
 		for (; m != NONE; m = b->parent[m])
 			add_unit(&res->rows[b->path[m]].all, b->ops, u);
 	}
@@ -220,13 +277,17 @@ enum opmfu_status opmfu_modules_run(struct opmfu_ops *ops, struct opmfu_modules 
 	b.depth = opmfu_malloc(n * sizeof(*b.depth));
 	b.mord = opmfu_malloc(n * sizeof(*b.mord));
 	b.path = opmfu_malloc(n * sizeof(*b.path));
-	if (b.parent && b.depth && b.mord && b.path && !nest(&b) && !make_paths(&b) && !sum_rows(&b))
+	b.eff = opmfu_malloc(n * sizeof(*b.eff));
+	opmfu_idtab_init(&b.keys);
+	if (b.parent && b.depth && b.mord && b.path && b.eff && !nest(&b) && !make_paths(&b) && !sum_rows(&b))
 		rc = 0;
 	sbuf_release(&b.sb);
 	opmfu_free(b.parent);
 	opmfu_free(b.depth);
 	opmfu_free(b.mord);
 	opmfu_free(b.path);
+	opmfu_free(b.eff);
+	opmfu_idtab_release(&b.keys);
 	if (rc) {
 		size_t i;
 		for (i = 0; i < ops->n; i++)

@@ -41,6 +41,11 @@ struct opmfu_modules {
 	struct opmfu_mrow *rows;   /* by lost time, most first; ties by first call */
 	size_t n_rows;
 	const struct opmfu_ops *ops;
+	/* Module ranges nested deeper than OPMFU_MODULE_MAX_DEPTH (20, the
+	 * reference's cap) have no path of their own: their units count in
+	 * their ancestor at depth 20 (its own and inclusive sums), their calls
+	 * nowhere. How many ranges were cut so, and the units they held. */
+	size_t modules_cut, units_folded;
 };
 
 void opmfu_modules_init(struct opmfu_modules *res);

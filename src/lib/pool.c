@@ -13,6 +13,8 @@
 #include "base/sbuf.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
+#include "reference/module_tree.h"
+#include "trace/strtab.h"
 #include "write/text_writer.h"
 
 /* ---- the rank pool ----
@@ -312,6 +314,21 @@ static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report
 		snprintf(msg, sizeof(msg), "rank %d: %zu row%s with times beyond +-2^62 ns or FLOPs beyond 2^62: times "
 			 "clamped to +-2^62 ns, sums of times and FLOPs stop at 2^63 - 1", rr->rank, rr->clamped,
 			 rr->clamped == 1 ? "" : "s");
+		opmfu_warn(o, msg);
+	}
+	/* the bounds on hostile inputs (SPEC 26), one warning each */
+	if (rr->modules_cut) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu Module range%s nested more than %d deep have no OpmfuModules row "
+			 "of their own: their %zu op%s count in their ancestor at depth %d (ModuleMFU leaves them out, "
+			 "as the reference does)", rr->rank, rr->modules_cut, rr->modules_cut == 1 ? "" : "s",
+			 OPMFU_MODULE_MAX_DEPTH, rr->module_units_folded, rr->module_units_folded == 1 ? "" : "s",
+			 OPMFU_MODULE_MAX_DEPTH);
+		opmfu_warn(o, msg);
+	}
+	if (rr->strings_cut) {
+		snprintf(msg, sizeof(msg), "rank %d: %zu name%s or shape string%s longer than %d bytes cut to that length, "
+			 "marked \"" OPMFU_STR_CUT_MARK "N bytes]\" in every output", rr->rank, rr->strings_cut,
+			 rr->strings_cut == 1 ? "" : "s", rr->strings_cut == 1 ? "" : "s", OPMFU_STR_MAX);
 		opmfu_warn(o, msg);
 	}
 	if (!rr->warning[0] || (*n)++)

@@ -179,6 +179,9 @@ static void report_ops(const struct rank_work *w, struct opmfu_rank_report *rr)
 	rr->shape_failed = w->flops.shape_failed;
 	rr->op_rows_above_one = w->op.stats.rows_above_one;
 	rr->module_paths = mods ? mods->n_rows : 0;
+	rr->modules_cut = mods ? mods->modules_cut : 0;
+	rr->module_units_folded = mods ? mods->units_folded : 0;
+	rr->strings_cut = w->trace.strs.n_cut;
 	if (steps)
 		report_steps(steps, rr);
 }

@@ -109,6 +109,10 @@ struct opmfu_rank_report {
 	size_t shape_failed;        /* calls of a type with a formula whose shapes did not fit */
 	size_t op_rows_above_one;   /* OperatorMFU rows above 100 % (the reference's helper-kernel rule) */
 	size_t module_paths;        /* OpmfuModules rows */
+	size_t modules_cut;         /* Module ranges deeper than 20 levels folded into their level-20 ancestor
+				       in OpmfuModules, and the ops they held */
+	size_t module_units_folded;
+	size_t strings_cut;         /* names and shape strings longer than OPMFU_STR_MAX, cut with a marker */
 	int no_peak;                /* no class has a peak: MFU is NULL everywhere */
 	char bad_dtype[48];         /* the first unsupported dtype seen; empty: none */
 	unsigned xlsx;              /* OPMFU_XLSX_* bits: workbooks written for this rank */

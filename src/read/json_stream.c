@@ -245,6 +245,135 @@ enum opmfu_status opmfu_json_init(struct opmfu_json *j, const yajl_callbacks *cb
 
 static const unsigned char bom[3] = { 0xEF, 0xBB, 0xBF };
 
+/* ---- tokens split over chunks ---- */
+
+/* The scanner's states: between tokens, in a string, in a string after a
+ * backslash, in a number or literal. */
+enum { LX_OUT, LX_STR, LX_ESC, LX_BARE };
+
+/* A byte that ends a number or literal (and is no part of it). */
+static int is_delim(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ':' || c == '[' || c == ']' ||
+	       c == '{' || c == '}' || c == '"';
+}
+
+/* Runs the scanner over p[i..n) and returns where it stopped: just past the
+ * first token to end when stop_at_end (n: none ended), else n. *open is the
+ * start of the token open at the stop (when j->lx is not LX_OUT). */
+static size_t scan(struct opmfu_json *j, const unsigned char *p, size_t i, size_t n, int stop_at_end, size_t *open)
+{
+	int lx = j->lx;
+	for (; i < n; i++) {
+		unsigned char c = p[i];
+		switch (lx) {
+		case LX_OUT:
+			if (c == '"') {
+				lx = LX_STR;
+				*open = i;
+			} else if (!is_delim(c)) {
+				lx = LX_BARE;
+				*open = i;
+			}
+			break;
+		case LX_STR: {
+			/* the string's body at memchr speed */
+			const unsigned char *q = p + i;
+			while (q < p + n && *q != '"' && *q != '\\')
+				q++;
+			i = (size_t)(q - p);
+			if (i == n)
+				break;
+			if (*q == '\\') {
+				lx = LX_ESC;
+				break;
+			}
+			lx = LX_OUT;
+			if (stop_at_end) {
+				j->lx = lx;
+				return i + 1;
+			}
+			break;
+		}
+		case LX_ESC:
+			lx = LX_STR;
+			break;
+		default: /* LX_BARE */
+			if (is_delim(c)) {
+				lx = LX_OUT;
+				if (stop_at_end) {
+					j->lx = lx;
+					return i;
+				}
+				i--; /* the delimiter may open a string */
+			}
+			break;
+		}
+	}
+	j->lx = lx;
+	return n;
+}
+
+static enum opmfu_status too_long(struct opmfu_json *j, struct opmfu_err *err)
+{
+	opmfu_err_set(&j->why, OPMFU_ERR_FORMAT, "JSON token longer than %zu bytes at byte %zu", OPMFU_JSON_TOKEN_MAX,
+		      j->pend_at);
+	return fail(j, OPMFU_ERR_FORMAT, err);
+}
+
+/* Appends p[0..n) to the held token. */
+static enum opmfu_status hold(struct opmfu_json *j, const unsigned char *p, size_t n, struct opmfu_err *err)
+{
+	if (n > OPMFU_JSON_TOKEN_MAX - j->n_pend)
+		return too_long(j, err);
+	if (opmfu_grow((void **)&j->pend, &j->cap_pend, j->n_pend + n, 1)) {
+		opmfu_err_set(&j->why, OPMFU_ERR_NOMEM, "out of memory parsing JSON");
+		return fail(j, OPMFU_ERR_NOMEM, err);
+	}
+	memcpy(j->pend + j->n_pend, p, n);
+	j->n_pend += n;
+	return OPMFU_OK;
+}
+
+/* The held token to yajl. */
+static enum opmfu_status flush_pend(struct opmfu_json *j, struct opmfu_err *err)
+{
+	size_t n = j->n_pend;
+	if (!n)
+		return OPMFU_OK;
+	j->n_pend = 0;
+	return parse(j, j->pend, n, j->pend_at, err);
+}
+
+/* p[0..n), at offset at, to yajl, tokens whole. */
+static enum opmfu_status feed_tokens(struct opmfu_json *j, const unsigned char *p, size_t n, size_t at,
+				     struct opmfu_err *err)
+{
+	enum opmfu_status st;
+	size_t i = 0, open = 0;
+
+	if (j->n_pend) {
+		/* the held token goes on into this chunk */
+		i = scan(j, p, 0, n, 1, &open);
+		if ((st = hold(j, p, i, err)))
+			return st;
+		if (j->lx != LX_OUT)
+			return OPMFU_OK;
+		if ((st = flush_pend(j, err)))
+			return st;
+		if (i == n)
+			return OPMFU_OK;
+	}
+	scan(j, p, i, n, 0, &open);
+	if (j->lx == LX_OUT)
+		return parse(j, p + i, n - i, at + i, err);
+	/* a token open at the end: the bytes before it now, it later */
+	if (open > i && (st = parse(j, p + i, open - i, at + i, err)))
+		return st;
+	j->pend_at = at + open;
+	return hold(j, p + open, n - open, err);
+}
+
 enum opmfu_status opmfu_json_feed(struct opmfu_json *j, const void *buf, size_t n, struct opmfu_err *err)
 {
 	const unsigned char *p = buf;
@@ -271,7 +400,7 @@ enum opmfu_status opmfu_json_feed(struct opmfu_json *j, const void *buf, size_t 
 		return OPMFU_OK;
 	at = j->fed;
 	j->fed += n;
-	return parse(j, p, n, at, err);
+	return feed_tokens(j, p, n, at, err);
 }
 
 enum opmfu_status opmfu_json_finish(struct opmfu_json *j, struct opmfu_err *err)
@@ -282,6 +411,8 @@ enum opmfu_status opmfu_json_finish(struct opmfu_json *j, struct opmfu_err *err)
 	if (j->bom > 0 && j->bom < 3 && (st = parse(j, bom, (size_t)j->bom, 0, err)))
 		return st;
 	j->bom = -1;
+	if ((st = flush_pend(j, err)))
+		return st;
 	return parse(j, NULL, 0, j->fed, err);
 }
 
@@ -291,6 +422,9 @@ void opmfu_json_release(struct opmfu_json *j)
 	if (j->h)
 		yajl_free(j->h);
 	free_blocks(j);
+	opmfu_free(j->pend);
+	j->pend = NULL;
+	j->n_pend = j->cap_pend = 0;
 }
 
 enum opmfu_status opmfu_json_feed_file(struct opmfu_json *j, enum opmfu_status st, FILE *f, size_t max,

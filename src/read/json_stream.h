@@ -32,7 +32,19 @@ struct opmfu_json {
 	int bom;              /* bytes of a byte order mark matched; -1 once past it */
 	enum opmfu_status st; /* the first failure: every later call returns it */
 	struct opmfu_err why; /* and its message */
+	/* A token (string, number, literal) that a chunk ended inside is held
+	 * here until it ends and then given to yajl whole: yajl re-reads its
+	 * buffered part of a split token on every chunk, quadratic in the
+	 * token's length. lx is the scanner's state (json_stream.c). */
+	unsigned char *pend;
+	size_t n_pend, cap_pend, pend_at;
+	int lx;
 };
+
+/* The longest token (a string with its quotes, a number) taken: 64 MiB.
+ * A longer one is OPMFU_ERR_FORMAT "JSON token longer than 67108864 bytes
+ * at byte N", N where it starts. */
+#define OPMFU_JSON_TOKEN_MAX ((size_t)64 << 20)
 
 /* Callbacks (yajl's, with ctx) see the values in document order; a callback
  * that returns 0 must have called opmfu_json_stop. Numbers come through

@@ -4,6 +4,7 @@
  */
 #include "trace/strtab.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,11 +39,34 @@ static int str_eq(const void *probe, uint32_t sid)
 	return p->t->ent[sid].len == p->len && memcmp(p->t->pool + p->t->ent[sid].off, p->s, p->len) == 0;
 }
 
+/* s[0..len), longer than OPMFU_STR_MAX, cut with its marker. */
+static uint32_t intern_cut(struct opmfu_strtab *t, const char *s, size_t len)
+{
+	char buf[OPMFU_STR_MAX];
+	/* room for the marker (at most 37 bytes): the result is no longer than
+	 * OPMFU_STR_MAX, so it is not cut again */
+	size_t k = OPMFU_STR_MAX - 48, n0 = t->n;
+	uint32_t sid;
+	int m;
+
+	/* not inside a UTF-8 character: back over continuation bytes */
+	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;
+	memcpy(buf, s, k);
+	m = snprintf(buf + k, sizeof(buf) - k, OPMFU_STR_CUT_MARK "%zu bytes]", len);
+	sid = opmfu_strtab_intern(t, buf, k + (size_t)m);
+	if (sid && t->n > n0)
+		t->n_cut++;
+	return sid;
+}
+
 uint32_t opmfu_strtab_intern(struct opmfu_strtab *t, const char *s, size_t len)
 {
 	struct probe p = { t, s, len };
 	uint32_t sid;
 
+	if (len > OPMFU_STR_MAX)
+		return intern_cut(t, s, len);
 	if (len > UINT32_MAX - 1)
 		return 0;
 	if (t->n == 0) {

@@ -12,6 +12,16 @@
 #include "base/err.h"
 #include "base/idtab.h"
 
+/*
+ * Names and shape strings longer than OPMFU_STR_MAX bytes (16 KiB) are cut
+ * where they enter the trace: their first OPMFU_STR_MAX - 48 bytes (less,
+ * to end on a whole UTF-8 character), then "…[cut, N bytes]", N the
+ * original length; at most OPMFU_STR_MAX bytes in all. Every output then
+ * holds the cut string; n_cut counts the distinct strings cut.
+ */
+#define OPMFU_STR_MAX 16384
+#define OPMFU_STR_CUT_MARK "\xE2\x80\xA6[cut, "
+
 struct opmfu_strtab {
 	char *pool;          /* NUL-terminated strings back to back */
 	size_t pool_len, pool_cap;
@@ -25,6 +35,7 @@ struct opmfu_strtab {
 	 * pos (the order of mapping) lets the first mapping of an id win */
 	struct opmfu_strid { int64_t id; uint32_t sid, pos; } *sparse;
 	size_t sparse_n, sparse_cap;
+	size_t n_cut;        /* distinct strings cut at OPMFU_STR_MAX */
 };
 
 void opmfu_strtab_init(struct opmfu_strtab *t);
