@@ -102,6 +102,9 @@ void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const
 	case 'C':
 		o->chip = arg;
 		break;
+	case 'L':
+		o->follow_symlinks = 1;
+		break;
 	case 'j': {
 		char *end;
 		long v = strtol(arg, &end, 10);

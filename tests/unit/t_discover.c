@@ -82,7 +82,7 @@ static enum opmfu_status find(const char *rel, const struct opmfu_reader *const 
 	memset(list, 0, sizeof(*list));
 	warnings[0] = '\0';
 	memset(e, 0, sizeof(*e));
-	return opmfu_discover(&path, 1, readers, list, on_warn, NULL, e);
+	return opmfu_discover(&path, 1, readers, 0, list, on_warn, NULL, e);
 }
 
 #define DB(rank_dir, n) rank_dir "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_" #n ".db"
@@ -281,7 +281,7 @@ static enum opmfu_status fake_read(const struct opmfu_rank_input *in, struct opm
 	return OPMFU_OK;
 }
 
-static const struct opmfu_reader fake_reader = { "fake", "rank*.fake", NULL, fake_probe_file, fake_read };
+static const struct opmfu_reader fake_reader = { "fake", "rank*.fake", NULL, fake_probe_file, fake_read, NULL };
 
 static void count_links(void *ctx, const struct opmfu_trace *t)
 {
@@ -306,7 +306,7 @@ static enum opmfu_status find_all(const char *const *rels, size_t n, struct opmf
 	memset(list, 0, sizeof(*list));
 	warnings[0] = '\0';
 	memset(e, 0, sizeof(*e));
-	return opmfu_discover(paths, n, NULL, list, on_warn, NULL, e);
+	return opmfu_discover(paths, n, NULL, 0, list, on_warn, NULL, e);
 }
 
 static void test_several(void)
