@@ -63,6 +63,9 @@ struct opmfu_opts {
 	/* --model: model FLOPs checked against each rank's steps (OpmfuModel, SPEC 12);
 	 * NULL: none. world_size 0 is the ranks found; step_time, chip, peak unused. */
 	const struct opmfu_model_opts *model;
+	/* follow symbolic links to directories outside the inputs (never into
+	 * /proc or /sys); 0: they are not walked, and one warning counts them */
+	int follow_symlinks;
 	/* Optional callbacks, called from the calling thread only. */
 	void (*on_warning)(void *ctx, const char *msg);
 	void (*on_progress)(void *ctx, const struct opmfu_progress *p);

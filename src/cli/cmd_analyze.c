@@ -37,6 +37,8 @@ static const char usage_analyze[] =
 	"      --chip NAME        use the built-in peaks of NAME (see 'opmfu chips')\n"
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
 	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
+	"      --follow-symlinks  also walk symbolic links to folders outside PATH\n"
+	"                         (never /proc or /sys; default: not followed)\n"
 	"      --model CONFIG     also model MFU from a Hugging Face or diffusers\n"
 	"                         config.json (as 'opmfu model'), against each step's\n"
 	"                         time and FLOPs: the OpmfuModel table; with it:\n"
@@ -92,7 +94,8 @@ static const struct option longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
 	{ "model", required_argument, NULL, 'M' },  { "step-time", required_argument, NULL, 'S' },
-	OPMFU_MODEL_LONGOPTS,                       { NULL, 0, NULL, 0 },
+	{ "follow-symlinks", no_argument, NULL, 'L' }, OPMFU_MODEL_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
 };
 
 /* One option with a value into a; usage errors exit. */

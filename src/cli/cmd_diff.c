@@ -38,6 +38,8 @@ static const char usage_diff[] =
 	"      --model CONFIG     for input paths: model MFU as 'analyze --model' (with its\n"
 	"                         run options, --seq-len N ...), compared per convention\n"
 	"      --rank-list LIST   compare only these ranks, e.g. 0,3,8-15\n"
+	"      --follow-symlinks  for input paths: also walk symbolic links to folders\n"
+	"                         outside them (as analyze takes it)\n"
 	"  -q, --quiet            print only warnings and errors\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -65,8 +67,8 @@ static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 	{ "csv-verbatim", no_argument, NULL, 'X' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-	{ "model", required_argument, NULL, 'M' },  OPMFU_MODEL_LONGOPTS,
-	{ NULL, 0, NULL, 0 },
+	{ "model", required_argument, NULL, 'M' },  { "follow-symlinks", no_argument, NULL, 'L' },
+	OPMFU_MODEL_LONGOPTS,                       { NULL, 0, NULL, 0 },
 };
 
 /* One option with a value into a; usage errors exit. */

@@ -105,6 +105,9 @@ void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const
 	case 'X': /* --csv-verbatim */
 		o->csv_verbatim = 1;
 		break;
+	case 'L':
+		o->follow_symlinks = 1;
+		break;
 	case 'j': {
 		char *end;
 		long v = strtol(arg, &end, 10);

@@ -21,6 +21,7 @@
 #include "analyze/hotspots.h"
 #include "analyze/modules.h"
 #include "lib/lib.h"
+#include "read/dirwalk.h"
 #include "write/summary_xlsx.h"
 
 /* One side while it is found, analysed and read. */
@@ -74,7 +75,8 @@ static enum opmfu_status find_input(struct side *sd, const char *path, struct op
 	size_t i, k;
 
 	/* the analysis discovers again and tells duplicate ranks then: once */
-	st = opmfu_discover(&path, 1, NULL, &list, no_warn, NULL, err);
+	st = opmfu_discover(&path, 1, NULL, ao->follow_symlinks ? OPMFU_DISCOVER_FOLLOW_LINKS : 0u, &list,
+			    no_warn, NULL, err);
 	if (st == OPMFU_ERR_NOINPUT) {
 		char why[OPMFU_ERR_MSG_MAX];
 		size_t n = strlen(path);
@@ -160,6 +162,9 @@ static enum opmfu_status resolve(struct side *sd, struct opmfu_err *err)
 		}
 		return find_input(sd, path, err);
 	}
+	/* a FIFO or device would block the reads below (SPEC 26) */
+	if ((st = opmfu_check_regular(path, "cannot open", err)))
+		return st;
 	if ((st = opmfu_db_kind(path, &kind, err)))
 		return st;
 	switch (kind) {

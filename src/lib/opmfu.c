@@ -178,7 +178,8 @@ enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "several inputs: say where to write with -o DIR");
 	if (o->chip && !opmfu_chip_find(o->chip))
 		return unknown_chip(o->chip, err);
-	if ((st = opmfu_discover(o->inputs, o->n_inputs, NULL, &list, warn_cb, (void *)o, err)))
+	if ((st = opmfu_discover(o->inputs, o->n_inputs, NULL,
+				   o->follow_symlinks ? OPMFU_DISCOVER_FOLLOW_LINKS : 0u, &list, warn_cb, (void *)o, err)))
 		goto out;
 	n_found = list.n;
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))

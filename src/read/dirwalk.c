@@ -5,10 +5,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/mem.h"
+#include "base/sbuf.h"
 #include "base/sort.h"
 
 static int less_str(const void *a, const void *b)
@@ -58,6 +61,120 @@ int opmfu_is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *opmfu_file_kind(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	return "of an unknown kind";
+}
+
+static enum opmfu_status not_regular(const char *path, mode_t mode, struct opmfu_err *err)
+{
+	return opmfu_err_set(err, OPMFU_ERR_IO, "%s: not a regular file (%s): opmfu reads only regular files", path,
+			     opmfu_file_kind(mode));
+}
+
+enum opmfu_status opmfu_check_regular(const char *path, const char *fail, struct opmfu_err *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: %s: %s", path, fail, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return not_regular(path, st.st_mode, err);
+	return OPMFU_OK;
+}
+
+int opmfu_open_regular(const char *path, struct stat *out, const char *fail, struct opmfu_err *err)
+{
+	struct stat st;
+	int fd, fl;
+
+	if (opmfu_check_regular(path, fail, err))
+		return -1;
+	do
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		opmfu_err_set(err, OPMFU_ERR_IO, "%s: %s: %s", path, fail, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0) {
+		opmfu_err_set(err, OPMFU_ERR_IO, "%s: %s: %s", path, fail, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		not_regular(path, st.st_mode, err);
+		close(fd);
+		return -1;
+	}
+	/* a regular file never blocks; plain reads from here on */
+	if ((fl = fcntl(fd, F_GETFL)) != -1)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	if (out)
+		*out = st;
+	return fd;
+}
+
+FILE *opmfu_fopen_regular(const char *path, const char *fail, struct opmfu_err *err)
+{
+	int fd = opmfu_open_regular(path, NULL, fail, err);
+	FILE *f;
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "rb"))) {
+		opmfu_err_set(err, OPMFU_ERR_IO, "%s: %s: %s", path, fail, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+int opmfu_path_inside(const char *real, const char *root)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return 1;
+	return !strncmp(real, root, n) && (real[n] == '\0' || real[n] == '/');
+}
+
+int opmfu_system_dir(const char *real)
+{
+	return opmfu_path_inside(real, "/proc") || opmfu_path_inside(real, "/sys");
+}
+
+char *opmfu_entry_real(const char *dir_real, const char *sub, const char *name, int is_link)
+{
+	char *r, *copy;
+	if (!is_link) {
+		if (!(r = opmfu_path_join(dir_real, name)))
+			errno = ENOMEM;
+		return r;
+	}
+	if (!(r = realpath(sub, NULL))) {
+		if (errno == ENOMEM)
+			return NULL;
+		errno = ENOENT;
+		return NULL;
+	}
+	copy = opmfu_strdup(r); /* realpath allocates with libc's malloc */
+	free(r);
+	if (!copy)
+		errno = ENOMEM;
+	return copy;
 }
 
 int opmfu_all_digits(const char *s, size_t n)

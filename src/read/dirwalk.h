@@ -8,8 +8,11 @@
 #define OPMFU_DIRWALK_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+
+#include "base/err.h"
 
 /*
  * The names in dir (without . and ..), sorted bytewise, each and the array
@@ -21,6 +24,40 @@ void opmfu_dir_names_free(char **names, long n);
 
 /* 1 if path is a directory (symbolic links followed). */
 int opmfu_is_dir(const char *path);
+
+/* "a FIFO", "a socket", "a character device", ... for a stat mode (what
+ * the messages call a file that is not a regular one). */
+const char *opmfu_file_kind(mode_t mode);
+
+/*
+ * Every input is opened this way (SPEC 26): never blocking, and only if it
+ * is a regular file. A FIFO, socket or device named like an input would
+ * block open() or read() forever; it is refused with "PATH: not a regular
+ * file (a FIFO): opmfu reads only regular files" (OPMFU_ERR_IO). Symbolic
+ * links are followed. The path is stat'ed before the open (so a device is
+ * never even opened), opened with O_NONBLOCK, checked again with fstat
+ * (the file may have been replaced in between), then O_NONBLOCK is
+ * cleared. fail starts the other messages ("cannot read": "PATH: cannot
+ * read: No such file or directory"). Returns the descriptor (O_CLOEXEC), or -1 with err set; st,
+ * if not NULL, receives the fstat.
+ */
+int opmfu_open_regular(const char *path, struct stat *st, const char *fail, struct opmfu_err *err);
+/* The same as a stdio stream ("rb"); NULL with err set. */
+FILE *opmfu_fopen_regular(const char *path, const char *fail, struct opmfu_err *err);
+/* Only the stat check, for files another library opens by name (SQLite):
+ * OPMFU_OK for a regular file, else the message above (or fail's). */
+enum opmfu_status opmfu_check_regular(const char *path, const char *fail, struct opmfu_err *err);
+
+/* 1 if the real path real (no "." or ".." or links in it) is root or
+ * below it; root "/" holds everything. */
+int opmfu_path_inside(const char *real, const char *root);
+/* 1 if the real path real is /proc, /sys or below them: never walked. */
+int opmfu_system_dir(const char *real);
+/* The real path of a directory the walk may enter as dir/name, where
+ * dir_real is dir's real path and is_link says the entry is a symbolic
+ * link (malloc'd with base/mem; NULL when out of memory or, for a link,
+ * when it cannot be resolved, errno telling which: ENOMEM). */
+char *opmfu_entry_real(const char *dir_real, const char *sub, const char *name, int is_link);
 
 /* 1 if s[0..n) is one or more ASCII digits. */
 int opmfu_all_digits(const char *s, size_t n);

@@ -17,9 +17,19 @@
 #include "read/dirwalk.h"
 #include "read/reader.h"
 
+/* Directories the walk did not enter (SPEC 26), told in one warning each
+ * per run: symbolic links leaving the path given, and /proc or /sys. */
+struct skipped {
+	size_t n_out, n_sys;
+	char out_ex[1024], sys_ex[1024]; /* the first of each */
+};
+
 struct walk {
 	const struct opmfu_reader *const *readers;
 	const char *out_hint; /* the path the user gave */
+	const char *root_real; /* its real path */
+	int follow;            /* OPMFU_DISCOVER_FOLLOW_LINKS */
+	struct skipped *skipped;
 	struct opmfu_visit seen;
 	struct opmfu_rank_list *list;
 	opmfu_warn_fn warn;
@@ -159,9 +169,11 @@ static enum opmfu_status take(struct walk *w, struct opmfu_rank_input in, const 
 	return add_rank(w, in);
 }
 
-static enum opmfu_status walk_entries(struct walk *w, const char *dir, int depth, char **names, long n);
+static enum opmfu_status walk_entries(struct walk *w, const char *dir, const char *real, int depth, char **names,
+				      long n);
 
-static enum opmfu_status walk(struct walk *w, const char *dir, int depth)
+/* dir's real path is real. */
+static enum opmfu_status walk(struct walk *w, const char *dir, const char *real, int depth)
 {
 	struct stat st;
 	struct opmfu_rank_input in;
@@ -172,6 +184,11 @@ static enum opmfu_status walk(struct walk *w, const char *dir, int depth)
 
 	if (stat(dir, &st) != 0)
 		return OPMFU_OK;
+	if (opmfu_system_dir(real)) {
+		if (!w->skipped->n_sys++)
+			snprintf(w->skipped->sys_ex, sizeof(w->skipped->sys_ex), "%s", dir);
+		return OPMFU_OK;
+	}
 	if (opmfu_visit_seen(&w->seen, &st)) {
 		warnf(w, "%s: directory loop (symbolic link back to an ancestor), skipped", dir);
 		return OPMFU_OK;
@@ -194,24 +211,73 @@ static enum opmfu_status walk(struct walk *w, const char *dir, int depth)
 		return OPMFU_OK;
 	}
 	opmfu_visit_push(&w->seen, &st);
-	status = walk_entries(w, dir, depth, names, n);
+	status = walk_entries(w, dir, real, depth, names, n);
 	w->seen.n--;
 	opmfu_dir_names_free(names, n);
 	return status;
 }
 
-/* Directories are walked and files offered to the readers, in name order. */
-static enum opmfu_status walk_entries(struct walk *w, const char *dir, int depth, char **names, long n)
+/* Whether some reader takes a file of that name. */
+static int input_name(const struct walk *w, const char *base)
+{
+	const struct opmfu_reader *const *r;
+	for (r = w->readers; *r; r++)
+		if ((*r)->input_name && (*r)->input_name(base))
+			return 1;
+	return 0;
+}
+
+/* Walks the directory sub (the entry name of dir, real path dir_real),
+ * unless it is a link leaving the tree or a system directory. */
+static enum opmfu_status walk_sub(struct walk *w, const char *sub, const char *dir_real, const char *name,
+				  int is_link, int depth)
+{
+	enum opmfu_status status;
+	char *real = opmfu_entry_real(dir_real, sub, name, is_link);
+
+	if (!real && errno == ENOMEM)
+		return opmfu_err_set(w->err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
+	if (!real)
+		return OPMFU_OK; /* vanished meanwhile */
+	if (is_link && !w->follow && !opmfu_path_inside(real, w->root_real) && !opmfu_system_dir(real)) {
+		if (!w->skipped->n_out++)
+			snprintf(w->skipped->out_ex, sizeof(w->skipped->out_ex), "%s -> %s", sub, real);
+		opmfu_free(real);
+		return OPMFU_OK;
+	}
+	if (is_link && opmfu_system_dir(real)) {
+		if (!w->skipped->n_sys++)
+			snprintf(w->skipped->sys_ex, sizeof(w->skipped->sys_ex), "%s -> %s", sub, real);
+		opmfu_free(real);
+		return OPMFU_OK;
+	}
+	status = walk(w, sub, real, depth);
+	opmfu_free(real);
+	return status;
+}
+
+/* Directories are walked and regular files offered to the readers, in name
+ * order; anything else (a FIFO would block the probe's open forever) is
+ * skipped, with a warning when it is named as an input. */
+static enum opmfu_status walk_entries(struct walk *w, const char *dir, const char *real, int depth, char **names,
+				      long n)
 {
 	enum opmfu_status status = OPMFU_OK;
 	long i;
 
 	for (i = 0; i < n && status == OPMFU_OK; i++) {
+		struct stat lst, st;
 		char *sub = opmfu_path_join(dir, names[i]);
 		if (!sub)
 			return opmfu_err_set(w->err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
-		if (opmfu_is_dir(sub)) {
-			status = walk(w, sub, depth + 1);
+		if (lstat(sub, &lst) != 0 || (S_ISLNK(lst.st_mode) ? stat(sub, &st) : (st = lst, 0)) != 0) {
+			/* gone meanwhile, or a dangling link */
+		} else if (S_ISDIR(st.st_mode)) {
+			status = walk_sub(w, sub, real, names[i], S_ISLNK(lst.st_mode), depth + 1);
+		} else if (!S_ISREG(st.st_mode)) {
+			if (input_name(w, names[i]))
+				warnf(w, "%s: not a regular file (%s): opmfu reads only regular files; skipped", sub,
+				      opmfu_file_kind(st.st_mode));
 		} else {
 			struct opmfu_rank_input in;
 			enum opmfu_probe p = probe(w->readers, sub, 0, 0, &in);
@@ -225,14 +291,16 @@ static enum opmfu_status walk_entries(struct walk *w, const char *dir, int depth
 	return status;
 }
 
-enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *const *readers,
-				   struct opmfu_rank_list *list, opmfu_warn_fn warn, void *ctx,
-				   struct opmfu_err *err)
+static enum opmfu_status find_ranks(const char *path, const struct opmfu_reader *const *readers, unsigned flags,
+				    struct opmfu_rank_list *list, opmfu_warn_fn warn, void *ctx, struct skipped *skipped,
+				    struct opmfu_err *err)
 {
 	struct stat st;
 	char clean[4096];
 	size_t n = strlen(path);
 	struct walk w;
+	enum opmfu_status status;
+	char *real;
 
 	if (n >= sizeof(clean))
 		return opmfu_err_set(err, OPMFU_ERR_IO, "%.200s...: path too long", path);
@@ -248,8 +316,21 @@ enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *
 	w.warn = warn;
 	w.ctx = ctx;
 	w.err = err;
-	if (S_ISDIR(st.st_mode))
-		return walk(&w, clean, 0);
+	w.follow = (flags & OPMFU_DISCOVER_FOLLOW_LINKS) != 0;
+	w.skipped = skipped;
+	if (S_ISDIR(st.st_mode)) {
+		/* the tree the walk keeps to: links in it are judged by their real paths */
+		if (!(real = opmfu_entry_real(NULL, clean, NULL, 1)))
+			return errno == ENOMEM ? opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks")
+					       : opmfu_err_set(err, OPMFU_ERR_IO, "%s: %s", clean, strerror(errno));
+		w.root_real = real;
+		status = walk(&w, clean, real, 0);
+		opmfu_free(real);
+		return status;
+	}
+	if (!S_ISREG(st.st_mode))
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: not a regular file (%s): opmfu reads only regular files",
+				     clean, opmfu_file_kind(st.st_mode));
 	{
 		/* a file the user named: results go to the rank's folder */
 		struct opmfu_rank_input in;
@@ -260,6 +341,39 @@ enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *
 			return OPMFU_OK;
 		return take(&w, in, in.dir ? in.dir : clean);
 	}
+}
+
+/* The one warning for each kind of directory not walked. */
+static void warn_skipped(const struct skipped *s, opmfu_warn_fn warn, void *ctx)
+{
+	char msg[2600];
+	if (!warn)
+		return;
+	if (s->n_out) {
+		snprintf(msg, sizeof(msg),
+			 "%zu symbolic link%s to a directory outside the input not followed (%s%s); "
+			 "--follow-symlinks follows them",
+			 s->n_out, s->n_out == 1 ? "" : "s", s->n_out == 1 ? "" : "the first: ", s->out_ex);
+		warn(ctx, msg);
+	}
+	if (s->n_sys) {
+		snprintf(msg, sizeof(msg), "%zu director%s under /proc or /sys not walked (%s%s)", s->n_sys,
+			 s->n_sys == 1 ? "y" : "ies", s->n_sys == 1 ? "" : "the first: ", s->sys_ex);
+		warn(ctx, msg);
+	}
+}
+
+enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *const *readers,
+				   struct opmfu_rank_list *list, opmfu_warn_fn warn, void *ctx,
+				   struct opmfu_err *err)
+{
+	struct skipped s;
+	enum opmfu_status st;
+	memset(&s, 0, sizeof(s));
+	st = find_ranks(path, readers, 0, list, warn, ctx, &s, err);
+	if (st == OPMFU_OK)
+		warn_skipped(&s, warn, ctx);
+	return st;
 }
 
 /* "A or B": what the readers look for, for the message when nothing is found. */
@@ -438,10 +552,11 @@ static void warn_dups(struct merging *m)
 }
 
 enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
-				 const struct opmfu_reader *const *readers, struct opmfu_rank_list *list,
+				 const struct opmfu_reader *const *readers, unsigned flags, struct opmfu_rank_list *list,
 				 opmfu_warn_fn warn, void *ctx, struct opmfu_err *err)
 {
 	struct opmfu_rank_list one = { NULL, 0, 0 };
+	struct skipped skipped;
 	struct merging m;
 	enum opmfu_status st = OPMFU_OK;
 	size_t i;
@@ -449,6 +564,7 @@ enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 	if (!readers)
 		readers = opmfu_readers();
 	memset(&m, 0, sizeof(m));
+	memset(&skipped, 0, sizeof(skipped));
 	m.paths = paths;
 	m.warn = warn;
 	m.ctx = ctx;
@@ -457,7 +573,7 @@ enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
 	for (i = 0; i < n_paths && st == OPMFU_OK; i++) {
 		char what[512];
-		if ((st = opmfu_find_ranks(paths[i], readers, &one, warn, ctx, err)))
+		if ((st = find_ranks(paths[i], readers, flags, &one, warn, ctx, &skipped, err)))
 			break;
 		if (one.n == 0) {
 			looked_for(readers, what, sizeof(what));
@@ -469,6 +585,8 @@ enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 			st = merge(&m, list, &one, i, err);
 		}
 	}
+	/* told also when a path had no rank: the link may be why */
+	warn_skipped(&skipped, warn, ctx);
 	if (st == OPMFU_OK)
 		warn_dups(&m);
 	opmfu_rank_list_release(&one);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "read/dirwalk.h"
 #include "read/json_stream.h"
 
 #define CONFIG_MAX_BYTES (16 << 20)
@@ -677,10 +678,11 @@ enum opmfu_status opmfu_model_config_read(const char *path, const char *const *s
 {
 	struct reader *r;
 	enum opmfu_status st;
-	FILE *f = fopen(path, "rb");
+	/* never blocking: a FIFO is refused (SPEC 26) */
+	FILE *f = opmfu_fopen_regular(path, "cannot read", err);
 
 	if (!f)
-		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+		return OPMFU_ERR_IO;
 	if (!(r = opmfu_malloc(sizeof(*r)))) {
 		fclose(f);
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", path);

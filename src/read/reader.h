@@ -76,6 +76,13 @@ struct opmfu_reader {
 	 */
 	enum opmfu_status (*read)(const struct opmfu_rank_input *in, struct opmfu_trace *t,
 				  const struct opmfu_read_opts *o, struct opmfu_err *err);
+	/*
+	 * Is a file of this name (its last component) one this format may
+	 * read? Only asked of what the walk does not offer to probe_file: a
+	 * FIFO, socket or device so named is skipped with a warning. May be
+	 * NULL.
+	 */
+	int (*input_name)(const char *base);
 };
 
 /* Every reader, in the order they are asked, NULL-terminated (readers.c). */
@@ -83,6 +90,10 @@ const struct opmfu_reader *const *opmfu_readers(void);
 
 /* How deep below a path the walk looks for ranks (SPEC 1.1). */
 #define OPMFU_RANK_DEPTH 5
+
+/* opmfu_discover's flags: follow symbolic links to directories outside the
+ * path given (never into /proc or /sys). */
+#define OPMFU_DISCOVER_FOLLOW_LINKS 1u
 
 typedef void (*opmfu_warn_fn)(void *ctx, const char *msg);
 
@@ -95,6 +106,15 @@ typedef void (*opmfu_warn_fn)(void *ctx, const char *msg);
  * with the newest stamp and reporting the others through warn (SPEC 1.1,
  * whatever their formats). Does not sort. Returns OPMFU_ERR_IO when path
  * cannot be read; finding nothing is not an error here.
+ *
+ * Only regular files and directories are looked at (SPEC 26): path itself
+ * anything else is OPMFU_ERR_IO ("PATH: not a regular file (a FIFO): opmfu
+ * reads only regular files"); in the walk, such an entry named as some
+ * reader's input is skipped with a warning naming it, others silently. A
+ * symbolic link to a directory is followed only where it stays inside path
+ * (real paths compared); the others are counted and reported in one
+ * warning, as is any directory under /proc or /sys (never walked). A link
+ * to a file, and path itself being a link, are followed.
  */
 enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *const *readers,
 				   struct opmfu_rank_list *list, opmfu_warn_fn warn, void *ctx,
@@ -108,9 +128,10 @@ enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *
  * SPEC 1.1's newer timestamp wins, and on a tie the path given first; one
  * warning per pair of paths and outcome names the ids ("ranks 0-3 found
  * under both A and B: using those under B (newer timestamp), ignoring A").
+ * flags: OPMFU_DISCOVER_*. Links not followed get one warning for all paths.
  */
 enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
-				 const struct opmfu_reader *const *readers, struct opmfu_rank_list *list,
+				 const struct opmfu_reader *const *readers, unsigned flags, struct opmfu_rank_list *list,
 				 opmfu_warn_fn warn, void *ctx, struct opmfu_err *err);
 
 /* Sorts by rank id (duplicate ids were already resolved). Returns 0, or -1

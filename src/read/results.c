@@ -17,6 +17,7 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "read/dirwalk.h"
 #include "read/sqlite_in.h"
 
 /* The scan under way. */
@@ -59,11 +60,12 @@ static enum opmfu_status has_table(sqlite3 *db, const char *path, const char *ta
 	return OPMFU_OK;
 }
 
-/* Whether the file starts as an SQLite database does. */
+/* Whether the file starts as an SQLite database does (a file that is not
+ * regular is not opened: SPEC 26). */
 static int sqlite_header(const char *path)
 {
 	char h[16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	int fd = opmfu_open_regular(path, NULL, "cannot open", NULL), ok;
 	if (fd < 0)
 		return 0;
 	ok = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && !memcmp(h, "SQLite format 3", 16);

@@ -11,6 +11,7 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "read/dirwalk.h"
 
 char *opmfu_sqlite_uri(const char *path, const char *q)
 {
@@ -69,13 +70,13 @@ enum opmfu_status opmfu_sqlite_in_open(const char *path, sqlite3 **db, struct op
 
 	*db = NULL;
 	memset(in, 0, sizeof(*in));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &in->st) != 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot open: %s", path, strerror(e));
-	}
+	/* SQLite opens the file by name with a blocking open(): it gets only a
+	 * path this open found a regular file at (SPEC 26: a FIFO named like a
+	 * database would block forever). What is left is the moment between
+	 * this check and SQLite's open, where the file could be replaced; the
+	 * stat after the open below, and opmfu_sqlite_in_check, see that. */
+	if ((fd = opmfu_open_regular(path, &in->st, "cannot open", err)) < 0)
+		return OPMFU_ERR_IO;
 	in->wal = wal_mode(fd);
 	close(fd);
 	if (in->wal && (st = side_file(path, "-wal", &wal_size, err)))
@@ -98,6 +99,17 @@ enum opmfu_status opmfu_sqlite_in_open(const char *path, sqlite3 **db, struct op
 		sqlite3_close(*db);
 		*db = NULL;
 		return st;
+	}
+	{
+		struct stat now;
+		if (stat(path, &now) != 0 || now.st_dev != in->st.st_dev || now.st_ino != in->st.st_ino) {
+			sqlite3_close(*db);
+			*db = NULL;
+			return opmfu_err_set(err, OPMFU_ERR_IO,
+					     "%s: changed while it was opened (is the profiler still writing it?); "
+					     "run again once it has finished",
+					     path);
+		}
 	}
 	/* another process may still hold a write lock for a moment (rollback mode) */
 	sqlite3_busy_timeout(*db, 2000);

@@ -82,7 +82,7 @@ static enum opmfu_status find(const char *rel, const struct opmfu_reader *const 
 	memset(list, 0, sizeof(*list));
 	warnings[0] = '\0';
 	memset(e, 0, sizeof(*e));
-	return opmfu_discover(&path, 1, readers, list, on_warn, NULL, e);
+	return opmfu_discover(&path, 1, readers, 0, list, on_warn, NULL, e);
 }
 
 #define DB(rank_dir, n) rank_dir "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_" #n ".db"
@@ -281,7 +281,7 @@ static enum opmfu_status fake_read(const struct opmfu_rank_input *in, struct opm
 	return OPMFU_OK;
 }
 
-static const struct opmfu_reader fake_reader = { "fake", "rank*.fake", NULL, fake_probe_file, fake_read };
+static const struct opmfu_reader fake_reader = { "fake", "rank*.fake", NULL, fake_probe_file, fake_read, NULL };
 
 static void count_links(void *ctx, const struct opmfu_trace *t)
 {
@@ -306,7 +306,7 @@ static enum opmfu_status find_all(const char *const *rels, size_t n, struct opmf
 	memset(list, 0, sizeof(*list));
 	warnings[0] = '\0';
 	memset(e, 0, sizeof(*e));
-	return opmfu_discover(paths, n, NULL, list, on_warn, NULL, e);
+	return opmfu_discover(paths, n, NULL, 0, list, on_warn, NULL, e);
 }
 
 static void test_several(void)
@@ -662,6 +662,62 @@ static void test_device(void)
 	opmfu_device_release(&dev);
 }
 
+/* SPEC 26: a FIFO named as an input is skipped with a warning, never opened
+ * (the test would hang); links leaving the tree are counted, not followed,
+ * unless asked; links inside it are followed. */
+static void test_hostile(void)
+{
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	char want[2048];
+	const char *paths[1];
+
+	put(DB("hostile/tree/good_ascend_pt", 0), "");
+	mkdirs("hostile/tree/fifo_ascend_pt/ASCEND_PROFILER_OUTPUT");
+	CHECK(mkfifo(at(DB("hostile/tree/fifo_ascend_pt", 1)), 0600) == 0);
+	CHECK(mkfifo(at("hostile/tree/w.pt.trace.json"), 0600) == 0);
+	CHECK(mkfifo(at("hostile/tree/some.pipe"), 0600) == 0); /* no input's name: silent */
+	put(DB("hostile/out/r_ascend_pt", 2), "");
+	CHECK(symlink(at("hostile/out"), at("hostile/tree/away")) == 0);
+	CHECK(symlink("/", at("hostile/tree/root")) == 0);
+	put(DB("hostile/tree/d/1/2/3/4/5/r_ascend_pt", 3), "");
+	CHECK(symlink("d/1/2/3", at("hostile/tree/near")) == 0);
+
+	CHECK_INT(find("hostile/tree", NULL, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 2);
+	if (l.n == 2) {
+		CHECK_INT(l.v[0].rank, 0);
+		CHECK_INT(l.v[1].rank, 3);
+	}
+	snprintf(want, sizeof(want),
+		 "%s: not a regular file (a FIFO): opmfu reads only regular files; skipped\n"
+		 "%s: not a regular file (a FIFO): opmfu reads only regular files; skipped\n"
+		 "2 symbolic links to a directory outside the input not followed (the first: %s -> %s); "
+		 "--follow-symlinks follows them\n",
+		 at(DB("hostile/tree/fifo_ascend_pt", 1)), at("hostile/tree/w.pt.trace.json"), at("hostile/tree/away"),
+		 at("hostile/out"));
+	CHECK_STR(warnings, want);
+	opmfu_rank_list_release(&l);
+
+	/* asked to follow (without the link to /) */
+	CHECK(unlink(at("hostile/tree/root")) == 0);
+	paths[0] = at("hostile/tree");
+	memset(&l, 0, sizeof(l));
+	warnings[0] = '\0';
+	memset(&e, 0, sizeof(e));
+	CHECK_INT(opmfu_discover(paths, 1, NULL, OPMFU_DISCOVER_FOLLOW_LINKS, &l, on_warn, NULL, &e), OPMFU_OK);
+	CHECK_INT(l.n, 3);
+	CHECK(strstr(warnings, "symbolic link") == NULL); /* only the FIFOs again */
+	opmfu_rank_list_release(&l);
+
+	/* a FIFO given: an error naming it */
+	CHECK_INT(find("hostile/tree/w.pt.trace.json", NULL, &l, &e), OPMFU_ERR_IO);
+	snprintf(want, sizeof(want), "%s: not a regular file (a FIFO): opmfu reads only regular files",
+		 at("hostile/tree/w.pt.trace.json"));
+	CHECK_STR(e.msg, want);
+	opmfu_rank_list_release(&l);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -678,6 +734,7 @@ int main(void)
 	test_kineto();
 	test_nomem();
 	test_device();
+	test_hostile();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	rc = system(cmd);
 	CHECK_INT(rc, 0);

@@ -81,6 +81,12 @@ static int set_dir(struct opmfu_rank_input *in, char *dir)
 	return 0;
 }
 
+static int is_regular(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* If dir is a rank directory, returns the database path inside it (malloc'd);
  * sets *oom when an allocation failed on the way. */
 static char *rank_db_in(const char *dir, int *rank, int *oom)
@@ -104,7 +110,9 @@ static char *rank_db_in(const char *dir, int *rank, int *oom)
 			*oom = 1;
 			break;
 		}
-		if (!opmfu_is_dir(full)) {
+		/* a regular file only: a FIFO so named would block the read forever
+		 * (SPEC 26); the walk then meets it and says so */
+		if (is_regular(full)) {
 			found = full;
 			*rank = r;
 		} else {
@@ -167,7 +175,28 @@ static int name_matches(const char *name, const char *prefix)
 	return n > p && n <= p + 2 && !strncmp(name, prefix, p) && opmfu_all_digits(name + p, n - p);
 }
 
-static char *find_info(const char *dir, int depth, int in_device, struct opmfu_visit *seen, int *oom)
+/* Whether the search may enter the directory full: a symbolic link only
+ * when it stays inside root (the rank directory's real path), and never
+ * /proc or /sys (SPEC 26). */
+static int may_enter(const char *full, const char *root, int *oom)
+{
+	struct stat lst;
+	char *real;
+	int ok;
+	if (lstat(full, &lst) != 0 || !S_ISLNK(lst.st_mode))
+		return 1;
+	if (!(real = opmfu_entry_real(NULL, full, NULL, 1))) {
+		if (errno == ENOMEM)
+			*oom = 1;
+		return 0;
+	}
+	ok = opmfu_path_inside(real, root) && !opmfu_system_dir(real);
+	opmfu_free(real);
+	return ok;
+}
+
+static char *find_info(const char *dir, const char *root, int depth, int in_device, struct opmfu_visit *seen,
+		       int *oom)
 {
 	char **names = NULL, *found = NULL;
 	long n, i;
@@ -201,8 +230,8 @@ static char *find_info(const char *dir, int depth, int in_device, struct opmfu_v
 		char *full = opmfu_path_join(dir, names[i]);
 		if (!full)
 			*oom = 1;
-		else if (opmfu_is_dir(full))
-			found = find_info(full, depth + 1, name_matches(names[i], "device_"), seen, oom);
+		else if (opmfu_is_dir(full) && may_enter(full, root, oom))
+			found = find_info(full, root, depth + 1, name_matches(names[i], "device_"), seen, oom);
 		opmfu_free(full);
 	}
 	seen->n--;
@@ -214,8 +243,14 @@ enum opmfu_status opmfu_find_info_json(const char *dir, char **path, struct opmf
 {
 	struct opmfu_visit seen;
 	int oom = 0;
+	char *root = opmfu_entry_real(NULL, dir, NULL, 1);
 	seen.n = 0;
-	*path = find_info(dir, 0, 0, &seen, &oom);
+	*path = NULL;
+	if (!root && errno == ENOMEM)
+		oom = 1;
+	else if (root && !opmfu_system_dir(root))
+		*path = find_info(dir, root, 0, 0, &seen, &oom);
+	opmfu_free(root);
 	if (oom) {
 		opmfu_free(*path);
 		*path = NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "read/ascend/ascend.h"
+#include "read/dirwalk.h"
 #include "read/json_stream.h"
 
 #define INFO_MAX_BYTES (16 << 20)
@@ -86,10 +87,11 @@ enum opmfu_status opmfu_read_info_json(const char *path, struct opmfu_chip_info 
 	struct opmfu_json_value v[V__COUNT];
 	struct opmfu_json_pick p;
 	enum opmfu_status st;
-	FILE *f = fopen(path, "rb");
+	/* never blocking: a FIFO named info.json.N is refused (SPEC 26) */
+	FILE *f = opmfu_fopen_regular(path, "cannot read", err);
 
 	if (!f)
-		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+		return OPMFU_ERR_IO;
 	info_values(v);
 	st = opmfu_json_pick_init(&p, v, V__COUNT, err);
 	st = opmfu_json_feed_file(&p.json, st, f, INFO_MAX_BYTES, "a chip info file", err);

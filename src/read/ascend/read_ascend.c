@@ -794,7 +794,12 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 	return st;
 }
 
+static int db_name(const char *base)
+{
+	return opmfu_db_name_rank(base) != -2;
+}
+
 const struct opmfu_reader opmfu_reader_ascend = {
 	"ascend", "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db",
-	opmfu_ascend_probe_dir, opmfu_ascend_probe_file, read_rank
+	opmfu_ascend_probe_dir, opmfu_ascend_probe_file, read_rank, db_name
 };

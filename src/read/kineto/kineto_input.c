@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "read/dirwalk.h"
 
 #define ZBUF_SIZE (256 * 1024)
 
@@ -61,11 +62,9 @@ enum opmfu_status opmfu_kin_in_open(struct kin_in *in, const char *path, struct 
 	in->zbuf = opmfu_malloc(ZBUF_SIZE);
 	if (!in->zbuf)
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory opening the trace", path);
-	do
-		in->fd = open(path, O_RDONLY);
-	while (in->fd < 0 && errno == EINTR);
-	if (in->fd < 0)
-		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+	/* never blocking: a FIFO named like a trace is refused (SPEC 26) */
+	if ((in->fd = opmfu_open_regular(path, NULL, "cannot read", err)) < 0)
+		return OPMFU_ERR_IO;
 	/* two bytes decide: fill until they are in or the file ends */
 	while (in->z.avail_in < 2 && !in->eof)
 		if ((st = fill(in, err)))

@@ -9,6 +9,7 @@
 
 #include "base/mem.h"
 #include "read/kineto/kineto.h"
+#include "read/kineto/kineto_parse.h"
 
 #define CHUNK (256 * 1024)
 
@@ -129,5 +130,5 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 
 const struct opmfu_reader opmfu_reader_kineto = {
 	"kineto", "PyTorch profiler traces (*.json, *.json.gz)",
-	NULL, opmfu_kineto_probe_file, read_rank
+	NULL, opmfu_kineto_probe_file, read_rank, opmfu_kineto_trace_name
 };
