@@ -505,6 +505,10 @@ static enum opmfu_status xlsx_commit(struct opmfu_writer *w, struct opmfu_err *e
 			sg->tmp = NULL;
 		}
 	}
+	/* done with (on failure, what was not renamed goes) */
+	for (k = 0; k < o->n_kept; k++)
+		discard(&o->kept[k]);
+	o->n_kept = 0;
 	return s;
 }
 
