@@ -574,12 +574,24 @@ static int copy_tables(struct db_writer *o, sqlite3 *live, struct opmfu_err *err
 	return r;
 }
 
+/* SQLite's busy handler: waits until the deadline (a double of now_ms())
+ * however many locks the attempt needs, where busy_timeout would wait its
+ * whole time for each (a copy that spills its cache asks again per table). */
+static int until_deadline(void *deadline, int n)
+{
+	double left = *(const double *)deadline - now_ms();
+	(void)n;
+	if (left <= 0)
+		return 0;
+	usleep(left < 20 ? (useconds_t)(left * 1000) : 20000);
+	return 1;
+}
+
 /* One attempt, waiting for locks until deadline (ms of now_ms()). */
 static int install_once(struct db_writer *o, double deadline, struct opmfu_err *err)
 {
 	sqlite3 *live = NULL;
 	int r = INSTALL_OK, copy, in_txn = 0;
-	double left = deadline - now_ms();
 
 	if (sqlite3_open_v2(o->path, &live, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
@@ -587,8 +599,7 @@ static int install_once(struct db_writer *o, double deadline, struct opmfu_err *
 			 : (opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open for writing", o->path), INSTALL_FAILED);
 		goto out;
 	}
-	sqlite3_busy_timeout(live, left > 0 ? (int)left : 0);
-	/* attached before the transaction: SQLite attaches outside one only */
+	sqlite3_busy_handler(live, until_deadline, &deadline);
 	if (sqlite3_exec(live, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		r = live_fail(o, live, "cannot start a transaction", err);
 		goto out;
@@ -613,6 +624,7 @@ static int install_once(struct db_writer *o, double deadline, struct opmfu_err *
 	}
 	sqlite3_exec(live, "ROLLBACK", NULL, NULL, NULL);
 	in_txn = 0;
+	/* attached outside a transaction: SQLite attaches only there */
 	{
 		char *sql = sqlite3_mprintf("ATTACH %Q AS staged", o->tmp);
 		int rc = sql ? sqlite3_exec(live, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
@@ -622,8 +634,6 @@ static int install_once(struct db_writer *o, double deadline, struct opmfu_err *
 			goto out;
 		}
 	}
-	left = deadline - now_ms();
-	sqlite3_busy_timeout(live, left > 0 ? (int)left : 0);
 	if (sqlite3_exec(live, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		r = live_fail(o, live, "cannot start a transaction", err);
 		goto out;
