@@ -56,6 +56,13 @@ def whole(out, expected, label):
     check(counts == expected, "%s: tables %s, expected %s" % (label, counts, expected))
     xdir = os.path.join(result_dir(out), "OperatorMfu")
     for n in sorted(os.listdir(xdir)):
+        f = os.path.join(xdir, n)
+        if re.match(r"^tmp\.[A-Za-z0-9]{6,}$", n) and os.path.getsize(f) == 0:
+            # libxlsxwriter's scratch file (tmpfileplus), unlinked right after it
+            # is created: a signal in that instant leaves it (docs/cli.md, Interruption)
+            print("  note: %s: libxlsxwriter's empty scratch file %s left" % (label, n))
+            os.unlink(f)
+            continue
         try:
             with zipfile.ZipFile(os.path.join(xdir, n)) as z:
                 check(z.testzip() is None, "%s: %s has a bad member" % (label, n))
