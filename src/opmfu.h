@@ -96,6 +96,18 @@ struct opmfu_rows; /* one table of a run */
 enum opmfu_status opmfu_analyze(const struct opmfu_opts *opts, struct opmfu_run **run, struct opmfu_err *err);
 void opmfu_run_free(struct opmfu_run *run);
 
+/*
+ * Removes every file the library has staged and not yet renamed into place
+ * or removed (the hidden ".NAME.PID.N.tmp" files beside each output), so an
+ * interrupted run leaves none. Async-signal-safe (atomic loads and unlink(2)
+ * only): meant for a SIGINT or SIGTERM handler, which should then re-raise
+ * the signal with its default action. The outputs of the run are left as
+ * they were (the previous ones). A file staged in the instant the handler
+ * runs may be missed; the next run in that folder removes it, as it removes
+ * the staged files of any process that no longer exists.
+ */
+void opmfu_remove_staged(void);
+
 /* The run's table of that name, or NULL when it has none. */
 const struct opmfu_rows *opmfu_run_rows(const struct opmfu_run *run, const char *table);
 size_t opmfu_rows_count(const struct opmfu_rows *t);

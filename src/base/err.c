@@ -49,6 +49,7 @@ const char *opmfu_strstatus(enum opmfu_status status)
 	case OPMFU_ERR_USAGE: return "invalid options";
 	case OPMFU_ERR_NOINPUT: return "no input found";
 	case OPMFU_ERR_PARTIAL: return "some ranks failed";
+	case OPMFU_ERR_BUSY: return "output database busy";
 	}
 	return "unknown status";
 }

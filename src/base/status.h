@@ -17,6 +17,7 @@ enum opmfu_status {
 	OPMFU_ERR_USAGE,   /* the options given to the library are invalid */
 	OPMFU_ERR_NOINPUT, /* no rank directory or database was found */
 	OPMFU_ERR_PARTIAL, /* the run completed but some ranks failed */
+	OPMFU_ERR_BUSY,    /* the output database stayed busy; the results were kept beside it */
 };
 
 #define OPMFU_ERR_MSG_MAX 1024

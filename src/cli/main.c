@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "opmfu.h"
 
 const char *const opmfu_prog = "opmfu";
 
@@ -79,11 +81,47 @@ static void tune_malloc(void)
 #endif
 }
 
+/*
+ * Ctrl-C or a kill: the library's staged files go (opmfu_remove_staged is
+ * async-signal-safe), then the signal is raised again with its default
+ * action, so the exit status says which signal ended the run. The outputs
+ * stay as the previous run left them: nothing of this one was renamed into
+ * place before its commit.
+ */
+static void on_signal(int sig)
+{
+	opmfu_remove_staged();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		/* a signal ignored by the caller (nohup) stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct opmfu_command *c;
 
 	tune_malloc();
+	catch_signals();
 	if (argc < 2)
 		opmfu_die_usage("", "%s", "no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

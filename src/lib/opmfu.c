@@ -20,6 +20,7 @@
 #include "lib/lib.h"
 #include "lib/model_check.h"
 #include "trace/parse.h"
+#include "write/stage.h"
 
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
 
@@ -367,4 +368,9 @@ double opmfu_run_stage_seconds(const struct opmfu_run *run, size_t i, enum opmfu
 	if (i >= run->rep.n_ranks || (int)stage < 0 || stage >= OPMFU_NSTAGE)
 		return -1;
 	return run->rep.ranks[i].seconds[stage];
+}
+
+void opmfu_remove_staged(void)
+{
+	opmfu_stage_remove_all();
 }

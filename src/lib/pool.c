@@ -136,12 +136,26 @@ static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct o
 	return opmfu_writers_open(ws, rep->out_dir, want, run_tables, n_run_tables, err);
 }
 
+/* In registry order, the database first. A busy database keeps its results
+ * beside it (OPMFU_ERR_BUSY): the other writers still commit, so nothing of
+ * the run is lost, and the status (with the database's message) is BUSY. */
 enum opmfu_status opmfu_writers_commit(struct opmfu_writers *ws, struct opmfu_err *err)
 {
-	enum opmfu_status st = OPMFU_OK;
+	enum opmfu_status st = OPMFU_OK, busy = OPMFU_OK;
+	struct opmfu_err busy_err = OPMFU_ERR_INIT;
 	size_t k;
-	for (k = 0; k < ws->n && st == OPMFU_OK; k++)
+	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		st = opmfu_writer_commit(ws->v[k], err);
+		if (st == OPMFU_ERR_BUSY) {
+			busy = st;
+			busy_err = *err;
+			st = OPMFU_OK;
+		}
+	}
+	if (st == OPMFU_OK && busy) {
+		*err = busy_err;
+		st = busy;
+	}
 	return st;
 }
 

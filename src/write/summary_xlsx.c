@@ -17,6 +17,7 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "write/stage.h"
 #include "write/summary_sheet.h"
 #include "write/write_xlsx.h"
 
@@ -768,9 +769,9 @@ enum opmfu_status opmfu_summary_xlsx_save(const struct opmfu_summary *s, const c
 
 	if (!(path = opmfu_path_join(dir, OPMFU_SUMMARY_XLSX)))
 		return opmfu_xbook_nomem(dir, err);
-	if ((e = stage(s, path, &tmp, st, err)) == OPMFU_OK && rename(tmp, path) != 0) {
+	if ((e = stage(s, path, &tmp, st, err)) == OPMFU_OK && opmfu_stage_rename(tmp, path) != 0) {
 		e = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", path, strerror(errno));
-		unlink(tmp);
+		opmfu_stage_discard(tmp);
 	}
 	opmfu_free(tmp);
 	opmfu_free(path);

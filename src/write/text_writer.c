@@ -95,8 +95,7 @@ void opmfu_text_close(struct opmfu_writer *w)
 		struct tfile *f = &o->f[k];
 		if (f->fd >= 0)
 			close(f->fd);
-		if (f->tmp)
-			unlink(f->tmp);
+		opmfu_stage_discard(f->tmp);
 		opmfu_free(f->tmp);
 		opmfu_free(f->path);
 	}
@@ -153,6 +152,8 @@ enum opmfu_status opmfu_text_open(struct opmfu_writer **out, const struct opmfu_
 		o->f[k].fd = -1;
 	}
 	o->n = n_defs;
+	/* what an interrupted earlier run left here goes first */
+	opmfu_stage_sweep(dir);
 	for (k = 0; k < n_defs && st == OPMFU_OK; k++)
 		st = start_file(o, &o->f[k], dir, err);
 	if (st) {
@@ -244,7 +245,7 @@ enum opmfu_status opmfu_text_commit(struct opmfu_writer *w, struct opmfu_err *er
 	}
 	for (k = 0; k < o->n; k++) {
 		struct tfile *f = &o->f[k];
-		if (rename(f->tmp, f->path) != 0)
+		if (opmfu_stage_rename(f->tmp, f->path) != 0)
 			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", f->path, strerror(errno));
 		opmfu_free(f->tmp);
 		f->tmp = NULL;

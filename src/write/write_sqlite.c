@@ -1,7 +1,22 @@
 /*
  * write_sqlite.c - the database export: every table into cluster_analysis.db
- * in one transaction, so readers never see half a result and a failed run
- * leaves the previous tables (and other tools' tables) intact.
+ * at once, so readers never see half a result and a failed run leaves the
+ * previous tables (and other tools' tables) intact.
+ *
+ * The run's tables are built apart, in a staged database beside the output
+ * (".cluster_analysis.db.PID.N.tmp", write/stage.h), which no other process
+ * knows of, so a reader of the output never holds the run up while it
+ * writes. At commit the staged file replaces the output in one short step
+ * under the output's write lock (install()):
+ * - when the output has no table but opmfu's ones of this run (or does not
+ *   exist) and is not in WAL mode, the staged file is renamed over it;
+ * - otherwise (other tools' tables, msprof-analyze's among them, or a table
+ *   of another opmfu command) it is attached and opmfu's tables are
+ *   replaced by copies in one transaction, the others left as they were.
+ * A busy output (another process's open transaction) is waited for at most
+ * OPMFU_DB_BUSY_WAIT_MS; then the finished tables are kept in
+ * "cluster_analysis.db.new" beside it and commit fails with OPMFU_ERR_BUSY
+ * saying which file, why, and how to apply them.
  *
  * INSERT statements are prepared once per table and reused. Rows go BATCH at
  * a time through one multi-row INSERT: a statement's fixed cost (step,
@@ -13,17 +28,28 @@
  * parameter sees every BATCH-th row, often of the same op (op name 79 %,
  * FLOPs op name 71 %).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "sql_out.h"
+#include "write/stage.h"
 #include "write/writer.h"
 
 #define BATCH 32
+
+/* How long commit waits for another process's hold on the output to end. */
+#ifndef OPMFU_DB_BUSY_WAIT_MS
+#define OPMFU_DB_BUSY_WAIT_MS 10000
+#endif
 
 /* The DDL of every table of schema/out, found by the name it creates. */
 static const char *const ddl_files[] = {
@@ -61,8 +87,9 @@ struct tab {
 
 struct db_writer {
 	struct opmfu_writer base;
-	sqlite3 *db;
-	char *path;
+	sqlite3 *db; /* the staged database's */
+	char *path;  /* the output */
+	char *tmp;   /* the staged database */
 	struct tab *tabs;
 	size_t n_tabs;
 	struct opmfu_cell *cells; /* one row of the widest table */
@@ -215,9 +242,10 @@ static enum opmfu_status each_table(struct db_writer *o, void (*make)(const stru
 	return st;
 }
 
+/* main's: unqualified, a name main lacks would find the attached one's */
 static void drop_sql(const struct opmfu_table_def *def, struct sbuf *sb)
 {
-	sbuf_addf(sb, "DROP TABLE IF EXISTS \"%s\"", def->name);
+	sbuf_addf(sb, "DROP TABLE IF EXISTS main.\"%s\"", def->name);
 }
 
 /* Prepares the one-row and the batch INSERT of every table. */
@@ -280,34 +308,77 @@ bad:
 	return NULL;
 }
 
+/* The output must be a database opmfu can write (or not exist yet): said at
+ * open, not after the whole analysis. */
+static enum opmfu_status check_output(struct db_writer *o, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	sqlite3 *db = NULL;
+	struct stat sb;
+
+	if (stat(o->path, &sb) != 0)
+		return OPMFU_OK;
+	if (sqlite3_open_v2(o->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open for writing: %s", o->path,
+				   db ? sqlite3_errmsg(db) : "out of memory");
+	else if (sqlite3_busy_timeout(db, OPMFU_DB_BUSY_WAIT_MS),
+		 sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK)
+		st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open for writing: %s", o->path, sqlite3_errmsg(db));
+	sqlite3_close(db);
+	return st;
+}
+
 static enum opmfu_status db_open(struct opmfu_writer **out, const char *path, const struct opmfu_table_def *const *defs,
 				 size_t n_defs, struct opmfu_err *err)
 {
 	struct db_writer *o = db_new(path, defs, n_defs);
 	enum opmfu_status st = OPMFU_OK;
+	const char *slash;
+	int fd;
 
 	*out = NULL;
 	if (!o)
 		return nomem(path, err);
+	/* what an interrupted earlier run left beside the output goes first */
+	slash = strrchr(path, '/');
+	if (slash) {
+		char *dir = opmfu_strndup(path, (size_t)(slash - path) + (slash == path));
+		if (dir)
+			opmfu_stage_sweep(dir);
+		opmfu_free(dir);
+	} else {
+		opmfu_stage_sweep(".");
+	}
+	if ((st = check_output(o, err)))
+		goto out;
+	{
+		struct opmfu_err e = OPMFU_ERR_INIT;
+		if ((st = opmfu_stage_file(path, &o->tmp, &fd, &e))) {
+			st = opmfu_err_set(err, st == OPMFU_ERR_NOMEM ? st : OPMFU_ERR_SQLITE,
+					   "%s: cannot open for writing (%s)", path, e.msg);
+			goto out;
+		}
+	}
+	close(fd);
 	/* NOMUTEX: only the writing thread uses this connection */
-	if (sqlite3_open_v2(path, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_open_v2(o->tmp, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		st = o->db ? fail(o, "cannot open for writing", err)
 			   : opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open for writing", path);
 		goto out;
 	}
-	sqlite3_busy_timeout(o->db, 5000);
-	/* A new file gets 64 KiB pages: OperatorMFU is appended row by row and
-	 * larger pages cut the B-tree work of the insert by about a fifth
-	 * (measured on 391,503 rows). A file that exists keeps its page size:
-	 * the pragma does nothing there. */
-	if ((st = exec(o, "PRAGMA page_size = 65536", "cannot set the page size", err)))
+	/* 64 KiB pages: OperatorMFU is appended row by row and larger pages cut
+	 * the B-tree work of the insert by about a fifth (measured on 391,503
+	 * rows). The staged file is private and removed on any failure: no
+	 * rollback journal and no fsync while it is built; it is synced once
+	 * at commit, before it replaces anything. */
+	if ((st = exec(o, "PRAGMA page_size = 65536", "cannot set the page size", err)) ||
+	    (st = exec(o, "PRAGMA journal_mode = OFF", "cannot set the journal mode", err)) ||
+	    (st = exec(o, "PRAGMA synchronous = OFF", "cannot set the journal mode", err)))
 		goto out;
 	if ((st = exec(o, "BEGIN IMMEDIATE", "cannot start a transaction", err)))
 		goto out;
 	o->in_txn = 1;
-	if ((st = each_table(o, drop_sql, "cannot replace the previous results", 0, err)) ||
-	    (st = each_table(o, ddl_of, "cannot create", 1, err)))
+	if ((st = each_table(o, ddl_of, "cannot create", 1, err)))
 		goto out;
 	st = prepare_inserts(o, err);
 out:
@@ -407,13 +478,268 @@ static enum opmfu_status db_drop_rank(struct opmfu_writer *w, int rank, struct o
 	return st;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int is_busy(int rc)
+{
+	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+}
+
+/* 1 when name is one of the run's tables */
+static int ours(const struct db_writer *o, const char *name)
+{
+	size_t i;
+	for (i = 0; i < o->n_tabs; i++)
+		if (!strcmp(o->tabs[i].def->name, name))
+			return 1;
+	return 0;
+}
+
+/* The result of one attempt at install: OK, BUSY (try again until the
+ * deadline), or an error (in err). */
+enum { INSTALL_OK, INSTALL_BUSY, INSTALL_FAILED };
+
+/* fail() for the output's connection */
+static int live_fail(struct db_writer *o, sqlite3 *live, const char *what, struct opmfu_err *err)
+{
+	int os_err = sqlite3_system_errno(live);
+	if (is_busy(sqlite3_extended_errcode(live)))
+		return INSTALL_BUSY;
+	if (os_err)
+		opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: %s: %s (%s)", o->path, what, sqlite3_errmsg(live),
+			      strerror(os_err));
+	else
+		opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: %s: %s", o->path, what, sqlite3_errmsg(live));
+	return INSTALL_FAILED;
+}
+
+/* Whether the output holds a table (or index, view, trigger) of anything
+ * but the run's tables, and whether it is in WAL mode; -1 on error. */
+static int needs_copy(struct db_writer *o, sqlite3 *live)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, other = 0;
+
+	if (sqlite3_prepare_v2(live, "SELECT tbl_name FROM sqlite_master", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(s, 0);
+		if (!t || !ours(o, t))
+			other = 1;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return -1;
+	if (other)
+		return 1;
+	if (sqlite3_prepare_v2(live, "PRAGMA journal_mode", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(s, 0);
+		other = m && !strcmp(m, "wal");
+	}
+	sqlite3_finalize(s);
+	return other;
+}
+
+/* Replaces the run's tables in the output by the staged file's, the
+ * output's other tables untouched, in one transaction of live. */
+static int copy_tables(struct db_writer *o, sqlite3 *live, struct opmfu_err *err)
+{
+	struct sbuf sb;
+	size_t i;
+	int r = INSTALL_OK;
+
+	sbuf_init(&sb);
+	for (i = 0; i < o->n_tabs && r == INSTALL_OK; i++) {
+		const struct opmfu_table_def *def = o->tabs[i].def;
+		sbuf_reset(&sb);
+		drop_sql(def, &sb);
+		sbuf_adds(&sb, ";");
+		ddl_of(def, &sb);
+		sbuf_addf(&sb, ";INSERT INTO main.\"%s\" SELECT * FROM staged.\"%s\"", def->name, def->name);
+		if (sb.oom) {
+			nomem(o->path, err);
+			r = INSTALL_FAILED;
+		} else if (sqlite3_exec(live, sb.buf, NULL, NULL, NULL) != SQLITE_OK) {
+			r = live_fail(o, live, "cannot replace the previous results", err);
+		}
+	}
+	sbuf_release(&sb);
+	return r;
+}
+
+/* SQLite's busy handler: waits until the deadline (a double of now_ms())
+ * however many locks the attempt needs, where busy_timeout would wait its
+ * whole time for each (a copy that spills its cache asks again per table). */
+static int until_deadline(void *deadline, int n)
+{
+	double left = *(const double *)deadline - now_ms();
+	(void)n;
+	if (left <= 0)
+		return 0;
+	usleep(left < 20 ? (useconds_t)(left * 1000) : 20000);
+	return 1;
+}
+
+/* One attempt, waiting for locks until deadline (ms of now_ms()). */
+static int install_once(struct db_writer *o, double deadline, struct opmfu_err *err)
+{
+	sqlite3 *live = NULL;
+	int r = INSTALL_OK, copy, in_txn = 0;
+
+	if (sqlite3_open_v2(o->path, &live, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		r = live ? live_fail(o, live, "cannot open for writing", err)
+			 : (opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open for writing", o->path), INSTALL_FAILED);
+		goto out;
+	}
+	sqlite3_busy_handler(live, until_deadline, &deadline);
+	if (sqlite3_exec(live, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		r = live_fail(o, live, "cannot start a transaction", err);
+		goto out;
+	}
+	in_txn = 1;
+	if ((copy = needs_copy(o, live)) < 0) {
+		r = live_fail(o, live, "cannot read its tables", err);
+		goto out;
+	}
+	if (!copy) {
+		/* the output is opmfu's only: the staged file takes its place.
+		 * The write lock held here keeps other writers out meanwhile;
+		 * readers that have it open keep reading the previous file. */
+		if (opmfu_stage_rename(o->tmp, o->path) != 0) {
+			opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", o->path, strerror(errno));
+			r = INSTALL_FAILED;
+		} else {
+			opmfu_free(o->tmp);
+			o->tmp = NULL;
+		}
+		goto out;
+	}
+	sqlite3_exec(live, "ROLLBACK", NULL, NULL, NULL);
+	in_txn = 0;
+	/* attached outside a transaction: SQLite attaches only there */
+	{
+		char *sql = sqlite3_mprintf("ATTACH %Q AS staged", o->tmp);
+		int rc = sql ? sqlite3_exec(live, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK) {
+			r = live_fail(o, live, "cannot attach the staged results", err);
+			goto out;
+		}
+	}
+	if (sqlite3_exec(live, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		r = live_fail(o, live, "cannot start a transaction", err);
+		goto out;
+	}
+	in_txn = 1;
+	if ((r = copy_tables(o, live, err)) != INSTALL_OK)
+		goto out;
+	if (sqlite3_exec(live, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		r = live_fail(o, live, "cannot commit the results", err);
+		goto out;
+	}
+	in_txn = 0;
+out:
+	if (live && in_txn)
+		sqlite3_exec(live, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(live);
+	return r;
+}
+
+/* The staged database replaces the output (see the head of this file);
+ * a busy output keeps it as PATH.new. */
+static enum opmfu_status install(struct db_writer *o, struct opmfu_err *err)
+{
+	double deadline = now_ms() + OPMFU_DB_BUSY_WAIT_MS;
+	char *kept;
+	int r;
+
+	for (;;) {
+		r = install_once(o, deadline, err);
+		if (r != INSTALL_BUSY || now_ms() >= deadline)
+			break;
+		usleep(50 * 1000); /* a lock SQLite does not wait for (a reader's upgrade) */
+	}
+	if (r == INSTALL_OK)
+		return OPMFU_OK;
+	if (r == INSTALL_FAILED)
+		return OPMFU_ERR_SQLITE;
+	/* busy: the finished analysis is kept beside the output */
+	if (!(kept = opmfu_malloc(strlen(o->path) + 5)))
+		return nomem(o->path, err);
+	memcpy(kept, o->path, strlen(o->path));
+	memcpy(kept + strlen(o->path), ".new", 5);
+	if (opmfu_stage_rename(o->tmp, kept) != 0) {
+		opmfu_err_set(err, OPMFU_ERR_BUSY,
+			      "%s: busy: another process kept a transaction open on it for more than %d s (a reader "
+			      "such as a DB browser or a notebook, or a writer); the results could not be kept "
+			      "either (%s: %s)",
+			      o->path, OPMFU_DB_BUSY_WAIT_MS / 1000, kept, strerror(errno));
+	} else {
+		sqlite3 *probe = NULL;
+		int only_ours = 0;
+		opmfu_free(o->tmp);
+		o->tmp = NULL;
+		/* whether moving it into place would lose another tool's tables */
+		if (sqlite3_open_v2(o->path, &probe, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK)
+			only_ours = needs_copy(o, probe) == 0;
+		sqlite3_close(probe);
+		if (only_ours)
+			opmfu_err_set(err, OPMFU_ERR_BUSY,
+				      "%s: busy: another process kept a transaction open on it for more than %d s (a "
+				      "reader such as a DB browser or a notebook, or a writer); the finished results "
+				      "are kept in %s: once the other program lets go, move them into place: mv '%s' "
+				      "'%s'",
+				      o->path, OPMFU_DB_BUSY_WAIT_MS / 1000, kept, kept, o->path);
+		else
+			opmfu_err_set(err, OPMFU_ERR_BUSY,
+				      "%s: busy: another process kept a transaction open on it for more than %d s (a "
+				      "reader such as a DB browser or a notebook, or a writer); the finished results "
+				      "are kept in %s (opmfu's tables only; %s also holds other tables): once the "
+				      "other program lets go, run opmfu again, or copy the tables over as "
+				      "docs/cli.md says (\"A busy result database\")",
+				      o->path, OPMFU_DB_BUSY_WAIT_MS / 1000, kept, o->path);
+	}
+	opmfu_free(kept);
+	return OPMFU_ERR_BUSY;
+}
+
+/* Commits the staged database, syncs it, and puts it in place. */
 static enum opmfu_status db_commit(struct opmfu_writer *w, struct opmfu_err *err)
 {
 	struct db_writer *o = (struct db_writer *)w;
 	enum opmfu_status st = exec(o, "COMMIT", "cannot commit the results", err);
-	if (st == OPMFU_OK)
-		o->in_txn = 0;
-	return st;
+	size_t i;
+	int fd;
+
+	if (st)
+		return st;
+	o->in_txn = 0;
+	for (i = 0; i < o->n_tabs; i++) {
+		sqlite3_finalize(o->tabs[i].ins);
+		sqlite3_finalize(o->tabs[i].ins_batch);
+		o->tabs[i].ins = o->tabs[i].ins_batch = NULL;
+	}
+	if (sqlite3_close(o->db) != SQLITE_OK)
+		return fail(o, "cannot close the staged results", err);
+	o->db = NULL;
+	/* on disk before it replaces anything */
+	fd = open(o->tmp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0) {
+		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot write the results: %s", o->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return st;
+	}
+	close(fd);
+	return install(o, err);
 }
 
 static void db_close(struct opmfu_writer *w)
@@ -428,9 +754,10 @@ static void db_close(struct opmfu_writer *w)
 		sqlite3_finalize(o->tabs[i].ins_batch);
 		opmfu_free(o->tabs[i].bound);
 	}
-	if (o->db && o->in_txn)
-		sqlite3_exec(o->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(o->db);
+	/* a staged database not put in place (nor kept as .new) goes */
+	opmfu_stage_discard(o->tmp);
+	opmfu_free(o->tmp);
 	opmfu_free(o->tabs);
 	opmfu_free(o->cells);
 	opmfu_free(o->path);

@@ -15,6 +15,7 @@
 #include "base/sbuf.h"
 #include "write/summary_xlsx.h"
 #include "write/xlsx_book.h"
+#include "write/stage.h"
 
 #define HEADER_HEIGHT 27
 
@@ -301,7 +302,9 @@ struct xlsx_writer {
 	char *dir;
 	const struct opmfu_table_def *const *defs;
 	size_t n_defs;
-	struct staged *sg;        /* by def */
+	struct staged *sg;        /* by def: the rank's */
+	struct staged *kept;      /* the kept ranks', renamed (or removed) at commit */
+	size_t n_kept, cap_kept;
 	struct opmfu_cell *cells; /* one row of the widest table */
 	struct opmfu_write_stats st; /* the rank's so far */
 	size_t max_rows;
@@ -312,8 +315,7 @@ extern const struct opmfu_writer_type opmfu_writer_xlsx;
 
 static void discard(struct staged *sg)
 {
-	if (sg->tmp)
-		unlink(sg->tmp);
+	opmfu_stage_discard(sg->tmp);
 	opmfu_free(sg->tmp);
 	opmfu_free(sg->path);
 	sg->path = sg->tmp = NULL;
@@ -328,7 +330,10 @@ static void xlsx_close(struct opmfu_writer *w)
 		return;
 	for (k = 0; o->sg && k < o->n_defs; k++)
 		discard(&o->sg[k]);
+	for (k = 0; k < o->n_kept; k++)
+		discard(&o->kept[k]);
 	opmfu_free(o->sg);
+	opmfu_free(o->kept);
 	opmfu_free(o->cells);
 	opmfu_free(o->dir);
 	opmfu_summary_release(&o->sum);
@@ -356,6 +361,8 @@ static enum opmfu_status xlsx_open(struct opmfu_writer **out, const char *dir,
 	o->defs = defs;
 	o->n_defs = n_defs;
 	o->max_rows = OPMFU_XLSX_MAX_ROWS;
+	/* what an interrupted earlier run left here goes first */
+	opmfu_stage_sweep(dir);
 	*out = &o->base;
 	return OPMFU_OK;
 }
@@ -418,8 +425,9 @@ static enum opmfu_status xlsx_put(struct opmfu_writer *w, int rank, const struct
 	return st;
 }
 
-/* Renames the staged workbooks into place, or removes the file of an
- * earlier run where a table had no rows. */
+/* The rank's staged workbooks (and the files of an earlier run that its
+ * empty tables remove) wait for commit, so that every output of the run
+ * appears together. */
 static enum opmfu_status xlsx_keep_rank(struct opmfu_writer *w, int rank, struct opmfu_write_stats *st,
 					struct opmfu_err *err)
 {
@@ -430,19 +438,25 @@ static enum opmfu_status xlsx_keep_rank(struct opmfu_writer *w, int rank, struct
 	(void)rank;
 	for (k = 0; k < o->n_defs; k++) {
 		struct staged *sg = &o->sg[k];
-		if (!sg->path || s)
-			goto next;
-		if (!sg->tmp) {
-			s = remove_stale(sg->path, err);
-		} else if (rename(sg->tmp, sg->path) != 0) {
-			s = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", sg->path, strerror(errno));
-		} else {
-			o->st.files |= 1u << k;
-			opmfu_free(sg->tmp);
-			sg->tmp = NULL;
+		if (!sg->path || s) {
+			discard(sg);
+			continue;
 		}
-next:
-		discard(sg);
+		if (o->n_kept == o->cap_kept) {
+			size_t cap = o->cap_kept ? 2 * o->cap_kept : 16;
+			struct staged *v = opmfu_realloc(o->kept, cap * sizeof(*v));
+			if (!v) {
+				s = nomem(sg->path, err);
+				discard(sg);
+				continue;
+			}
+			o->kept = v;
+			o->cap_kept = cap;
+		}
+		if (sg->tmp)
+			o->st.files |= 1u << k;
+		o->kept[o->n_kept++] = *sg;
+		sg->path = sg->tmp = NULL;
 	}
 	if (s == OPMFU_OK)
 		s = opmfu_summary_keep(&o->sum, err);
@@ -465,16 +479,37 @@ static enum opmfu_status xlsx_drop_rank(struct opmfu_writer *w, int rank, struct
 	return OPMFU_OK;
 }
 
-/* Each rank's workbooks are final at its keep_rank; the summary workbook
- * of the kept ranks is written now, complete, and renamed over an earlier
- * one (a run that never commits leaves that as it was). */
+/* The summary workbook of the kept ranks is written now, complete, and
+ * renamed over an earlier one; then every kept rank's workbooks are renamed
+ * into place (or an earlier run's file removed where the table had no
+ * rows). A run that never commits leaves the earlier workbooks as they
+ * were. */
 static enum opmfu_status xlsx_commit(struct opmfu_writer *w, struct opmfu_err *err)
 {
 	struct xlsx_writer *o = (struct xlsx_writer *)w;
 	struct opmfu_write_stats st;
+	enum opmfu_status s = OPMFU_OK;
+	size_t k;
 
 	memset(&st, 0, sizeof(st));
-	return opmfu_summary_seen(&o->sum) ? opmfu_summary_xlsx_save(&o->sum, o->dir, &st, err) : OPMFU_OK;
+	if (opmfu_summary_seen(&o->sum))
+		s = opmfu_summary_xlsx_save(&o->sum, o->dir, &st, err);
+	for (k = 0; k < o->n_kept && s == OPMFU_OK; k++) {
+		struct staged *sg = &o->kept[k];
+		if (!sg->tmp)
+			s = remove_stale(sg->path, err);
+		else if (opmfu_stage_rename(sg->tmp, sg->path) != 0)
+			s = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot replace it: %s", sg->path, strerror(errno));
+		else {
+			opmfu_free(sg->tmp);
+			sg->tmp = NULL;
+		}
+	}
+	/* done with (on failure, what was not renamed goes) */
+	for (k = 0; k < o->n_kept; k++)
+		discard(&o->kept[k]);
+	o->n_kept = 0;
+	return s;
 }
 
 const struct opmfu_writer_type opmfu_writer_xlsx = {

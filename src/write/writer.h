@@ -6,12 +6,13 @@
  * A run opens each writer once with every table it may be given, then, per
  * rank, puts the rank's tables and ends the rank with keep_rank (its results
  * stay) or drop_rank (what the rank put is taken back: its analysis failed
- * after some of its tables were written). A writer may hold a rank's output
- * back until keep_rank (the xlsx writer stages workbooks under temporary
- * names) and the whole run's until commit (the database is one
- * transaction; the CSV and JSON files are staged until then); close
- * without commit leaves the previous results as they were, and leaves no
- * temporary file.
+ * after some of its tables were written). Every writer holds the run's
+ * output back until commit, so all of it appears together: the database is
+ * built in a staged file and put in place at commit, workbooks and the CSV
+ * and JSON files are staged under temporary names (write/stage.h) and
+ * renamed then. close without commit leaves the previous results as they
+ * were, and leaves no temporary file. A busy database makes commit return
+ * OPMFU_ERR_BUSY with its results kept beside it (write_sqlite.c).
  */
 #ifndef OPMFU_WRITER_H
 #define OPMFU_WRITER_H

@@ -148,8 +148,7 @@ void opmfu_xbook_free(struct opmfu_xbook *b)
 {
 	if (b->wb)
 		lxw_workbook_free(b->wb);
-	if (b->tmp)
-		unlink(b->tmp);
+	opmfu_stage_discard(b->tmp);
 	opmfu_free(b->tmp);
 	opmfu_free(b->dir);
 	sbuf_release(&b->scratch);

@@ -425,7 +425,7 @@ static void test_xlsx(void)
 	xlsx_check_dump(path, xlsx_want);
 	unlink(path);
 
-	/* rank 5 has no rows: its earlier workbook goes; rank 6 is dropped: its stays */
+	/* rank 5 has no rows: its earlier workbook goes, at commit; rank 6 is dropped: its stays */
 	CHECK_INT(wt->open(&w, dir, defs, 2, &e), OPMFU_OK);
 	snprintf(path, sizeof(path), "%s/opmfu_test_5.xlsx", dir);
 	put_file(path, "stale");
@@ -434,7 +434,7 @@ static void test_xlsx(void)
 	CHECK(file_is(path, "stale"));
 	CHECK_INT(opmfu_writer_keep_rank(w, 5, &ks, &e), OPMFU_OK);
 	CHECK_INT(ks.files, 0);
-	CHECK(access(path, F_OK) != 0);
+	CHECK(file_is(path, "stale")); /* every output of a run appears at its commit */
 	snprintf(path, sizeof(path), "%s/opmfu_test_6.xlsx", dir);
 	put_file(path, "earlier");
 	t = opmfu_cell_store_table(&cs);
@@ -446,7 +446,12 @@ static void test_xlsx(void)
 	CHECK_INT(opmfu_writer_keep_rank(w, 6, &ks, &e), OPMFU_OK);
 	CHECK_INT(ks.files + ks.repaired + ks.blanks, 0);
 	CHECK(file_is(path, "earlier"));
+	CHECK_INT(opmfu_writer_commit(w, &e), OPMFU_OK);
+	CHECK(file_is(path, "earlier"));
+	snprintf(path, sizeof(path), "%s/opmfu_test_5.xlsx", dir);
+	CHECK(access(path, F_OK) != 0);
 	opmfu_writer_close(w);
+	snprintf(path, sizeof(path), "%s/opmfu_test_6.xlsx", dir);
 	unlink(path);
 	opmfu_cell_store_release(&cs);
 }

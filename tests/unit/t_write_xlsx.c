@@ -63,8 +63,9 @@ static enum opmfu_status open_xlsx(struct opmfu_writer **w, const char *d, size_
 	return st;
 }
 
-/* Puts t for rank into a writer on directory d and keeps the rank; xs (may
- * be NULL) gets what the writing did. */
+/* Puts t for rank into a writer on directory d, keeps the rank and commits
+ * (the workbooks appear at commit); xs (may be NULL) gets what the writing
+ * did. */
 static enum opmfu_status write_table(const char *d, int rank, const struct opmfu_table *t, size_t max_rows,
 				     struct opmfu_write_stats *xs, struct opmfu_err *e)
 {
@@ -75,6 +76,8 @@ static enum opmfu_status write_table(const char *d, int rank, const struct opmfu
 	memset(&ks, 0, sizeof(ks));
 	if ((st = open_xlsx(&w, d, max_rows, e)) == OPMFU_OK && (st = opmfu_writer_put(w, rank, t, e)) == OPMFU_OK)
 		st = opmfu_writer_keep_rank(w, rank, &ks, e);
+	if (st == OPMFU_OK)
+		st = opmfu_writer_commit(w, e);
 	if (xs)
 		*xs = ks;
 	opmfu_writer_close(w);
@@ -519,7 +522,7 @@ static void test_out_rank(void)
 	if (!w)
 		return;
 
-	/* no kernel rows: nothing staged; keep removes the earlier file */
+	/* no kernel rows: nothing staged; commit removes the earlier file */
 	in_dir(path, sizeof(path), "operator_mfu_kernel_-1.xlsx");
 	in_dir(mpath, sizeof(mpath), "operator_mfu_module_-1.xlsx");
 	put_file(path, "stale");
@@ -533,8 +536,14 @@ static void test_out_rank(void)
 	CHECK(!exists(mpath));
 	CHECK_INT(opmfu_writer_keep_rank(w, -1, &xs, &e), OPMFU_OK);
 	CHECK_INT(xs.files, MODULE_FILE);
+	/* every output of the run appears at its commit */
+	CHECK(file_is(path, "stale"));
+	CHECK(!exists(mpath));
+	CHECK_INT(leftovers(), 1);
+	CHECK_INT(opmfu_writer_commit(w, &e), OPMFU_OK);
 	CHECK(!exists(path));
 	CHECK(exists(mpath));
+	CHECK_INT(leftovers(), 0);
 	unlink(mpath);
 	opmfu_operator_mfu_release(&om);
 
@@ -563,13 +572,16 @@ static void test_out_rank(void)
 	CHECK_INT(xs.files, 0);
 	CHECK(file_is(path, "earlier") && file_is(mpath, "earlier"));
 
-	/* both staged, then kept: both in place */
+	/* both staged, then kept and committed: both in place */
 	CHECK_INT(opmfu_writer_put(w, 2, &kt, &e), OPMFU_OK);
 	CHECK_INT(opmfu_writer_put(w, 2, &mt, &e), OPMFU_OK);
 	CHECK_INT(leftovers(), 2);
 	CHECK(file_is(path, "earlier") && file_is(mpath, "earlier"));
 	CHECK_INT(opmfu_writer_keep_rank(w, 2, &xs, &e), OPMFU_OK);
 	CHECK_INT(xs.files, KERNEL_FILE | MODULE_FILE);
+	CHECK_INT(leftovers(), 2);
+	CHECK(file_is(path, "earlier") && file_is(mpath, "earlier"));
+	CHECK_INT(opmfu_writer_commit(w, &e), OPMFU_OK);
 	CHECK_INT(leftovers(), 0);
 	got = xlsx_dump(path);
 	CHECK(got != NULL);
