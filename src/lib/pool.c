@@ -11,6 +11,7 @@
 #include "analyze/steps.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "base/thread.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
 #include "reference/module_tree.h"
@@ -533,7 +534,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	pthread_cond_init(&p.cv, NULL);
 	/* -j 1 means one thread: analyse and write on this one, in turn */
 	for (i = 0; jobs > 1 && i < n_threads; i++) {
-		if (pthread_create(&th[i], NULL, worker, &p) != 0)
+		if (opmfu_thread_start(&th[i], worker, &p) != 0)
 			break;
 		started++;
 	}

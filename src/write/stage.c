@@ -168,12 +168,18 @@ enum opmfu_status opmfu_stage_file(const char *path, char **tmp, int *fd, struct
 			sbuf_release(&sb);
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory naming its temporary file", path);
 		}
+		/* listed before it exists: a signal between the two finds a name to unlink */
+		enlist(sb.buf);
 		f = open(sb.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (f >= 0) {
 			*tmp = sb.buf;
 			*fd = f;
-			enlist(*tmp);
 			return OPMFU_OK;
+		}
+		{
+			int e = errno;
+			opmfu_stage_done(sb.buf);
+			errno = e;
 		}
 		if (errno != EEXIST) {
 			int e = errno;

@@ -19,6 +19,7 @@ struct scan;
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/thread.h"
 #include "trace/parse.h"
 #include "read/ascend/ascend.h"
 #include "read/ascend/ascend_chip.h"
@@ -714,7 +715,7 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 	h.sid_module = sid_module;
 	pthread_mutex_init(&h.mu, NULL);
 	pthread_cond_init(&h.cv, NULL);
-	if (threads > 1 && pthread_create(&th, NULL, helper_run, &h) == 0)
+	if (threads > 1 && opmfu_thread_start(&th, helper_run, &h) == 0)
 		started = 1;
 
 	opmfu_ajoin_init(&j);
