@@ -76,6 +76,11 @@ struct opmfu_writers {
 };
 #define OPMFU_WRITERS_INIT { { NULL }, { 0 }, 0 }
 
+/* Results larger than this many times their inputs (and than the floor)
+ * are warned about once (lib/opmfu.c, docs/cli.md "Limits"). */
+#define OPMFU_OUTPUT_WARN_RATIO 16
+#define OPMFU_OUTPUT_WARN_MIN (16.0 * 1024 * 1024)
+
 double opmfu_now_s(void);
 /* Creates path and its missing parents (lib/opmfu.c). */
 enum opmfu_status opmfu_mkdirs(const char *path, struct opmfu_err *err);

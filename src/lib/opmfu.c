@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -20,6 +21,7 @@
 #include "lib/lib.h"
 #include "lib/model_check.h"
 #include "trace/parse.h"
+#include "trace/strtab.h"
 #include "write/stage.h"
 
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
@@ -161,6 +163,52 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 	return OPMFU_OK;
 }
 
+/* Bytes of the regular file at path, or of the regular files directly in the
+ * folder at path; 0 when there is none. */
+static double bytes_at(const char *path)
+{
+	struct stat sb;
+	double n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (!path || stat(path, &sb) != 0)
+		return 0;
+	if (S_ISREG(sb.st_mode))
+		return (double)sb.st_size;
+	if (!S_ISDIR(sb.st_mode) || !(d = opendir(path)))
+		return 0;
+	while ((e = readdir(d))) {
+		char *p = e->d_name[0] == '.' ? NULL : opmfu_path_join(path, e->d_name);
+		if (p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+			n += (double)sb.st_size;
+		opmfu_free(p);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The results are bounded by the input in the common case; a repeated long
+ * name (interned once in the input, written in every row that has it) can
+ * still make them many times larger: say so (docs/cli.md, "Limits"). */
+static void warn_output_size(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
+			     const struct opmfu_report *rep)
+{
+	double in = 0, out;
+	char msg[600];
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		in += bytes_at(list->v[i].path);
+	out = bytes_at(rep->out_db) + bytes_at(rep->csv_dir) + bytes_at(rep->json_dir) + bytes_at(rep->xlsx_dir);
+	if (out < OPMFU_OUTPUT_WARN_MIN || out <= OPMFU_OUTPUT_WARN_RATIO * in)
+		return;
+	snprintf(msg, sizeof(msg), "the results take %.0f MB, %.0f times the inputs' %.1f MB (more than %d times): "
+		 "names or shapes of up to %d bytes repeated in many rows? (docs/cli.md, Limits)", out / 1e6,
+		 in > 0 ? out / in : 0.0, in / 1e6, OPMFU_OUTPUT_WARN_RATIO, OPMFU_STR_MAX);
+	opmfu_warn(o, msg);
+}
+
 enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_err *err)
 {
 	struct opmfu_rank_list list = { NULL, 0, 0 };
@@ -210,6 +258,7 @@ enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_
 	if ((st = opmfu_writers_commit(&ws, err)))
 		goto out;
 	opmfu_warn_csv_prefixed(o, rep->csv_prefixed);
+	warn_output_size(o, &list, rep);
 	/* the xlsx writer's commit wrote opmfu_summary.xlsx (every rank put its summary row) */
 	if (rep->xlsx_dir)
 		rep->xlsx_files++;

@@ -14,7 +14,9 @@ ratios (output bytes, peak RSS from os.wait4, wall time):
   cut at 16 KiB with the marker in db, csv and json, one warning, output
   bounded;
 - one JSON string token of 8 and 32 MiB (gzip'd): time grows ~4x, not ~16x;
-  a 65 MiB token fails the rank naming the byte where it starts.
+  a 65 MiB token fails the rank naming the byte where it starts;
+- a long name repeated in many rows (an Ascend database from gen_synth): the
+  results outgrow the input more than 16 times, and one warning says so.
 
 usage: bounds.py OPMFU SOURCE_ROOT
 """
@@ -171,7 +173,37 @@ def json_token(tmp):
     check(rc == 1 and want in err, "65 MiB token: the rank fails naming the byte (%r)" % err[:300])
 
 
+def output_ratio(tmp):
+    """A repeated long name: stored once in the input's STRING_IDS, written in
+    every row that has it. The results outgrow the input many times over and
+    one warning says so (docs/cli.md, Limits)."""
+    gen = os.path.join(os.path.dirname(OPMFU), "tests", "gen_synth")
+    src = os.path.join(tmp, "repeated")
+    subprocess.run([gen, "-o", src, "-r", "1", "-n", "3000", "-s", "1", "-q"], check=True)
+    path = next(os.path.join(r, f) for r, _, fs in os.walk(src) for f in fs if f.endswith(".db"))
+    con = sqlite3.connect(path)
+    ids = [r[0] for r in con.execute("SELECT name, count(*) c FROM COMPUTE_TASK_INFO GROUP BY name "
+                                     "ORDER BY c DESC LIMIT 10")]
+    for i in ids:  # 16,000 more bytes: under the 16 KiB cut, so written whole in every row
+        con.execute("UPDATE STRING_IDS SET value = value || ? WHERE id = ?", ("x" * 16000, i))
+    con.commit()
+    con.close()
+    out = os.path.join(tmp, "repeated.out")
+    rc, err, _, _ = run(src, out)
+    ratio = tree_bytes(os.path.join(out, "cluster_analysis_output")) / os.path.getsize(path)
+    print("        output %.0f times the input" % ratio)
+    check(rc == 0 and ratio > 16, "repeated long names: the run succeeds, output %.0f times the input" % ratio)
+    check(err.count("warning: the results take") == 1 and "times the inputs'" in err and
+          "(more than 16 times): names or shapes of up to 16384 bytes repeated in many rows?" in err,
+          "repeated long names: one warning about the output's size (%r)" % err[:300])
+    # an ordinary input: no such warning
+    subprocess.run([gen, "-o", os.path.join(tmp, "plain"), "-r", "1", "-n", "3000", "-s", "1", "-q"], check=True)
+    rc, err, _, _ = run(os.path.join(tmp, "plain"), os.path.join(tmp, "plain.out"))
+    check(rc == 0 and "the results take" not in err, "an ordinary input: no warning about the output's size")
+
+
 with tempfile.TemporaryDirectory() as tmp:
+    output_ratio(tmp)
     identical_spans(tmp)
     nested(tmp)
     long_names(tmp)
