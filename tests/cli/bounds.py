@@ -15,6 +15,8 @@ ratios (output bytes, peak RSS from os.wait4, wall time):
   bounded;
 - one JSON string token of 8 and 32 MiB (gzip'd): time grows ~4x, not ~16x;
   a 65 MiB token fails the rank naming the byte where it starts;
+- N Ascend Module ranges with one span (gen_synth's database and N MSTX
+  ranges), at N and 4N: output and peak RSS flat, OpmfuModules 20 deep;
 - a long name repeated in many rows (an Ascend database from gen_synth): the
   results outgrow the input more than 16 times, and one warning says so.
 
@@ -202,7 +204,42 @@ def output_ratio(tmp):
     check(rc == 0 and "the results take" not in err, "an ordinary input: no warning about the output's size")
 
 
+def ascend_identical_spans(tmp):
+    """N Ascend Module ranges with one span around every op (a chain N deep),
+    added to a gen_synth database, at N and 4N: OpmfuModules stays at 20 paths
+    and the output flat (the issue's 20,000 ranges took 13.5 GB and wrote 17 GB)."""
+    gen = os.path.join(os.path.dirname(OPMFU), "tests", "gen_synth")
+    sizes = {}
+    for n in (500, 2000):
+        src = os.path.join(tmp, "asc%d" % n)
+        subprocess.run([gen, "-o", src, "-r", "1", "-n", "3000", "-s", "1", "-q"], check=True)
+        path = next(os.path.join(r, f) for r, _, fs in os.walk(src) for f in fs if f.endswith(".db"))
+        con = sqlite3.connect(path)
+        dom = con.execute("SELECT id FROM STRING_IDS WHERE value = 'Module'").fetchone()[0]
+        tid = con.execute("SELECT globalTid FROM MSTX_EVENTS WHERE domainId = ? LIMIT 1", (dom,)).fetchone()[0]
+        lo, hi = con.execute("SELECT min(CAST(startNs AS INTEGER)), max(CAST(endNs AS INTEGER)) FROM PYTORCH_API").fetchone()
+        msg = con.execute("SELECT max(id) + 1 FROM STRING_IDS").fetchone()[0]
+        con.execute("INSERT INTO STRING_IDS (id, value) VALUES (?, 'Block')", (msg,))
+        con.executemany("INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, message, globalTid, domainId) "
+                        "VALUES (?, ?, 2, ?, ?, ?)", [(lo - 1, hi + 1, msg, tid, dom)] * n)
+        con.commit()
+        con.close()
+        out = os.path.join(tmp, "asc%d.out" % n)
+        rc, err, rss, secs = run(src, out)
+        check(rc == 0 and "nested more than 20 deep have no OpmfuModules row" in err,
+              "Ascend identical spans N=%d: exit 0 and the depth warning (%s)" % (n, err.strip()[:160]))
+        depth = db(out).execute("SELECT max(depth) FROM OpmfuModules").fetchone()[0]
+        check(depth == 20, "Ascend identical spans N=%d: OpmfuModules at most 20 deep (%s)" % (n, depth))
+        sizes[n] = (tree_bytes(os.path.join(out, "cluster_analysis_output")), rss, secs)
+    r_out = sizes[2000][0] / sizes[500][0]
+    r_rss = sizes[2000][1] / sizes[500][1]
+    print("        output x%.2f, peak RSS x%.2f for 4x the ranges" % (r_out, r_rss))
+    check(r_out < 1.5 and r_rss < 2, "Ascend identical spans 4x: output x%.2f, RSS x%.2f (flat; quadratic is ~16)"
+          % (r_out, r_rss))
+
+
 with tempfile.TemporaryDirectory() as tmp:
+    ascend_identical_spans(tmp)
     output_ratio(tmp)
     identical_spans(tmp)
     nested(tmp)
