@@ -141,8 +141,8 @@ void opmfu_stage_remove_all(void)
 		if (!ch)
 			break;
 		for (i = 0; i < SLOTS_PER_CHUNK; i++)
-			if (atomic_load(&ch[i].state) == SLOT_LIVE)
-				unlink(ch[i].path);
+			if (atomic_load(&ch[i].state) == SLOT_LIVE && unlink(ch[i].path) != 0)
+				rmdir(ch[i].path); /* a scratch folder: gone if empty, else swept by a later run */
 	}
 	errno = saved;
 }
@@ -237,6 +237,67 @@ static long staged_pid(const char *name)
 	return 0;
 }
 
+enum opmfu_status opmfu_stage_scratch(const char *dir, char **tmp, struct opmfu_err *err)
+{
+	static atomic_uint counter;
+	struct sbuf sb;
+	int tries;
+
+	sbuf_init(&sb);
+	for (tries = 0; tries < 100; tries++) {
+		int e;
+		sbuf_reset(&sb);
+		sbuf_addf(&sb, "%s/.scratch.xlsx.%ld.%u.tmp", dir, (long)getpid(), atomic_fetch_add(&counter, 1u));
+		if (sb.oom) {
+			sbuf_release(&sb);
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory naming a scratch folder", dir);
+		}
+		enlist(sb.buf); /* listed before it exists, as a staged file is */
+		if (mkdir(sb.buf, 0700) == 0) {
+			*tmp = sb.buf;
+			return OPMFU_OK;
+		}
+		e = errno;
+		opmfu_stage_done(sb.buf);
+		if (e != EEXIST) {
+			sbuf_release(&sb);
+			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create a scratch folder: %s", dir, strerror(e));
+		}
+	}
+	sbuf_release(&sb);
+	return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot find a free scratch folder name", dir);
+}
+
+void opmfu_stage_scratch_done(char *tmp)
+{
+	if (!tmp)
+		return;
+	rmdir(tmp);
+	opmfu_stage_done(tmp);
+	opmfu_free(tmp);
+}
+
+/* Empties and removes the scratch folder name in dir (a dead process's). */
+static int remove_scratch(int parent, const char *name)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		struct stat sb;
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode))
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+	return unlinkat(parent, name, AT_REMOVEDIR);
+}
+
 unsigned opmfu_stage_sweep(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -253,7 +314,14 @@ unsigned opmfu_stage_sweep(const char *dir)
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode) && !strncmp(e->d_name, ".scratch.xlsx.", 14)) {
+			if (remove_scratch(dirfd(d), e->d_name) == 0)
+				removed++;
+			continue;
+		}
+		if (!S_ISREG(sb.st_mode))
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
 			removed++;

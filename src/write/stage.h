@@ -48,4 +48,12 @@ int opmfu_stage_rename(const char *tmp, const char *path);
  */
 unsigned opmfu_stage_sweep(const char *dir);
 
+/* A hidden scratch folder in dir (`.scratch.xlsx.PID.N.tmp`) for
+ * libxlsxwriter's own temporary files, which it creates and unlinks at
+ * once: listed like a staged file, so a signal handler removes it when
+ * empty and a later run sweeps it with what a signal left in it. */
+enum opmfu_status opmfu_stage_scratch(const char *dir, char **tmp, struct opmfu_err *err);
+/* Removes the (empty) folder, forgets it and frees tmp; NULL is a no-op. */
+void opmfu_stage_scratch_done(char *tmp);
+
 #endif

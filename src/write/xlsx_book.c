@@ -148,6 +148,7 @@ void opmfu_xbook_free(struct opmfu_xbook *b)
 {
 	if (b->wb)
 		lxw_workbook_free(b->wb);
+	opmfu_stage_scratch_done(b->scratch_dir);
 	opmfu_stage_discard(b->tmp);
 	opmfu_free(b->tmp);
 	opmfu_free(b->dir);
@@ -176,11 +177,16 @@ enum opmfu_status opmfu_xbook_open(struct opmfu_xbook *b, const char *path, int 
 		return st;
 	}
 	close(fd);
+	/* libxlsxwriter's scratch files go next to the output, not to /tmp,
+	 * which is often memory-backed; in a hidden folder of their own, which
+	 * an interrupted run's handler or a later run removes */
+	if ((st = opmfu_stage_scratch(b->dir, &b->scratch_dir, err))) {
+		opmfu_xbook_free(b);
+		return st;
+	}
 	memset(&wo, 0, sizeof(wo));
 	wo.constant_memory = constant_memory ? LXW_TRUE : LXW_FALSE;
-	/* libxlsxwriter's scratch files go next to the output, not to /tmp,
-	 * which is often memory-backed */
-	wo.tmpdir = b->dir;
+	wo.tmpdir = b->scratch_dir;
 	if (!(b->wb = workbook_new_opt(b->tmp, &wo))) {
 		opmfu_xbook_free(b);
 		return opmfu_xbook_nomem(path, err);

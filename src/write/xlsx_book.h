@@ -21,6 +21,7 @@ struct opmfu_xbook {
 	const char *path; /* final name (not owned) */
 	char *dir;        /* its directory: the temporary file and libxlsxwriter's scratch files go there */
 	char *tmp;        /* the name written until complete */
+	char *scratch_dir; /* libxlsxwriter's scratch files' hidden folder beside it */
 	lxw_workbook *wb;
 	const char *sheet; /* the sheet being written, for messages; NULL: the workbook has one */
 	struct sbuf scratch;

@@ -8,6 +8,7 @@ removed by the next run, one of a live process (or not opmfu's) is not.
 usage: interrupt.py OPMFU SOURCE_ROOT"""
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -57,11 +58,17 @@ def whole(out, expected, label):
     xdir = os.path.join(result_dir(out), "OperatorMfu")
     for n in sorted(os.listdir(xdir)):
         f = os.path.join(xdir, n)
-        if re.match(r"^tmp\.[A-Za-z0-9]{6,}$", n) and os.path.getsize(f) == 0:
-            # libxlsxwriter's scratch file (tmpfileplus), unlinked right after it
-            # is created: a signal in that instant leaves it (docs/cli.md, Interruption)
-            print("  note: %s: libxlsxwriter's empty scratch file %s left" % (label, n))
-            os.unlink(f)
+        if os.path.isdir(f):
+            # libxlsxwriter's scratch files live in a hidden folder of the run's: the
+            # handler removes it when empty; a scratch file a signal caught between its
+            # creation and its unlinking keeps it, and the next run sweeps it
+            check(re.match(r"^\.scratch\.xlsx\.\d+\.\d+\.tmp$", n) is not None and label != "clean re-run",
+                  "%s: folder %s left beside the workbooks" % (label, n))
+            inside = os.listdir(f)
+            check(all(os.path.getsize(os.path.join(f, m)) == 0 for m in inside),
+                  "%s: %s holds %s" % (label, n, inside))
+            print("  note: %s: scratch folder %s left with %d empty file(s), for the next run to sweep"
+                  % (label, n, len(inside)))
             continue
         try:
             with zipfile.ZipFile(os.path.join(xdir, n)) as z:
@@ -179,12 +186,21 @@ def main():
     for f in gone + kept:
         with open(f, "w") as fh:
             fh.write("x")
+    # a scratch folder of libxlsxwriter's that a signal left with a file in it
+    scratch = os.path.join(rd, "OperatorMfu", ".scratch.xlsx.%d.2.tmp" % dead.pid)
+    live_scratch = os.path.join(rd, "OperatorMfu", ".scratch.xlsx.%d.4.tmp" % live)
+    for d in (scratch, live_scratch):
+        os.mkdir(d)
+        open(os.path.join(d, "tmp.AbC123"), "w").close()
+    gone.append(scratch)
+    kept.append(live_scratch)
     r = run(small, sout)
     check(r.returncode == 0, "stale: run: exit %d: %s" % (r.returncode, r.stderr))
     for f in gone:
         check(not os.path.exists(f), "stale: %s of a dead process not removed" % os.path.relpath(f, work))
     for f in kept:
         check(os.path.exists(f), "stale: %s removed" % os.path.relpath(f, work))
+    shutil.rmtree(live_scratch, ignore_errors=True)
     print("%-34s ok" % "stale staged files")
 
     if problems:
