@@ -123,27 +123,6 @@ static const struct hot_spec hot_specs[OPMFU_NHOT] = {
 	{ "OpmfuKernels", "kernel_name", "kernels", "kernel_ns", "lost_ns", "mfu", "flops_kernel_ns" },
 };
 
-static int col_of(const struct opmfu_table_def *def, const char *name)
-{
-	size_t c;
-	for (c = 0; def && name && c < def->n_cols; c++)
-		if (!strcmp(def->cols[c].name, name))
-			return (int)c;
-	return -1;
-}
-
-/* A cell as a number; NaN when NULL, text or absent. */
-static double num(const struct opmfu_table_def *def, const struct opmfu_cell *row, int col)
-{
-	if (col < 0 || row[col].null)
-		return NAN;
-	if (def->cols[col].type == OPMFU_COL_INT)
-		return (double)row[col].v.i;
-	if (def->cols[col].type == OPMFU_COL_REAL)
-		return row[col].v.r;
-	return NAN;
-}
-
 static double nz(double v)
 {
 	return isnan(v) ? 0 : v;
@@ -205,13 +184,13 @@ static enum opmfu_status store_add(struct opmfu_cell_store *cs, const struct opm
 static void add_steps(struct opmfu_account *a, const struct opmfu_table *t)
 {
 	struct opmfu_cell row[64];
-	int c = col_of(t->def, "window_ns");
+	int c = opmfu_table_col(t->def, "window_ns");
 	size_t i;
 	if (c < 0 || t->def->n_cols > sizeof(row) / sizeof(row[0]))
 		return;
 	for (i = 0; i < t->n_rows; i++) {
 		t->row(t->src, i, row);
-		if (nz(num(t->def, row, c)) > 0)
+		if (nz(opmfu_cell_num(t->def, row, c)) > 0)
 			a->rank_steps_pending++;
 	}
 }
@@ -248,16 +227,17 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 
 	if (!def)
 		return OPMFU_OK;
-	c_key = col_of(def, sp->key);
-	c_calls = col_of(def, sp->calls);
-	c_ns = col_of(def, sp->kernel_ns);
-	c_lost = col_of(def, sp->lost_ns);
-	c_mfu = col_of(def, sp->mfu);
-	c_w = col_of(def, sp->weight);
+	c_key = opmfu_table_col(def, sp->key);
+	c_calls = opmfu_table_col(def, sp->calls);
+	c_ns = opmfu_table_col(def, sp->kernel_ns);
+	c_lost = opmfu_table_col(def, sp->lost_ns);
+	c_mfu = opmfu_table_col(def, sp->mfu);
+	c_w = opmfu_table_col(def, sp->weight);
 	for (i = 0; c_key >= 0 && i < g->pending.n_rows; i++) {
 		const struct opmfu_cell *row = g->pending.cells + i * def->n_cols;
 		struct opmfu_hot_sum *h;
-		double ns = nz(num(def, row, c_ns)), mfu = num(def, row, c_mfu), w = nz(num(def, row, c_w));
+		double ns = nz(opmfu_cell_num(def, row, c_ns)), mfu = opmfu_cell_num(def, row, c_mfu);
+		double w = nz(opmfu_cell_num(def, row, c_w));
 		uint32_t id;
 
 		/* a NULL name has nothing to be summed under; a path whose own ops took no time is no hotspot */
@@ -272,9 +252,9 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 		}
 		h = &g->v[id];
 		h->ranks++;
-		h->calls += nz(num(def, row, c_calls));
+		h->calls += nz(opmfu_cell_num(def, row, c_calls));
 		h->kernel_ns += ns;
-		h->lost_ns += nz(num(def, row, c_lost));
+		h->lost_ns += nz(opmfu_cell_num(def, row, c_lost));
 		if (!isnan(mfu) && w > 0) {
 			h->mfu_x += mfu * w;
 			h->mfu_w += w;
@@ -333,19 +313,26 @@ static const int measure_low[M_NMEASURE] = { 0, 1, 0, 0, 0, 0 };
 
 static struct opmfu_cell rank_cell(const struct opmfu_account *a, size_t row, const char *col)
 {
-	int c = col_of(a->ranks.def, col);
+	int c = opmfu_table_col(a->ranks.def, col);
 	return c < 0 ? opmfu_cell_null() : a->ranks.cells[row * a->ranks.def->n_cols + (size_t)c];
+}
+
+/* Column col (an index: the loops over ranks find it once) of a rank's row. */
+static double rank_at(const struct opmfu_account *a, size_t row, int col)
+{
+	return opmfu_cell_num(a->ranks.def, a->ranks.cells + row * a->ranks.def->n_cols, col);
 }
 
 static double rank_num(const struct opmfu_account *a, size_t row, const char *col)
 {
-	return num(a->ranks.def, a->ranks.cells + row * a->ranks.def->n_cols, col_of(a->ranks.def, col));
+	return rank_at(a, row, opmfu_table_col(a->ranks.def, col));
 }
 
-static int rank_analysed(const struct opmfu_account *a, size_t row)
+/* Was the rank analysed? c_status: the status column. */
+static int rank_analysed(const struct opmfu_account *a, size_t row, int c_status)
 {
-	struct opmfu_cell c = rank_cell(a, row, "status");
-	return !c.null && !(c.v.t.n == 6 && !memcmp(c.v.t.s, "failed", 6));
+	const struct opmfu_cell *c = c_status < 0 ? NULL : &a->ranks.cells[row * a->ranks.def->n_cols + (size_t)c_status];
+	return c && !c->null && !(c->v.t.n == 6 && !memcmp(c->v.t.s, "failed", 6));
 }
 
 /* The median rank: of the ranks analysed, by their median step's time, then
@@ -354,7 +341,8 @@ static int find_median(struct opmfu_account *a, size_t *analysed)
 {
 	size_t n = a->ranks_kept, i;
 	double *key = opmfu_malloc((n ? n : 1) * sizeof(*key)), *tie = opmfu_malloc((n ? n : 1) * sizeof(*tie));
-	int nomem = 0;
+	int nomem = 0, c_status = opmfu_table_col(a->ranks.def, "status");
+	int c_step = opmfu_table_col(a->ranks.def, "step_ns_median"), c_rank = opmfu_table_col(a->ranks.def, "rank_id");
 
 	*analysed = 0;
 	a->median_row = SIZE_MAX;
@@ -364,10 +352,10 @@ static int find_median(struct opmfu_account *a, size_t *analysed)
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		int ok = rank_analysed(a, i);
+		int ok = rank_analysed(a, i, c_status);
 		*analysed += ok;
-		key[i] = ok ? rank_num(a, i, "step_ns_median") : NAN;
-		tie[i] = rank_num(a, i, "rank_id");
+		key[i] = ok ? rank_at(a, i, c_step) : NAN;
+		tie[i] = rank_at(a, i, c_rank);
 		if (ok && a->median_row == SIZE_MAX)
 			a->median_row = i;
 	}
@@ -409,7 +397,7 @@ static enum opmfu_status make_run(struct opmfu_account *a, size_t analysed, stru
 		for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 			struct opmfu_cell x = rank_cell(a, m, same[i].from);
 			/* the rank's cell, if it has the run column's type */
-			int src = col_of(a->ranks.def, same[i].from);
+			int src = opmfu_table_col(a->ranks.def, same[i].from);
 			if (src >= 0 && a->ranks.def->cols[src].type == run_cols[same[i].col].type)
 				c[same[i].col] = x;
 		}
@@ -486,19 +474,20 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 static enum opmfu_status make_stragglers(struct opmfu_account *a, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
+	int k, c_status = opmfu_table_col(a->ranks.def, "status");
 	size_t i;
-	int k;
 
 	if (a->median_row == SIZE_MAX)
 		return OPMFU_OK;
 	for (k = 0; k < M_NMEASURE && st == OPMFU_OK; k++) {
-		double med = rank_num(a, a->median_row, measure_col[k]), ext = NAN;
+		int col = opmfu_table_col(a->ranks.def, measure_col[k]);
+		double med = rank_at(a, a->median_row, col), ext = NAN;
 		size_t at = SIZE_MAX, known = 0;
 		struct opmfu_cell c[6];
 		if (isnan(med))
 			continue;
 		for (i = 0; i < a->ranks_kept; i++) {
-			double v = rank_analysed(a, i) ? rank_num(a, i, measure_col[k]) : NAN;
+			double v = rank_analysed(a, i, c_status) ? rank_at(a, i, col) : NAN;
 			if (isnan(v))
 				continue;
 			known++;

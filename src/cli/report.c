@@ -108,14 +108,19 @@ static size_t row_of(const struct opmfu_rows *rs, double r)
 static size_t extreme(const struct opmfu_rows *rs, const char *col, int hi, const size_t *skip, size_t n_skip)
 {
 	size_t i, k, n = opmfu_rows_count(rs), best = SIZE_MAX;
+	int c = opmfu_rows_col(rs, col), c_status = opmfu_rows_col(rs, "status");
+	double top = NAN;
 	for (i = 0; i < n; i++) {
-		double v = opmfu_cell(rs, i, col);
+		double v = opmfu_rows_num(rs, i, c);
+		const char *status = opmfu_rows_text(rs, i, c_status);
 		for (k = 0; k < n_skip && skip[k] != i; k++)
 			;
-		if (k < n_skip || !analysed(rs, i) || isnan(v))
+		if (k < n_skip || !status || !strcmp(status, "failed") || isnan(v))
 			continue;
-		if (best == SIZE_MAX || (hi ? v > opmfu_cell(rs, best, col) : v < opmfu_cell(rs, best, col)))
+		if (best == SIZE_MAX || (hi ? v > top : v < top)) {
 			best = i;
+			top = v;
+		}
 	}
 	return best;
 }

@@ -272,7 +272,7 @@ enum opmfu_status opmfu_model_check_rank(struct opmfu_model_report *m, size_t i,
 	memset(rs, 0, sizeof(*rs));
 	rs->analysed = 1;
 	rs->rank = rr->rank;
-	rs->window = rr->median_window_ns;
+	rs->window = rr->step_ns_median > 0 ? rr->step_ns_median : 0;
 	rs->peak = rr->peak_tflops[m->dtype_class];
 	keep_median(steps, rs);
 	for (j = 0; j < steps->n && st == OPMFU_OK; j++) {

@@ -154,7 +154,7 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 	for (i = 0; i < list->n; i++) {
 		rep->ranks[i].rank = list->v[i].rank;
 		rep->ranks[i].mfu_recorded = rep->ranks[i].mfu_busy = rep->ranks[i].flops_coverage = -1;
-		rep->ranks[i].trace_mfu = rep->ranks[i].step_ns_median = -1;
+		rep->ranks[i].trace_mfu_all = rep->ranks[i].step_ns_median = -1;
 		for (k = 0; k < OPMFU_NSHARE; k++)
 			rep->ranks[i].shares[k] = -1;
 		if (!(rep->ranks[i].db_path = opmfu_strdup(list->v[i].path)))
@@ -342,12 +342,7 @@ size_t opmfu_rows_count(const struct opmfu_rows *t)
 
 int opmfu_rows_col(const struct opmfu_rows *t, const char *name)
 {
-	const struct opmfu_table_def *def = t ? store_of(t)->def : NULL;
-	size_t c;
-	for (c = 0; def && c < def->n_cols; c++)
-		if (!strcmp(def->cols[c].name, name))
-			return (int)c;
-	return -1;
+	return t ? opmfu_table_col(store_of(t)->def, name) : -1;
 }
 
 static const struct opmfu_cell *cell_at(const struct opmfu_rows *t, size_t row, int col)
@@ -361,16 +356,8 @@ static const struct opmfu_cell *cell_at(const struct opmfu_rows *t, size_t row, 
 double opmfu_rows_num(const struct opmfu_rows *t, size_t row, int col)
 {
 	const struct opmfu_cell *c = cell_at(t, row, col);
-	if (!c || c->null)
-		return NAN;
-	switch (store_of(t)->def->cols[col].type) {
-	case OPMFU_COL_INT:
-		return (double)c->v.i;
-	case OPMFU_COL_REAL:
-		return c->v.r;
-	default:
-		return NAN;
-	}
+	/* cell_at checked the column: the row starts col cells before it */
+	return c ? opmfu_cell_num(store_of(t)->def, c - col, col) : NAN;
 }
 
 const char *opmfu_rows_text(const struct opmfu_rows *t, size_t row, int col)

@@ -230,16 +230,16 @@ static void run_identity(const struct opmfu_rank_list *list, char *id, size_t si
 static int median_rank(const struct opmfu_table *t, size_t n, int *rank)
 {
 	struct opmfu_cell c[64];
-	size_t i, k;
+	size_t i;
 	for (i = 0; i < n; i++) {
-		if (strcmp(t[i].def->name, "OpmfuRun") || !t[i].n_rows || t[i].def->n_cols > 64)
+		int k = opmfu_table_col(t[i].def, "median_rank");
+		if (strcmp(t[i].def->name, "OpmfuRun") || !t[i].n_rows || k < 0 || t[i].def->n_cols > 64)
 			continue;
 		t[i].row(t[i].src, 0, c);
-		for (k = 0; k < t[i].def->n_cols; k++)
-			if (!strcmp(t[i].def->cols[k].name, "median_rank") && !c[k].null) {
-				*rank = (int)c[k].v.i;
-				return 1;
-			}
+		if (!c[k].null) {
+			*rank = (int)c[k].v.i;
+			return 1;
+		}
 	}
 	return 0;
 }

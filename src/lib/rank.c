@@ -143,15 +143,13 @@ static void report_steps(const struct opmfu_steps *st, struct opmfu_rank_report 
 	med = &st->v[st->median];
 	opmfu_step_shares(med, shares);
 	rr->median_step = med->step == OPMFU_NO_STEP ? -1 : med->step;
-	rr->median_window_ns = (double)opmfu_step_window(med);
 	rr->median_peak = opmfu_step_peak(med);
 	rr->shares[OPMFU_SHARE_MFU] = opmfu_step_trace_mfu(med);
 	rr->shares[OPMFU_SHARE_INEFFICIENCY] = rr->shares[OPMFU_SHARE_MFU] >= 0 ? shares[3] : -1;
 	rr->shares[OPMFU_SHARE_OTHER] = shares[2];
 	rr->shares[OPMFU_SHARE_COMM] = shares[1];
 	rr->shares[OPMFU_SHARE_IDLE] = shares[0];
-	rr->comm_overlapped = (double)med->comm_overlapped_ns / rr->median_window_ns;
-	rr->trace_mfu = rr->shares[OPMFU_SHARE_MFU];
+	rr->comm_overlapped = (double)med->comm_overlapped_ns / rr->step_ns_median;
 }
 
 /* The honest numbers of SPEC 10 into the report. */

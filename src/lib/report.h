@@ -75,16 +75,14 @@ struct opmfu_rank_report {
 	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
 	char note[320];             /* what the reader tells about the input (Kineto: kernels linked by each
 				       rule, modules, steps, GPU); empty: nothing */
-	/* steps (SPEC 11): how many, the median window, the trace MFU over all of
-	 * them, and the waterfall of the median step (the one whose window is the
-	 * median; -1 shares when unknown) */
+	/* steps (SPEC 11): how many, the median step (docs/glossary.md) and its
+	 * window, the trace MFU over all of them, and the median step's waterfall
+	 * (shares[OPMFU_SHARE_MFU] is its trace MFU; -1 shares when unknown) */
 	size_t steps;
-	double step_ns_median;      /* -1: none */
-	double trace_mfu;           /* the median step's; -1: none */
+	double step_ns_median;      /* the median step's window; -1: none */
 	double trace_mfu_all;       /* FLOPs / (window x peak) over all steps; -1: none */
 	double median_peak;         /* the median step's peak, FLOPS (kernel-time-weighted); 0: none */
 	long long median_step;      /* its number; -1 without step marks */
-	double median_window_ns;
 	double shares[OPMFU_NSHARE];
 	double comm_overlapped;     /* share of the median step's window */
 	double peak_tflops[OPMFU_NCLASS]; /* per OPMFU_CLASS_*; 0 = none */

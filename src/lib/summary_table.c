@@ -138,7 +138,7 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[28] = opmfu_cell_int((int64_t)rr->units_above_one);
 	c[29] = opmfu_cell_int((int64_t)rr->rec_compared);
 	c[30] = opmfu_cell_int((int64_t)rr->rec_agree);
-	c[31] = opmfu_cell_known(rr->trace_mfu);
+	c[31] = opmfu_cell_known(rr->shares[OPMFU_SHARE_MFU]); /* the median step's */
 	c[32] = rr->step_ns_median >= 0 ? opmfu_cell_int(opmfu_sat_round(rr->step_ns_median)) : opmfu_cell_null();
 	c[33] = opmfu_cell_int((int64_t)rr->steps);
 	c[34] = rr->source ? opmfu_cell_str(rr->source) : opmfu_cell_null();

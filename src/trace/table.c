@@ -4,6 +4,7 @@
  */
 #include "trace/table.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "base/mem.h"
@@ -128,4 +129,27 @@ struct opmfu_table opmfu_cell_store_table(const struct opmfu_cell_store *cs)
 {
 	struct opmfu_table t = { cs->def, cs->n_rows, store_row, cs };
 	return t;
+}
+
+int opmfu_table_col(const struct opmfu_table_def *def, const char *name)
+{
+	size_t c;
+	for (c = 0; def && name && c < def->n_cols; c++)
+		if (!strcmp(def->cols[c].name, name))
+			return (int)c;
+	return -1;
+}
+
+double opmfu_cell_num(const struct opmfu_table_def *def, const struct opmfu_cell *row, int col)
+{
+	if (col < 0 || row[col].null)
+		return NAN;
+	switch (def->cols[col].type) {
+	case OPMFU_COL_INT:
+		return (double)row[col].v.i;
+	case OPMFU_COL_REAL:
+		return row[col].v.r;
+	default:
+		return NAN;
+	}
 }

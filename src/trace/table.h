@@ -110,6 +110,12 @@ static inline struct opmfu_cell opmfu_cell_str(const char *s)
 	return opmfu_cell_text(s, s ? strlen(s) : 0);
 }
 
+/* The index of def's column called name; -1 when it has none (or def is NULL). */
+int opmfu_table_col(const struct opmfu_table_def *def, const char *name);
+
+/* Cell col of row (a row of def) as a number: NaN when NULL, a text, or col < 0. */
+double opmfu_cell_num(const struct opmfu_table_def *def, const struct opmfu_cell *row, int col);
+
 /*
  * A table kept as cells, for the small tables built row by row. Texts are
  * copied into blocks of the store that never move, so a table over it keeps

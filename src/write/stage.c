@@ -147,49 +147,65 @@ void opmfu_stage_remove_all(void)
 	errno = saved;
 }
 
-enum opmfu_status opmfu_stage_file(const char *path, char **tmp, int *fd, struct opmfu_err *err)
+/* Makes the staged name of path, listed, then creates it: a file (its
+ * descriptor in *fd) or, with fd NULL, a folder. */
+static enum opmfu_status stage_make(const char *path, char **tmp, int *fd, struct opmfu_err *err)
 {
 	static atomic_uint counter;
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	/* the folder, for messages: "/" for a file at the root, "." for a bare name */
 	int dir_len = slash ? (int)(slash - path) + (slash == path) : 1;
-	const char *dir = slash ? path : ".";
+	const char *dir = slash ? path : ".", *what = fd ? "file" : "folder";
 	struct sbuf sb;
 	int tries;
 
 	sbuf_init(&sb);
 	for (tries = 0; tries < 100; tries++) {
-		int f;
+		int f, e;
 		sbuf_reset(&sb);
 		sbuf_addf(&sb, "%.*s.%s.%ld.%u.tmp", (int)(base - path), path, base, (long)getpid(),
 			  atomic_fetch_add(&counter, 1u));
 		if (sb.oom) {
 			sbuf_release(&sb);
-			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory naming its temporary file", path);
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory naming its temporary %s", path, what);
 		}
-		/* listed before it exists: a signal between the two finds a name to unlink */
+		/* listed before it exists: a signal between the two finds a name to remove */
 		enlist(sb.buf);
-		f = open(sb.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		f = fd ? open(sb.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666) : mkdir(sb.buf, 0700);
 		if (f >= 0) {
 			*tmp = sb.buf;
-			*fd = f;
+			if (fd)
+				*fd = f;
 			return OPMFU_OK;
 		}
-		{
-			int e = errno;
-			opmfu_stage_done(sb.buf);
-			errno = e;
-		}
-		if (errno != EEXIST) {
-			int e = errno;
+		e = errno;
+		opmfu_stage_done(sb.buf);
+		if (e != EEXIST) {
 			sbuf_release(&sb);
-			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create a file in %.*s: %s", path, dir_len, dir,
+			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create a %s in %.*s: %s", path, what, dir_len, dir,
 					     strerror(e));
 		}
 	}
 	sbuf_release(&sb);
 	return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot find a free temporary name in %.*s", path, dir_len, dir);
+}
+
+enum opmfu_status opmfu_stage_file(const char *path, char **tmp, int *fd, struct opmfu_err *err)
+{
+	return stage_make(path, tmp, fd, err);
+}
+
+enum opmfu_status opmfu_stage_scratch(const char *dir, char **tmp, struct opmfu_err *err)
+{
+	/* named as the staged form of DIR/scratch.xlsx: .scratch.xlsx.PID.N.tmp */
+	char *path = opmfu_path_join(dir, "scratch.xlsx");
+	enum opmfu_status st;
+	if (!path)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory naming a scratch folder", dir);
+	st = stage_make(path, tmp, NULL, err);
+	opmfu_free(path);
+	return st;
 }
 
 /* ---- the sweep ---- */
@@ -235,37 +251,6 @@ static long staged_pid(const char *name)
 		if (ends_with(name + 1, (size_t)(dot_pid - 1 - (name + 1)), suffixes[i]))
 			return strtol(dot_pid, NULL, 10);
 	return 0;
-}
-
-enum opmfu_status opmfu_stage_scratch(const char *dir, char **tmp, struct opmfu_err *err)
-{
-	static atomic_uint counter;
-	struct sbuf sb;
-	int tries;
-
-	sbuf_init(&sb);
-	for (tries = 0; tries < 100; tries++) {
-		int e;
-		sbuf_reset(&sb);
-		sbuf_addf(&sb, "%s/.scratch.xlsx.%ld.%u.tmp", dir, (long)getpid(), atomic_fetch_add(&counter, 1u));
-		if (sb.oom) {
-			sbuf_release(&sb);
-			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory naming a scratch folder", dir);
-		}
-		enlist(sb.buf); /* listed before it exists, as a staged file is */
-		if (mkdir(sb.buf, 0700) == 0) {
-			*tmp = sb.buf;
-			return OPMFU_OK;
-		}
-		e = errno;
-		opmfu_stage_done(sb.buf);
-		if (e != EEXIST) {
-			sbuf_release(&sb);
-			return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot create a scratch folder: %s", dir, strerror(e));
-		}
-	}
-	sbuf_release(&sb);
-	return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot find a free scratch folder name", dir);
 }
 
 void opmfu_stage_scratch_done(char *tmp)

@@ -34,29 +34,6 @@ void opmfu_summary_release(struct opmfu_summary *s)
 	opmfu_summary_init(s);
 }
 
-int opmfu_sum_col(const struct opmfu_table_def *def, const char *name)
-{
-	size_t c;
-	for (c = 0; def && name && c < def->n_cols; c++)
-		if (!strcmp(def->cols[c].name, name))
-			return (int)c;
-	return -1;
-}
-
-double opmfu_sum_num(const struct opmfu_table_def *def, const struct opmfu_cell *row, int col)
-{
-	if (col < 0 || row[col].null)
-		return NAN;
-	switch (def->cols[col].type) {
-	case OPMFU_COL_INT:
-		return (double)row[col].v.i;
-	case OPMFU_COL_REAL:
-		return row[col].v.r;
-	default:
-		return NAN;
-	}
-}
-
 size_t opmfu_summary_rows(const struct opmfu_summary *s, enum opmfu_sum_table k)
 {
 	return s->t[k].def ? s->kept[k] : 0;
@@ -67,7 +44,7 @@ double opmfu_sum_value(const struct opmfu_summary *s, enum opmfu_sum_table k, si
 	const struct opmfu_table_def *def = s->t[k].def;
 	if (!def || i >= s->kept[k])
 		return NAN;
-	return opmfu_sum_num(def, s->t[k].cells + i * def->n_cols, opmfu_sum_col(def, col));
+	return opmfu_cell_num(def, s->t[k].cells + i * def->n_cols, opmfu_table_col(def, col));
 }
 
 const char *opmfu_sum_text(const struct opmfu_summary *s, enum opmfu_sum_table k, size_t i, const char *col,
@@ -75,7 +52,7 @@ const char *opmfu_sum_text(const struct opmfu_summary *s, enum opmfu_sum_table k
 {
 	const struct opmfu_table_def *def = s->t[k].def;
 	const struct opmfu_cell *c;
-	int at = opmfu_sum_col(def, col);
+	int at = opmfu_table_col(def, col);
 
 	*n = 0;
 	if (at < 0 || i >= s->kept[k] || def->cols[at].type != OPMFU_COL_TEXT)

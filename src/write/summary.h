@@ -61,10 +61,6 @@ int opmfu_summary_has_run(const struct opmfu_summary *s);
 /* The kept rows of table k (0 when it was never given). */
 size_t opmfu_summary_rows(const struct opmfu_summary *s, enum opmfu_sum_table k);
 
-/* The column named name of def, or -1 (def NULL, or no such column). */
-int opmfu_sum_col(const struct opmfu_table_def *def, const char *name);
-/* The number in cell col of a row of def: NaN when null, text or col < 0. */
-double opmfu_sum_num(const struct opmfu_table_def *def, const struct opmfu_cell *row, int col);
 /* Row i of table k's column col (by name) as a number: NaN when null, text
  * or absent. */
 double opmfu_sum_value(const struct opmfu_summary *s, enum opmfu_sum_table k, size_t i, const char *col);

@@ -75,7 +75,7 @@ static int text_is(const struct opmfu_sx_sheet *sh, size_t i, int c, const char 
 
 static double num(const struct opmfu_sx_sheet *sh, size_t i, int c)
 {
-	return opmfu_sum_num(sh->rows->def, &sh->rows->cells[i * sh->rows->def->n_cols], sh->src[c]);
+	return opmfu_cell_num(sh->rows->def, &sh->rows->cells[i * sh->rows->def->n_cols], sh->src[c]);
 }
 
 /*

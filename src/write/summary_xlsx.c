@@ -129,7 +129,7 @@ static struct opmfu_cell from_cells(const struct opmfu_table_def *def, const str
 		return opmfu_cell_null();
 	if (f == F_TEXT)
 		return def->cols[col].type == OPMFU_COL_TEXT ? row[col] : opmfu_cell_null();
-	return opmfu_sx_num(opmfu_sum_num(def, row, col), f);
+	return opmfu_sx_num(opmfu_cell_num(def, row, col), f);
 }
 
 /* A module path's last two names (Layer_3/Attention_3): a chart's label,
@@ -167,7 +167,7 @@ static struct opmfu_cell sheet_cell(const struct opmfu_sx_book *bk, const struct
 	case RANK_UP_TO_MEDIAN:
 	case RANK_ABOVE_MEDIAN:
 	case RANK_SHORT_OF_MEDIAN:
-		return against_median(col->from, opmfu_sum_num(def, row, sh->src[c]), bk->median_mfu);
+		return against_median(col->from, opmfu_cell_num(def, row, sh->src[c]), bk->median_mfu);
 	case SHORT_PATH:
 		v = from_cells(def, row, sh->src[c], F_TEXT);
 		return v.null ? v : opmfu_sx_short_name(v.v.t.s, v.v.t.n);
@@ -236,12 +236,17 @@ static void set_widths(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh
 
 /* ---- sheets ---- */
 
-/* Does s[0..n) hold a control character that XML 1.0 cannot spell? */
+/* A control character XML 1.0 cannot spell (NUL is repaired elsewhere). */
+static int bad_control(char c)
+{
+	return (unsigned char)c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\0';
+}
+
 static int has_control(const char *s, size_t n)
 {
 	size_t i;
 	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' && s[i] != '\0')
+		if (bad_control(s[i]))
 			return 1;
 	return 0;
 }
@@ -262,7 +267,7 @@ static void put_text(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, l
 	}
 	sbuf_init(&sb);
 	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' && s[i] != '\0')
+		if (bad_control(s[i]))
 			sbuf_add(&sb, "\xEF\xBF\xBD", 3);
 		else
 			sbuf_add(&sb, s + i, 1);
@@ -293,7 +298,7 @@ void opmfu_sx_put_sheet(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 
 	bk->b.sheet = sh->name;
 	for (c = 0; c < sh->n_cols; c++)
-		sh->src[c] = opmfu_sum_col(sh->rows->def, sh->cols[c].src);
+		sh->src[c] = opmfu_table_col(sh->rows->def, sh->cols[c].src);
 	set_widths(bk, sh);
 	opmfu_xbook_note(&bk->b, worksheet_set_row(sh->ws, 0, OPMFU_SX_HEAD_HEIGHT, NULL), 0, 0);
 	worksheet_freeze_panes(sh->ws, 1, 0);
