@@ -28,6 +28,7 @@ void opmfu_trace_release(struct opmfu_trace *t)
 	opmfu_strtab_release(&t->strs);
 	opmfu_free(t->links);
 	opmfu_free(t->kx);
+	opmfu_free(t->launch);
 	opmfu_free(t->dtypes);
 	for (k = 0; k < OPMFU_RANGE__COUNT; k++)
 		opmfu_ranges_release(opmfu_trace_ranges(t, (enum opmfu_range_kind)k));
@@ -43,6 +44,8 @@ struct opmfu_ranges *opmfu_trace_ranges(struct opmfu_trace *t, enum opmfu_range_
 	case OPMFU_RANGE_STEP: return &t->steps;
 	case OPMFU_RANGE_COMM: return &t->comm;
 	case OPMFU_RANGE_KERNEL: return &t->kernels;
+	case OPMFU_RANGE_MEMCPY: return &t->memcpy;
+	case OPMFU_RANGE_DEVSTEP: return &t->devsteps;
 	case OPMFU_RANGE__COUNT: break;
 	}
 	return NULL;
@@ -65,6 +68,19 @@ static int clamp2(int64_t *a, int64_t *b)
 	return changed;
 }
 
+/* a launch time like any other, except that "none" stays none */
+static int clamp_launch(int64_t *v)
+{
+	int64_t x;
+	if (*v == OPMFU_NO_LAUNCH)
+		return 0;
+	x = opmfu_time_clamp(*v);
+	if (x == *v)
+		return 0;
+	*v = x;
+	return 1;
+}
+
 void opmfu_trace_clamp_links(struct opmfu_trace *t)
 {
 	size_t i;
@@ -72,6 +88,8 @@ void opmfu_trace_clamp_links(struct opmfu_trace *t)
 		struct opmfu_link *l = &t->links[i];
 		int c = clamp2(&l->k_start, &l->k_end);
 		c |= clamp2(&l->op_start, &l->op_end);
+		if (t->launch)
+			c |= clamp_launch(&t->launch[i]);
 		t->n_clamped += (size_t)c;
 	}
 }
@@ -87,6 +105,8 @@ void opmfu_trace_clamp(struct opmfu_trace *t)
 			int c = clamp2(&rs->v[i].start, &rs->v[i].end);
 			if (k == OPMFU_RANGE_FLOPS && rs->v[i].value > OPMFU_FLOPS_LIMIT)
 				c = 1;
+			if (k == OPMFU_RANGE_KERNEL || k == OPMFU_RANGE_COMM || k == OPMFU_RANGE_MEMCPY)
+				c |= clamp_launch(&rs->v[i].value);
 			t->n_clamped += (size_t)c;
 		}
 	}

@@ -40,6 +40,10 @@ enum opmfu_range_kind {
 	OPMFU_RANGE_STEP = 2,   /* a training step (STEP_TIME, ProfilerStep#N): value = step number */
 	OPMFU_RANGE_COMM = 3,   /* communication on the device, linked to an op or not: name = its type */
 	OPMFU_RANGE_KERNEL = 4, /* a compute kernel on the device that links to no framework op: name = kernel */
+	OPMFU_RANGE_MEMCPY = 5, /* a copy or memset on the device: name = what the trace calls it ("Memcpy HtoD
+				   (Pageable -> Device)", "Memset (Device)", an Ascend task type) */
+	OPMFU_RANGE_DEVSTEP = 6, /* a step as the device timeline marks it (Kineto gpu_user_annotation
+				    ProfilerStep#N): value = step number; at most one per number */
 	OPMFU_RANGE__COUNT
 };
 
@@ -67,7 +71,17 @@ enum opmfu_shape_scope {
 				    FLOPs per op instance */
 };
 
-/* One named time range. 32 bytes. */
+/*
+ * The host time a piece of device work was launched at (SPEC 17: a gap on
+ * the device whose next work was launched after the gap began is the host's
+ * fault), or OPMFU_NO_LAUNCH: the trace has no launch for it (Kineto: no
+ * runtime call with its correlation id; such work that runs before the
+ * first step is the backlog queued before profiling began).
+ */
+#define OPMFU_NO_LAUNCH INT64_MIN
+
+/* One named time range. 32 bytes. For KERNEL, COMM and MEMCPY ranges value
+ * is the launch time (OPMFU_NO_LAUNCH: none in the trace). */
 struct opmfu_range {
 	int64_t start, end; /* ns */
 	int64_t value;      /* by kind; 0 for modules */
@@ -115,7 +129,11 @@ struct opmfu_trace {
 	struct opmfu_dtype *dtypes; /* [0] is "no list"; see opmfu_trace_dtype */
 	size_t n_dtypes, cap_dtypes;
 	/* named ranges by kind (opmfu_trace_ranges) */
-	struct opmfu_ranges mods, recs, steps, comm, kernels;
+	struct opmfu_ranges mods, recs, steps, comm, kernels, memcpy, devsteps;
+	/* launch[i]: when link i's kernel was launched (host ns; OPMFU_NO_LAUNCH:
+	 * unknown), for all n_links; NULL: the reader has no launch times, and
+	 * the op's start stands in (an op starts before it launches its kernels) */
+	int64_t *launch;
 	size_t n_recs_read;          /* FLOPs records seen, parsed or not */
 	size_t drops[OPMFU_DROP__COUNT]; /* read-time drops (format..range) */
 	size_t n_bad_rows;           /* link/module rows skipped for junk timestamps */

@@ -349,12 +349,12 @@ static void test_trace_a(int gz)
 	CHECK(t.kx[0].in_formats == 0 && t.kx[0].out_formats == 0);
 	/* the kernel with no External id and no launch */
 	CHECK_INT(t.kernels.n, 1);
-	check_range(&t.kernels, 0, BASE + 150000, BASE + 152000, 0, "orphan", &t);
+	check_range(&t.kernels, 0, BASE + 150000, BASE + 152000, OPMFU_NO_LAUNCH, "orphan", &t);
 	/* both NCCL kernels are communication: the first named by its
 	 * Collective name, the second (linked to nothing) by its own name */
 	CHECK_INT(t.comm.n, 2);
-	check_range(&t.comm, 0, BASE + 610000, BASE + 630000, 0, "allreduce", &t);
-	check_range(&t.comm, 1, BASE + 650000, BASE + 655000, 0,
+	check_range(&t.comm, 0, BASE + 610000, BASE + 630000, OPMFU_NO_LAUNCH, "allreduce", &t);
+	check_range(&t.comm, 1, BASE + 650000, BASE + 655000, OPMFU_NO_LAUNCH,
 		    "void ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", &t);
 	/* modules by start, named after "nn.Module: " */
 	CHECK_INT(t.mods.n, 2);
@@ -458,9 +458,9 @@ static void test_trace_b(int gz)
 		CHECK_STR(str(&t, t.kx[1].type), "aten::linear");
 	}
 	CHECK_INT(t.kernels.n, 3);
-	check_range(&t.kernels, 0, 1102000, 1103000, 0, "k902", &t);
-	check_range(&t.kernels, 1, 1104000, 1105000, 0, "k904", &t);
-	check_range(&t.kernels, 2, 1105000, 1106000, 0, "k905", &t);
+	check_range(&t.kernels, 0, 1102000, 1103000, OPMFU_NO_LAUNCH, "k902", &t);
+	check_range(&t.kernels, 1, 1104000, 1105000, OPMFU_NO_LAUNCH, "k904", &t);
+	check_range(&t.kernels, 2, 1105000, 1106000, OPMFU_NO_LAUNCH, "k905", &t);
 	CHECK_INT(t.steps.n, 1);
 	check_range(&t.steps, 0, 900000, 2900000, 2, "(none)", &t);
 	CHECK_INT(t.mods.n, 0);

@@ -247,7 +247,7 @@ int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int6
 		/* a NULL connection matches nothing; its kernels still ran */
 		for (p = find_gid(j->info_gid, j->info_sorted, j->n_info, gid, &j->hint_info);
 		     !k.bad && p < j->n_info && j->info_gid[AT(j->info_sorted, p)] == gid; p++) {
-			struct opmfu_range r = { start, end, 0, j->info[AT(j->info_sorted, p)].name, 0 };
+			struct opmfu_range r = { start, end, OPMFU_NO_LAUNCH, j->info[AT(j->info_sorted, p)].name, 0 };
 			if (opmfu_ranges_add(&j->no_conn, &r))
 				return -1;
 			j->hint_info = p + 1;
@@ -541,7 +541,7 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 				t->n_links++;
 			}
 			if (s == OPMFU_SRC_COMPUTE && t->n_links == at && !k->bad) {
-				struct opmfu_range r = { k->start, k->end, 0, j->info[k->ref].name, 0 };
+				struct opmfu_range r = { k->start, k->end, OPMFU_NO_LAUNCH, j->info[k->ref].name, 0 };
 				if (opmfu_ranges_add(&t->kernels, &r))
 					return -1;
 			}

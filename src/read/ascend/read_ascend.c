@@ -411,7 +411,7 @@ static int comm_row(struct scan *sc, sqlite3_value **v)
 	int bad = value_ns(v[1], &start) | value_ns(v[2], &end);
 	int conn_ok = !value_ns(v[3], &conn);
 	/* every communication on the device, linked to an op or not (SPEC 11) */
-	struct opmfu_range rg = { start, end, 0, value_sid(sc->r, v[0]), 0 };
+	struct opmfu_range rg = { start, end, OPMFU_NO_LAUNCH, value_sid(sc->r, v[0]), 0 };
 	if (!bad && opmfu_ranges_add(&sc->r->t->comm, &rg))
 		return -1;
 	return opmfu_ajoin_add_comm(sc->j, rg.name, start, end, bad, conn_ok, conn);

@@ -257,7 +257,7 @@ static int add_link(struct kin_parse *p, const struct kin_kernel *k, int comm)
 
 static int add_range(struct kin_parse *p, enum opmfu_range_kind kind, const struct kin_kernel *k, uint32_t name)
 {
-	struct opmfu_range r = { 0, 0, 0, name, 0 };
+	struct opmfu_range r = { 0, 0, OPMFU_NO_LAUNCH, name, 0 };
 	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end))
 		return -2;
 	return opmfu_ranges_add(opmfu_trace_ranges(p->t, kind), &r);
