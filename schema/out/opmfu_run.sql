@@ -21,5 +21,13 @@ CREATE TABLE "OpmfuRun" (
     "share_other_compute" REAL,
     "share_inefficiency" REAL,
     "ranks_analysed" INTEGER,    -- ranks not failed
-    "mfu_recorded" REAL          -- the median rank's FLOPs / (FLOP-bearing kernel time x peak)
+    "mfu_recorded" REAL,         -- the median rank's FLOPs / (FLOP-bearing kernel time x peak)
+    "share_matmul_noflops" REAL, -- that step's parts of share_other_compute and share_idle (OpmfuSteps)
+    "share_other_kernels" REAL,
+    "share_memcpy" REAL,
+    "share_idle_host" REAL,
+    "share_idle_device" REAL,
+    "profiler_step_ns" INTEGER,  -- that step's host span; NULL: none
+    "backlog_ns" INTEGER,        -- the median rank's backlog window; NULL: none
+    "step_windows" TEXT          -- how the median rank's windows were cut
 );

@@ -58,5 +58,15 @@ CREATE TABLE "OpmfuRankSummary" (
     "operator_mfu_above_one" INTEGER, -- OperatorMFU rows above 100 % (the reference's helper-kernel rule)
     "records_dropped_why" TEXT, -- "2 malformed message, 1 ..."; NULL: none dropped
     "no_peak" INTEGER,        -- 1: no class has a peak, MFU is NULL everywhere
-    "comm_overlapped_share" REAL -- communication under compute, as a share of the median step
+    "comm_overlapped_share" REAL, -- communication under compute, as a share of the median step
+    "share_matmul_noflops" REAL,  -- the median step's parts of share_other_compute and share_idle (OpmfuSteps)
+    "share_other_kernels" REAL,
+    "share_memcpy" REAL,
+    "share_idle_host" REAL,
+    "share_idle_device" REAL,
+    "profiler_step_ns" INTEGER,   -- the median step's host span; NULL: none
+    "preparing_ns" INTEGER,       -- its head on the host before its first device work
+    "backlog_ns" INTEGER,         -- the backlog's window (work queued before profiling); NULL: none
+    "step_windows" TEXT,          -- how the windows were cut: 'device annotation', 'device work', 'whole trace'
+    "steps_spilled" INTEGER       -- steps whose work runs past the next step's start (a warning)
 );

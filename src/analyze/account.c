@@ -33,10 +33,19 @@ static const struct opmfu_column run_cols[] = {
 	{ "share_inefficiency", OPMFU_COL_REAL, "FLOP Kernels below Peak", 0, OPMFU_COLF_PERCENT },
 	{ "ranks_analysed", OPMFU_COL_INT, "Ranks Analysed", 0, 0 },
 	{ "mfu_recorded", OPMFU_COL_REAL, "Recorded MFU", 0, OPMFU_COLF_PERCENT },
+	{ "share_matmul_noflops", OPMFU_COL_REAL, "GEMM/Conv/Attention without FLOPs", 0, OPMFU_COLF_PERCENT },
+	{ "share_other_kernels", OPMFU_COL_REAL, "Other Compute", 0, OPMFU_COLF_PERCENT },
+	{ "share_memcpy", OPMFU_COL_REAL, "Copies and Memsets", 0, OPMFU_COLF_PERCENT },
+	{ "share_idle_host", OPMFU_COL_REAL, "Idle, Host Late", 0, OPMFU_COLF_PERCENT },
+	{ "share_idle_device", OPMFU_COL_REAL, "Idle, Other", 0, OPMFU_COLF_PERCENT },
+	{ "profiler_step_ns", OPMFU_COL_INT, "Profiler Step(ns)", 0, 0 },
+	{ "backlog_ns", OPMFU_COL_INT, "Backlog(ns)", 0, 0 },
+	{ "step_windows", OPMFU_COL_TEXT, "Step Windows", 0, 0 },
 };
 const struct opmfu_table_def opmfu_run_def = { "OpmfuRun", run_cols, sizeof(run_cols) / sizeof(run_cols[0]), NULL };
 enum { R_ID, R_SOURCE, R_RANKS, R_FAILED, R_CHIP, R_PEAK, R_PEAK_SRC, R_MED_RANK, R_MED_STEP, R_STEP_NS, R_TRACE_MFU,
-       R_MFU_BUSY, R_COVERAGE, R_IDLE, R_COMM, R_OTHER, R_INEFF, R_ANALYSED, R_MFU_REC, R_NCOL };
+       R_MFU_BUSY, R_COVERAGE, R_IDLE, R_COMM, R_OTHER, R_INEFF, R_ANALYSED, R_MFU_REC, R_MATMUL, R_OTHER_K,
+       R_MEMCPY, R_IDLE_HOST, R_IDLE_DEV, R_PROF_STEP, R_BACKLOG, R_WINDOWS, R_NCOL };
 _Static_assert(R_NCOL == sizeof(run_cols) / sizeof(run_cols[0]), "OpmfuRun's columns");
 
 static const struct opmfu_column hot_cols[] = {
@@ -180,16 +189,18 @@ static enum opmfu_status store_add(struct opmfu_cell_store *cs, const struct opm
 	return opmfu_cell_store_add_table(cs, t, err);
 }
 
-/* Window of every OpmfuSteps row with device activity: a step to count. */
+/* Every OpmfuSteps row of a step (not the backlog) with device activity: a step to count. */
 static void add_steps(struct opmfu_account *a, const struct opmfu_table *t)
 {
 	struct opmfu_cell row[64];
-	int c = opmfu_table_col(t->def, "window_ns");
+	int c = opmfu_table_col(t->def, "window_ns"), k = opmfu_table_col(t->def, "kind");
 	size_t i;
 	if (c < 0 || t->def->n_cols > sizeof(row) / sizeof(row[0]))
 		return;
 	for (i = 0; i < t->n_rows; i++) {
 		t->row(t->src, i, row);
+		if (k >= 0 && !row[k].null && row[k].v.t.n == 7 && !memcmp(row[k].v.t.s, "backlog", 7))
+			continue;
 		if (nz(opmfu_cell_num(t->def, row, c)) > 0)
 			a->rank_steps_pending++;
 	}
@@ -392,6 +403,10 @@ static enum opmfu_status make_run(struct opmfu_account *a, size_t analysed, stru
 			{ R_COVERAGE, "flops_coverage" }, { R_IDLE, "share_idle" },
 			{ R_COMM, "share_comm" },	  { R_OTHER, "share_other_compute" },
 			{ R_INEFF, "share_inefficiency" }, { R_MFU_REC, "mfu_recorded" },
+			{ R_MATMUL, "share_matmul_noflops" }, { R_OTHER_K, "share_other_kernels" },
+			{ R_MEMCPY, "share_memcpy" },	  { R_IDLE_HOST, "share_idle_host" },
+			{ R_IDLE_DEV, "share_idle_device" }, { R_PROF_STEP, "profiler_step_ns" },
+			{ R_BACKLOG, "backlog_ns" },	  { R_WINDOWS, "step_windows" },
 		};
 		size_t i;
 		for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {

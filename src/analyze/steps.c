@@ -1,28 +1,51 @@
 /*
- * steps.c - OpmfuSteps (steps.h): device intervals by step and kind, one
- * sweep over their start and end points per step.
+ * steps.c - OpmfuSteps (steps.h): windows cut on the device timeline, then
+ * one sweep over every device interval's start and end in time order that
+ * puts each ns of each window in one category.
  */
 #include "analyze/steps.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
 #include "analyze/account.h"
 
-#include "base/lbound.h"
 #include "base/mem.h"
 #include "base/sat.h"
 #include "base/sort.h"
 
-enum { K_FLOPS, K_OTHER, K_COMM };
+/* Kinds of device interval (the categories of a busy ns, by precedence). */
+enum { C_FLOPS, C_MATMUL, C_OTHER, C_COMM, C_COPY, C_N };
 
 /* One end of a device interval. 16 bytes. */
 struct ev {
 	int64_t t;
-	uint32_t step; /* index into the steps */
-	int8_t kind;   /* K_* */
+	uint32_t item; /* whose: a link, then the KERNEL, COMM and MEMCPY ranges (struct build) */
+	int8_t kind;   /* C_* */
 	int8_t delta;  /* +1 start, -1 end */
 	uint8_t pad[2];
+};
+
+/* A window: the part of the device timeline a row covers. */
+struct win {
+	int64_t start, end;
+	size_t row;
+};
+
+struct build {
+	const struct opmfu_ops *ops;
+	const struct opmfu_trace *t;
+	struct opmfu_steps *res;
+	size_t n_steps;                /* t->steps.n */
+	size_t off_k, off_c, off_m;    /* the first item of each kind of range */
+	uint8_t *mm;                   /* per sid: 0 not yet asked, 1 not a matmul name, 2 one */
+	struct ev *ev;
+	size_t n_ev, cap_ev;
+	int64_t *first, *last;         /* per step: its attributed device work's first start, last end */
+	double *attr_ns;               /* per step: that work's time */
+	struct win *win;
+	size_t n_win;
 };
 
 void opmfu_steps_init(struct opmfu_steps *res)
@@ -38,68 +61,66 @@ void opmfu_steps_release(struct opmfu_steps *res)
 	opmfu_steps_init(res);
 }
 
-struct build {
-	const struct opmfu_ops *ops;
-	const struct opmfu_ranges *steps; /* NULL: one step, the whole trace */
-	struct ev *ev;
-	size_t n_ev, cap_ev;
-	int64_t outside_ns;
-	/* per step (collect): the earliest start of linked device work in it or
-	 * any later step, so non-decreasing; and its linked work's last end */
-	const int64_t *dev_reach, *dev_last;
+/*
+ * Words that name GEMM, convolution or attention work in kernel and op
+ * names (cuBLAS, cuBLASLt, CUTLASS, rocBLAS/Tensile "Cijk_", hipBLASLt,
+ * cuDNN, MIOpen, flash attention, torch ops, Ascend op types), matched
+ * without case. A match only says the FLOPs are missing for work that has
+ * them, not that it is slow.
+ */
+static const char *const matmul_words[] = {
+	"gemm", "matmul", "cublas", "cutlass", "xmma", "nvjet", "cijk_", "linear", "addmm", "bmm", "aten::mm",
+	"convolution", "convolve", "conv1d", "conv2d", "conv3d", "conv_fwd", "conv_bwd", "conv_wrw", "fprop",
+	"dgrad", "wgrad", "flash", "fmha", "attention", "sdpa", "_attn",
 };
 
-static int step_before(const void *ctx, size_t i, const void *key)
+int opmfu_matmul_name(const char *s, size_t n)
 {
-	return ((const struct opmfu_range *)ctx)[i].start <= *(const int64_t *)key;
+	char low[256];
+	size_t i, k, m = n < sizeof(low) - 1 ? n : sizeof(low) - 1;
+	/* the words are in a name's first 255 bytes; template arguments come after them */
+	for (i = 0; i < m; i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	low[m] = 0;
+	for (k = 0; k < sizeof(matmul_words) / sizeof(matmul_words[0]); k++)
+		if (strstr(low, matmul_words[k]))
+			return 1;
+	return 0;
 }
 
-/* The step whose window holds ts, or -1 */
-static long step_of(const struct build *b, int64_t ts)
+static int mm_sid(struct build *b, uint32_t sid)
 {
-	size_t i;
-	if (!b->steps)
+	if (!sid || sid >= b->t->strs.n)
 		return 0;
-	i = opmfu_lbound(0, b->steps->n, step_before, b->steps->v, &ts);
-	return i && ts < b->steps->v[i - 1].end ? (long)(i - 1) : -1;
+	if (!b->mm[sid])
+		b->mm[sid] = opmfu_matmul_name(opmfu_strtab_str(&b->t->strs, sid), opmfu_strtab_len(&b->t->strs, sid))
+				     ? 2
+				     : 1;
+	return b->mm[sid] == 2;
 }
 
-static int reached(const void *ctx, size_t i, const void *key)
-{
-	int64_t r = ((const int64_t *)ctx)[i];
-	return r != INT64_MAX && r <= *(const int64_t *)key;
-}
-
-/* The step of device time linked to no op (see collect), or -1. */
-static long device_step(const struct build *b, int64_t ts)
-{
-	size_t n;
-	long best;
-	if (!b->steps)
-		return 0;
-	n = b->steps->n;
-	/* the last step whose device work had begun by ts */
-	best = (long)opmfu_lbound(0, n, reached, b->dev_reach, &ts) - 1;
-	if (best < 0)
-		return step_of(b, ts); /* before any step's device work: by the host's windows */
-	if ((size_t)best + 1 == n && ts >= b->dev_last[best])
-		return -1; /* after the last step's work */
-	return best;
-}
-
-static int add(struct build *b, int64_t start, int64_t end, int kind, long s)
+static int add_ev(struct build *b, int64_t start, int64_t end, uint32_t item, int kind)
 {
 	if (end <= start)
 		return 0; /* takes no time */
-	if (s < 0) {
-		b->outside_ns = opmfu_sat_add(b->outside_ns, end - start);
-		return 0;
-	}
 	if (OPMFU_GROW(b->ev, b->cap_ev, b->n_ev + 2))
 		return -1;
-	b->ev[b->n_ev++] = (struct ev){ start, (uint32_t)s, (int8_t)kind, 1, { 0, 0 } };
-	b->ev[b->n_ev++] = (struct ev){ end, (uint32_t)s, (int8_t)kind, -1, { 0, 0 } };
+	b->ev[b->n_ev++] = (struct ev){ start, item, (int8_t)kind, 1, { 0, 0 } };
+	b->ev[b->n_ev++] = (struct ev){ end, item, (int8_t)kind, -1, { 0, 0 } };
 	return 0;
+}
+
+/* When an item's work was launched; OPMFU_NO_LAUNCH: unknown. */
+static int64_t launch_of(const struct build *b, uint32_t item)
+{
+	const struct opmfu_trace *t = b->t;
+	if (item < b->off_k)
+		return t->launch ? t->launch[item] : t->links[item].op_start;
+	if (item < b->off_c)
+		return t->kernels.v[item - b->off_k].value;
+	if (item < b->off_m)
+		return t->comm.v[item - b->off_c].value;
+	return t->memcpy.v[item - b->off_m].value;
 }
 
 /* A unit's kernels count as FLOP compute when it has FLOPs and a peak (or
@@ -109,98 +130,362 @@ static int flop_unit(const struct opmfu_ops *ops, const struct opmfu_unit *u, in
 	return u->src >= 0 && (!any_peak || opmfu_unit_peak(ops, u) > 0);
 }
 
-/*
- * Device work goes to a step: a kernel or communication linked to an op by
- * the op's start (step marks are the host's: ProfilerStep#N, STEP_TIME), so
- * a kernel that runs after the host has moved on still counts for the step
- * that launched it; device time linked to no op by where it starts among
- * the steps' device work: from a step's first linked kernel to the next
- * step's (the last step: to its host end or its last linked kernel).
- */
+/* Every device interval as two events, and each step's attributed work:
+ * the links whose op starts in the step's host span (the step that
+ * launched them, wherever they ran). */
 static int collect(struct build *b)
 {
-	const struct opmfu_trace *t = b->ops->t;
-	size_t n_steps = b->steps ? b->steps->n : 1, i;
-	int peaks = opmfu_rank_any_peak(b->ops->pk), rc = -1;
-	int64_t *first = opmfu_malloc(n_steps * sizeof(*first)), *last = opmfu_malloc(n_steps * sizeof(*last));
+	const struct opmfu_trace *t = b->t;
+	int peaks = opmfu_rank_any_peak(b->ops->pk);
+	size_t i;
 
-	if (!first || !last)
-		goto out;
-	for (i = 0; i < n_steps; i++) {
-		first[i] = INT64_MAX;
-		last[i] = b->steps ? b->steps->v[i].end : INT64_MAX;
-	}
 	for (i = 0; i < t->n_links; i++) {
 		const struct opmfu_link *l = &t->links[i];
-		long s = step_of(b, l->op_start);
-		int kind = K_COMM;
+		int kind = C_COMM;
 		if (i < t->n_compute) {
 			uint32_t u = b->ops->op_unit ? b->ops->op_unit[l->op] : OPMFU_UNIT_NONE;
-			kind = u != OPMFU_UNIT_NONE && flop_unit(b->ops, &b->ops->v[u], peaks) ? K_FLOPS : K_OTHER;
+			if (u != OPMFU_UNIT_NONE && flop_unit(b->ops, &b->ops->v[u], peaks))
+				kind = C_FLOPS;
+			else
+				kind = mm_sid(b, l->k_name) || mm_sid(b, l->op_name) ? C_MATMUL : C_OTHER;
 		}
-		if (s >= 0 && l->k_end > l->k_start) {
-			if (l->k_start < first[s])
-				first[s] = l->k_start;
-			if (l->k_end > last[s])
-				last[s] = l->k_end;
+		if (b->n_steps && l->k_end > l->k_start) {
+			int64_t s = opmfu_step_at(&t->steps, l->op_start);
+			if (s != OPMFU_NO_STEP) {
+				if (l->k_start < b->first[s])
+					b->first[s] = l->k_start;
+				if (l->k_end > b->last[s])
+					b->last[s] = l->k_end;
+				b->attr_ns[s] += (double)(l->k_end - l->k_start);
+			}
 		}
-		if (add(b, l->k_start, l->k_end, kind, s))
-			goto out;
+		/* a collective's whole span stands for its tasks only when the trace has no tasks */
+		if (kind == C_COMM && t->comm_from_tasks)
+			continue;
+		if (add_ev(b, l->k_start, l->k_end, (uint32_t)i, kind))
+			return -1;
 	}
-	for (i = n_steps; i > 1; i--) /* first becomes each step's reach */
-		if (first[i - 1] < first[i - 2])
-			first[i - 2] = first[i - 1];
-	b->dev_reach = first;
-	b->dev_last = last;
-	for (i = 0; i < t->kernels.n; i++)
-		if (add(b, t->kernels.v[i].start, t->kernels.v[i].end, K_OTHER, device_step(b, t->kernels.v[i].start)))
-			goto out;
+	for (i = 0; i < t->kernels.n; i++) {
+		const struct opmfu_range *r = &t->kernels.v[i];
+		if (add_ev(b, r->start, r->end, (uint32_t)(b->off_k + i), mm_sid(b, r->name) ? C_MATMUL : C_OTHER))
+			return -1;
+	}
 	for (i = 0; i < t->comm.n; i++)
-		if (add(b, t->comm.v[i].start, t->comm.v[i].end, K_COMM, device_step(b, t->comm.v[i].start)))
-			goto out;
-	rc = 0;
-out:
-	b->dev_reach = b->dev_last = NULL;
-	opmfu_free(first);
-	opmfu_free(last);
-	return rc;
+		if (add_ev(b, t->comm.v[i].start, t->comm.v[i].end, (uint32_t)(b->off_c + i), C_COMM))
+			return -1;
+	for (i = 0; i < t->memcpy.n; i++)
+		if (add_ev(b, t->memcpy.v[i].start, t->memcpy.v[i].end, (uint32_t)(b->off_m + i), C_COPY))
+			return -1;
+	return 0;
 }
 
-/* (step, time, ends before starts at the same time: touching intervals do not overlap) */
+/* (time, ends before starts: touching intervals do not overlap, item) */
 static int less_ev(const void *pa, const void *pb)
 {
 	const struct ev *a = pa, *b = pb;
-	if (a->step != b->step)
-		return a->step < b->step;
 	if (a->t != b->t)
 		return a->t < b->t;
-	return a->delta < b->delta;
+	if (a->delta != b->delta)
+		return a->delta < b->delta;
+	return a->item < b->item;
 }
 
-/* One pass over the step's events, in time order. */
-static void sweep(const struct ev *ev, size_t n, struct opmfu_step_row *s)
-{
-	int count[3] = { 0, 0, 0 };
-	size_t i;
+/* ---- windows ---- */
 
-	s->start = ev[0].t;
-	s->end = ev[n - 1].t;
-	for (i = 0; i < n; i++) {
-		if (i) {
-			int64_t d = ev[i].t - ev[i - 1].t;
-			int compute = count[K_FLOPS] + count[K_OTHER] > 0;
-			if (count[K_FLOPS])
-				s->flops_ns = opmfu_sat_add(s->flops_ns, d);
-			else if (count[K_OTHER])
-				s->other_ns = opmfu_sat_add(s->other_ns, d);
-			if (count[K_COMM] && compute)
-				s->comm_overlapped_ns = opmfu_sat_add(s->comm_overlapped_ns, d);
-			else if (count[K_COMM])
-				s->comm_exposed_ns = opmfu_sat_add(s->comm_exposed_ns, d);
-		}
-		count[ev[i].kind] += ev[i].delta;
+static int by_value(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct opmfu_range *v = ctx;
+	return v[a].value != v[b].value ? v[a].value < v[b].value : a < b;
+}
+
+/* The device-side annotation of each step (or NULL), when they are
+ * consistent with the kernels: every step with work has one, they come in
+ * step order without overlapping, and each holds at least half of its
+ * step's attributed kernel time. 1: they are (dev[] filled), 0: not, -1:
+ * out of memory. */
+static int device_windows(struct build *b, const struct opmfu_range **dev)
+{
+	const struct opmfu_trace *t = b->t;
+	const struct opmfu_ranges *ds = &t->devsteps;
+	uint32_t *ord;
+	double *in;
+	size_t i, j = 0;
+	int64_t prev_end = INT64_MIN;
+	int ok = 1;
+
+	if (!ds->n)
+		return 0;
+	ord = opmfu_malloc(ds->n * sizeof(*ord));
+	in = opmfu_calloc(b->n_steps, sizeof(*in));
+	if (!ord || !in) {
+		opmfu_free(ord);
+		opmfu_free(in);
+		return -1;
 	}
-	s->idle_ns = s->end - s->start - s->flops_ns - s->other_ns - s->comm_exposed_ns;
+	for (i = 0; i < ds->n; i++)
+		ord[i] = (uint32_t)i;
+	if (opmfu_sort_idx(ord, ds->n, by_value, ds->v)) {
+		ok = -1;
+		goto out;
+	}
+	for (i = 0; i < b->n_steps; i++) { /* t->steps are in start order, so in step order */
+		int64_t n = t->steps.v[i].value;
+		while (j < ds->n && ds->v[ord[j]].value < n)
+			j++;
+		dev[i] = j < ds->n && ds->v[ord[j]].value == n ? &ds->v[ord[j]] : NULL;
+		if (!dev[i]) {
+			if (b->first[i] != INT64_MAX)
+				ok = 0;
+			continue;
+		}
+		if (dev[i]->start < prev_end || dev[i]->end < dev[i]->start)
+			ok = 0;
+		prev_end = dev[i]->end;
+	}
+	for (i = 0; ok && i < t->n_links; i++) {
+		const struct opmfu_link *l = &t->links[i];
+		int64_t s = opmfu_step_at(&t->steps, l->op_start), lo, hi;
+		if (s == OPMFU_NO_STEP || !dev[s])
+			continue;
+		lo = l->k_start > dev[s]->start ? l->k_start : dev[s]->start;
+		hi = l->k_end < dev[s]->end ? l->k_end : dev[s]->end;
+		if (hi > lo)
+			in[s] += (double)(hi - lo);
+	}
+	for (i = 0; ok && i < b->n_steps; i++)
+		if (b->attr_ns[i] > 0 && in[i] < 0.5 * b->attr_ns[i])
+			ok = 0;
+out:
+	opmfu_free(ord);
+	opmfu_free(in);
+	return ok;
+}
+
+/* The steps' windows from the device's annotations or, failing them, from
+ * each step's first attributed device work to the next step's (the last
+ * step to its last work); steps without work get an empty window where
+ * the next begins. Windows never overlap. */
+static int step_windows(struct build *b)
+{
+	struct opmfu_steps *res = b->res;
+	const struct opmfu_trace *t = b->t;
+	const struct opmfu_range **dev = opmfu_calloc(b->n_steps, sizeof(*dev));
+	size_t i, n = b->n_steps, last_work = SIZE_MAX;
+	int64_t next = INT64_MAX, prev = INT64_MIN;
+	int d;
+
+	if (!dev)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (b->first[i] != INT64_MAX)
+			last_work = i;
+	if ((d = device_windows(b, dev)) < 0) {
+		opmfu_free(dev);
+		return -1;
+	}
+	res->from_device = d;
+	if (d) {
+		for (i = 0; i < n; i++) {
+			struct opmfu_step_row *s = &res->v[i];
+			if (dev[i]) {
+				s->start = dev[i]->start;
+				s->end = dev[i]->end;
+			} else {
+				s->start = s->end = prev == INT64_MIN ? t->steps.v[i].start : prev;
+			}
+			prev = s->end;
+		}
+	} else if (last_work == SIZE_MAX) {
+		/* no device work is any step's: the host's spans, made not to overlap */
+		for (i = 0; i < n; i++) {
+			struct opmfu_step_row *s = &res->v[i];
+			s->start = t->steps.v[i].start > prev ? t->steps.v[i].start : prev;
+			s->end = t->steps.v[i].end > s->start ? t->steps.v[i].end : s->start;
+			if (!b->n_ev)
+				s->end = s->start; /* nothing ran at all */
+			prev = s->end;
+		}
+	} else {
+		/* starts: a step's first work, or the next step's when it has none, never before the previous */
+		for (i = n; i-- > 0;) {
+			if (b->first[i] != INT64_MAX)
+				next = b->first[i];
+			res->v[i].start = next;
+		}
+		for (i = 0; i < n; i++) {
+			if (res->v[i].start == INT64_MAX || res->v[i].start < prev)
+				res->v[i].start = prev == INT64_MIN ? res->v[i].start : prev;
+			if (res->v[i].start != INT64_MAX)
+				prev = res->v[i].start;
+		}
+		for (i = 0; i < n; i++) {
+			struct opmfu_step_row *s = &res->v[i];
+			if (s->start == INT64_MAX) /* after the last step with work */
+				s->start = res->v[last_work].end;
+			if (i < last_work)
+				s->end = res->v[i + 1].start;
+			else if (i == last_work)
+				s->end = b->last[i] > s->start ? b->last[i] : s->start;
+			else
+				s->end = s->start;
+		}
+	}
+	opmfu_free(dev);
+	return 0;
+}
+
+/* Work that ran before the first step's window and that the trace never
+ * launched (queued before profiling began) opens the backlog: the row from
+ * its first start to the first window. Only traces with launch times tell. */
+static void backlog(struct build *b)
+{
+	struct opmfu_steps *res = b->res;
+	const struct opmfu_trace *t = b->t;
+	const struct opmfu_ranges *kinds[3] = { &t->kernels, &t->comm, &t->memcpy };
+	int64_t w0 = INT64_MAX, b0 = INT64_MAX;
+	size_t i, k;
+
+	for (i = 0; i < res->n_steps; i++)
+		if (res->v[i].end > res->v[i].start) {
+			w0 = res->v[i].start;
+			break;
+		}
+	if (!t->launch || w0 == INT64_MAX)
+		return;
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < kinds[k]->n; i++) {
+			const struct opmfu_range *r = &kinds[k]->v[i];
+			if (r->value == OPMFU_NO_LAUNCH && r->end > r->start && r->start < w0 && r->start < b0)
+				b0 = r->start;
+		}
+	if (b0 == INT64_MAX)
+		return;
+	res->v[res->n].kind = OPMFU_WINDOW_BACKLOG;
+	res->v[res->n].step = OPMFU_NO_STEP;
+	res->v[res->n].start = b0;
+	res->v[res->n].end = w0;
+	res->n++;
+}
+
+static int win_before(const void *pa, const void *pb)
+{
+	const struct win *a = pa, *b = pb;
+	return a->start < b->start;
+}
+
+/* The non-empty windows in time order. */
+static int list_windows(struct build *b)
+{
+	size_t i;
+	if (!(b->win = opmfu_malloc((b->res->n + 1) * sizeof(*b->win))))
+		return -1;
+	for (i = 0; i < b->res->n; i++)
+		if (b->res->v[i].end > b->res->v[i].start)
+			b->win[b->n_win++] = (struct win){ b->res->v[i].start, b->res->v[i].end, i };
+	return opmfu_sort_array(b->win, b->n_win, sizeof(*b->win), win_before);
+}
+
+/* ---- the sweep ---- */
+
+/* Adds [a, z) of category c (and overlapped communication when ov) to the
+ * windows it meets, from *w on; returns how much of it they hold. */
+static int64_t put(struct build *b, size_t *w, int64_t a, int64_t z, int c, int ov)
+{
+	int64_t held = 0;
+	size_t j;
+	while (*w < b->n_win && b->win[*w].end <= a)
+		(*w)++;
+	for (j = *w; j < b->n_win && b->win[j].start < z; j++) {
+		int64_t lo = a > b->win[j].start ? a : b->win[j].start, hi = z < b->win[j].end ? z : b->win[j].end;
+		struct opmfu_step_row *s = &b->res->v[b->win[j].row];
+		if (hi <= lo)
+			continue;
+		s->ns[c] = opmfu_sat_add(s->ns[c], hi - lo);
+		if (ov)
+			s->ns[OPMFU_T_COMM_OVERLAP] = opmfu_sat_add(s->ns[OPMFU_T_COMM_OVERLAP], hi - lo);
+		held = opmfu_sat_add(held, hi - lo);
+	}
+	return held;
+}
+
+/* A gap from g0 is the host's when the work that ends it was launched
+ * after g0 (the earliest launch among what starts at ev[i].t). */
+static int host_late(const struct build *b, size_t i, int64_t g0)
+{
+	int64_t t = b->ev[i].t, first = OPMFU_NO_LAUNCH;
+	for (; i < b->n_ev && b->ev[i].t == t; i++) {
+		int64_t l;
+		if (b->ev[i].delta < 0)
+			continue;
+		l = launch_of(b, b->ev[i].item);
+		if (l != OPMFU_NO_LAUNCH && (first == OPMFU_NO_LAUNCH || l < first))
+			first = l;
+	}
+	return first != OPMFU_NO_LAUNCH && first > g0;
+}
+
+static void sweep(struct build *b)
+{
+	int count[C_N] = { 0 };
+	size_t i, w = 0;
+	int64_t prev, gap0 = INT64_MIN;
+
+	if (!b->n_win)
+		return;
+	prev = b->n_ev && b->ev[0].t < b->win[0].start ? b->ev[0].t : b->win[0].start;
+	for (i = 0; i < b->n_ev; i++) {
+		int64_t t = b->ev[i].t;
+		if (t > prev) {
+			int busy = 0, c, k;
+			for (k = 0; k < C_N; k++)
+				busy |= count[k] > 0;
+			if (busy) {
+				int compute = count[C_FLOPS] + count[C_MATMUL] + count[C_OTHER] > 0;
+				c = count[C_FLOPS]    ? OPMFU_T_FLOPS
+				    : count[C_MATMUL] ? OPMFU_T_MATMUL
+				    : count[C_OTHER]  ? OPMFU_T_OTHER
+				    : count[C_COMM]   ? OPMFU_T_COMM
+						      : OPMFU_T_COPY;
+				b->res->outside_ns = opmfu_sat_add(
+					b->res->outside_ns, (t - prev) - put(b, &w, prev, t, c, compute && count[C_COMM]));
+			} else {
+				c = gap0 != INT64_MIN && host_late(b, i, gap0) ? OPMFU_T_IDLE_HOST : OPMFU_T_IDLE;
+				put(b, &w, prev, t, c, 0);
+			}
+			prev = t;
+		}
+		count[b->ev[i].kind] += b->ev[i].delta;
+		if (b->ev[i].delta < 0) {
+			int k, busy = 0;
+			for (k = 0; k < C_N; k++)
+				busy |= count[k] > 0;
+			if (!busy)
+				gap0 = t; /* a gap begins */
+		}
+	}
+	if (b->win[b->n_win - 1].end > prev)
+		put(b, &w, prev, b->win[b->n_win - 1].end, OPMFU_T_IDLE, 0);
+}
+
+/* Steps whose attributed work ends after the next non-empty window began:
+ * how many, and the first few by step order. */
+static void spills(struct build *b)
+{
+	struct opmfu_steps *res = b->res;
+	const size_t keep = sizeof(res->spill_step) / sizeof(res->spill_step[0]);
+	int64_t next = INT64_MAX;
+	size_t i;
+	for (i = res->n_steps; i-- > 0;) {
+		const struct opmfu_step_row *s = &res->v[i];
+		if (b->last[i] != INT64_MIN && next != INT64_MAX && b->last[i] > next) {
+			/* going backwards: the latest found is the earliest step */
+			memmove(res->spill_step + 1, res->spill_step, (keep - 1) * sizeof(res->spill_step[0]));
+			res->spill_step[0] = s->step;
+			res->n_spill++;
+		}
+		if (s->end > s->start)
+			next = s->start;
+	}
 }
 
 /* FLOPs and capacity of the units, by the step of their (first) op. */
@@ -215,9 +500,9 @@ static void add_units(const struct build *b, struct opmfu_steps *res)
 		double peak = opmfu_unit_peak(ops, u);
 		if (u->src < 0)
 			continue;
-		if (b->steps && (u->step == OPMFU_NO_STEP || (size_t)u->step >= res->n))
+		if (b->n_steps && (u->step == OPMFU_NO_STEP || (size_t)u->step >= res->n_steps))
 			continue;
-		s = &res->v[b->steps ? (size_t)u->step : 0];
+		s = &res->v[b->n_steps ? (size_t)u->step : 0];
 		s->flops = opmfu_sat_add(s->flops, u->flops);
 		if (u->src == OPMFU_FLOPS_RECORD)
 			s->flops_record = opmfu_sat_add(s->flops_record, u->flops);
@@ -248,23 +533,31 @@ double opmfu_step_trace_mfu(const struct opmfu_step_row *s)
 	return peak > 0 && w > 0 ? s->flops_peaked / ((double)w * 1e-9 * peak) : -1;
 }
 
+double opmfu_step_share(const struct opmfu_step_row *s, enum opmfu_tcat c)
+{
+	int64_t w = opmfu_step_window(s);
+	return w > 0 ? (double)s->ns[c] / (double)w : -1;
+}
+
 void opmfu_step_shares(const struct opmfu_step_row *s, double shares[4])
 {
 	double w = (double)opmfu_step_window(s), mfu = opmfu_step_trace_mfu(s);
-	shares[0] = w > 0 ? (double)s->idle_ns / w : -1;
-	shares[1] = w > 0 ? (double)s->comm_exposed_ns / w : -1;
-	shares[2] = w > 0 ? (double)s->other_ns / w : -1;
+	const int64_t *ns = s->ns;
+	shares[0] = w > 0 ? (double)opmfu_sat_add(ns[OPMFU_T_IDLE], ns[OPMFU_T_IDLE_HOST]) / w : -1;
+	shares[1] = w > 0 ? (double)ns[OPMFU_T_COMM] / w : -1;
+	shares[2] = w > 0 ? (double)opmfu_sat_add(opmfu_sat_add(ns[OPMFU_T_MATMUL], ns[OPMFU_T_OTHER]), ns[OPMFU_T_COPY]) / w
+			  : -1;
 	/* what the FLOP-bearing kernels' time holds beyond the trace MFU */
-	shares[3] = w > 0 && mfu >= 0 ? (double)s->flops_ns / w - mfu : 0;
+	shares[3] = w > 0 && mfu >= 0 ? (double)ns[OPMFU_T_FLOPS] / w - mfu : 0;
 }
 
 /* The rank's median step (by window, then step number: analyze/account.h)
  * and its trace MFU over all steps. */
 static int sum_up(struct opmfu_steps *res)
 {
-	double *w = opmfu_malloc((res->n + 1) * sizeof(*w)), *num = opmfu_malloc((res->n + 1) * sizeof(*num));
+	size_t n = res->n_steps ? res->n_steps : 1, i;
+	double *w = opmfu_malloc((n + 1) * sizeof(*w)), *num = opmfu_malloc((n + 1) * sizeof(*num));
 	double flops = 0, cap = 0;
-	size_t i;
 	int nomem = 0;
 
 	if (!w || !num) {
@@ -272,7 +565,7 @@ static int sum_up(struct opmfu_steps *res)
 		opmfu_free(num);
 		return -1;
 	}
-	for (i = 0; i < res->n; i++) {
+	for (i = 0; i < n; i++) {
 		const struct opmfu_step_row *s = &res->v[i];
 		double peak = opmfu_step_peak(s);
 		w[i] = opmfu_step_window(s) > 0 ? (double)opmfu_step_window(s) : NAN;
@@ -282,7 +575,7 @@ static int sum_up(struct opmfu_steps *res)
 			cap += (double)opmfu_step_window(s) * 1e-9 * peak;
 		}
 	}
-	res->median = opmfu_median_index(w, num, res->n, &nomem);
+	res->median = opmfu_median_index(w, num, n, &nomem);
 	if (res->median != SIZE_MAX)
 		res->step_ns_median = w[res->median];
 	res->trace_mfu = cap > 0 ? flops / cap : -1;
@@ -291,37 +584,74 @@ static int sum_up(struct opmfu_steps *res)
 	return nomem;
 }
 
+static int prepare(struct build *b, const struct opmfu_ops *ops, struct opmfu_steps *res)
+{
+	const struct opmfu_trace *t = ops->t;
+	size_t i, n;
+
+	b->ops = ops;
+	b->t = t;
+	b->res = res;
+	b->n_steps = t->steps.n;
+	b->off_k = t->n_links;
+	b->off_c = b->off_k + t->kernels.n;
+	b->off_m = b->off_c + t->comm.n;
+	if (b->off_m + t->memcpy.n >= UINT32_MAX)
+		return -1;
+	res->ops = ops;
+	res->n_steps = b->n_steps;
+	n = b->n_steps ? b->n_steps : 1;
+	res->n = n;
+	for (i = 0; i < sizeof(res->spill_step) / sizeof(res->spill_step[0]); i++)
+		res->spill_step[i] = OPMFU_NO_STEP;
+	/* room for the backlog row */
+	if (!(res->v = opmfu_calloc(n + 1, sizeof(*res->v))) || !(b->mm = opmfu_calloc(t->strs.n + 1, 1)) ||
+	    !(b->first = opmfu_malloc(n * sizeof(*b->first))) || !(b->last = opmfu_malloc(n * sizeof(*b->last))) ||
+	    !(b->attr_ns = opmfu_calloc(n, sizeof(*b->attr_ns))))
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct opmfu_step_row *s = &res->v[i];
+		b->first[i] = INT64_MAX;
+		b->last[i] = INT64_MIN;
+		s->kind = b->n_steps ? OPMFU_WINDOW_STEP : OPMFU_WINDOW_TRACE;
+		s->step = b->n_steps ? t->steps.v[i].value : OPMFU_NO_STEP;
+		if (b->n_steps) {
+			s->host_start = t->steps.v[i].start;
+			s->host_end = t->steps.v[i].end;
+		}
+	}
+	return 0;
+}
+
 enum opmfu_status opmfu_steps_run(const struct opmfu_ops *ops, struct opmfu_steps *res, struct opmfu_err *err)
 {
 	struct build b;
-	size_t i, lo;
 	int rc = -1;
 
 	memset(&b, 0, sizeof(b));
-	b.ops = ops;
-	b.steps = ops->t->steps.n ? &ops->t->steps : NULL;
-	res->ops = ops;
-	res->n = b.steps ? b.steps->n : 1;
-	if (!(res->v = opmfu_calloc(res->n, sizeof(*res->v))) || collect(&b) ||
-	    opmfu_sort_array(b.ev, b.n_ev, sizeof(*b.ev), less_ev))
+	if (prepare(&b, ops, res) || collect(&b) || opmfu_sort_array(b.ev, b.n_ev, sizeof(*b.ev), less_ev))
 		goto out;
-	for (i = 0; i < res->n; i++) {
-		/* a step without device activity has an empty window at its mark's start */
-		res->v[i].step = b.steps ? b.steps->v[i].value : OPMFU_NO_STEP;
-		res->v[i].start = res->v[i].end = b.steps ? b.steps->v[i].start : 0;
+	if (b.n_steps) {
+		if (step_windows(&b))
+			goto out;
+		backlog(&b);
+	} else if (b.n_ev) {
+		res->v[0].start = b.ev[0].t;
+		res->v[0].end = b.ev[b.n_ev - 1].t;
 	}
-	for (lo = 0; lo < b.n_ev;) {
-		size_t hi = lo;
-		while (hi < b.n_ev && b.ev[hi].step == b.ev[lo].step)
-			hi++;
-		sweep(b.ev + lo, hi - lo, &res->v[b.ev[lo].step]);
-		lo = hi;
-	}
-	res->outside_ns = b.outside_ns;
+	if (list_windows(&b))
+		goto out;
+	sweep(&b);
+	spills(&b);
 	add_units(&b, res);
 	rc = sum_up(res);
 out:
 	opmfu_free(b.ev);
+	opmfu_free(b.mm);
+	opmfu_free(b.first);
+	opmfu_free(b.last);
+	opmfu_free(b.attr_ns);
+	opmfu_free(b.win);
 	if (rc) {
 		opmfu_steps_release(res);
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory computing the steps");

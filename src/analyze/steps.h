@@ -1,10 +1,10 @@
 /*
- * steps.h - where the step went (SPEC 11, 15: OpmfuSteps): per step, the
- * union of the device's intervals split into compute with FLOPs, other
- * compute, exposed and overlapped communication, and idle time, and the
- * waterfall: trace MFU plus the shares lost to idle, exposed
- * communication, compute without FLOPs and the FLOP-bearing kernels'
- * inefficiency, which sum to 1.
+ * steps.h - where the step went (SPEC 11, 17, 25: OpmfuSteps): per step, a
+ * window on the device timeline (windows never overlap), every ns of it in
+ * one category (enum opmfu_tcat), and the waterfall: trace MFU plus the
+ * shares lost to idle, exposed communication, work without FLOPs and the
+ * FLOP-bearing kernels' inefficiency, which sum to 1. Device work queued
+ * before profiling began is a row of its own (the backlog).
  */
 #ifndef OPMFU_STEPS_H
 #define OPMFU_STEPS_H
@@ -17,14 +17,34 @@
 #include "trace/analysis.h"
 #include "trace/table.h"
 
+/* What a row of OpmfuSteps is (its `kind` column). */
+enum opmfu_window_kind {
+	OPMFU_WINDOW_STEP = 0,    /* a step */
+	OPMFU_WINDOW_BACKLOG = 1, /* device work queued before profiling began, before the first step (step NULL) */
+	OPMFU_WINDOW_TRACE = 2,   /* the whole trace: it has no step marks (step NULL) */
+};
+
+/* Device time by category (SPEC 17): every ns of a window in exactly one
+ * of flops .. idle; comm_overlapped beside them. */
+enum opmfu_tcat {
+	OPMFU_T_FLOPS,       /* kernels of ops with FLOPs (and a peak, when the rank has one) */
+	OPMFU_T_MATMUL,      /* GEMM, convolution or attention kernels whose FLOPs are unknown */
+	OPMFU_T_OTHER,       /* other compute */
+	OPMFU_T_COMM,        /* communication under no compute (exposed) */
+	OPMFU_T_COPY,        /* copies and memsets under no compute or communication */
+	OPMFU_T_IDLE_HOST,   /* nothing ran, and the next work was launched after the gap began */
+	OPMFU_T_IDLE,        /* nothing ran otherwise */
+	OPMFU_T_COMM_OVERLAP, /* communication under compute (not one of the categories that sum to the window) */
+	OPMFU_T_N
+};
+#define OPMFU_T_NSUM OPMFU_T_COMM_OVERLAP /* the categories that add up to the window */
+
 struct opmfu_step_row {
-	int64_t step;            /* the step number; OPMFU_NO_STEP: the whole trace (no step marks) */
-	int64_t start, end;      /* first to last device activity of the step */
-	int64_t flops_ns;        /* union of the kernels of ops with FLOPs (and a peak, when the rank has one) */
-	int64_t other_ns;        /* other compute, not under FLOP compute */
-	int64_t comm_exposed_ns; /* communication under no compute */
-	int64_t comm_overlapped_ns;
-	int64_t idle_ns;
+	int64_t step;            /* the step number; OPMFU_NO_STEP for the backlog and whole-trace rows */
+	enum opmfu_window_kind kind;
+	int64_t start, end;      /* the window on the device timeline (docs/glossary.md) */
+	int64_t host_start, host_end; /* the step's host span (STEP_TIME, ProfilerStep#N); equal: none */
+	int64_t ns[OPMFU_T_N];   /* device time by category */
 	int64_t flops, flops_record, flops_shape; /* of the ops that start in the step (OpmfuOps.step) */
 	double flops_peaked;     /* FLOPs of those with a peak */
 	double cap;              /* their kernel time x peak (FLOPs at peak) */
@@ -32,10 +52,13 @@ struct opmfu_step_row {
 };
 
 struct opmfu_steps {
-	struct opmfu_step_row *v; /* in step order */
-	size_t n;
+	struct opmfu_step_row *v; /* the steps in step order (v[i] is t->steps.v[i]'s), then the backlog row */
+	size_t n, n_steps;        /* rows; the steps among them (v[0 .. n_steps)) */
 	const struct opmfu_ops *ops;
-	int64_t outside_ns;       /* device time that starts in no step's window (with step marks) */
+	int64_t outside_ns;       /* device time in no row's window */
+	int from_device;          /* the windows are the trace's device-side step annotations */
+	size_t n_spill;           /* steps whose work runs past the next step's start (a warning) */
+	int64_t spill_step[4];    /* the first of them by step order */
 	size_t median;            /* the median step (docs/glossary.md); SIZE_MAX: no step with activity */
 	double step_ns_median;    /* its window; -1 without steps with activity */
 	double trace_mfu;         /* sum FLOPs / sum (window x peak) over the steps; -1: none */
@@ -51,12 +74,18 @@ enum opmfu_status opmfu_steps_run(const struct opmfu_ops *ops, struct opmfu_step
 
 /* A step's window in ns, its effective peak (FLOP-time-weighted, FLOPS; 0:
  * none), its trace MFU (-1: none) and the four shares of the waterfall
- * (idle, exposed communication, other compute, inefficiency; meaningless
- * for an empty window, and the inefficiency without a trace MFU). */
+ * (idle, exposed communication, busy without FLOPs, inefficiency;
+ * meaningless for an empty window, and the inefficiency without a trace
+ * MFU), which sum to 1 with the trace MFU. */
 int64_t opmfu_step_window(const struct opmfu_step_row *s);
 double opmfu_step_peak(const struct opmfu_step_row *s);
 double opmfu_step_trace_mfu(const struct opmfu_step_row *s);
 void opmfu_step_shares(const struct opmfu_step_row *s, double shares[4]);
+/* The share of the window in category c (-1 for an empty window). */
+double opmfu_step_share(const struct opmfu_step_row *s, enum opmfu_tcat c);
+/* Whether a kernel or op name names GEMM, convolution or attention work
+ * (docs/glossary.md lists the words). */
+int opmfu_matmul_name(const char *s, size_t n);
 
 extern const struct opmfu_table_def opmfu_steps_def;
 struct opmfu_steps_table {

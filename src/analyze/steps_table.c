@@ -7,13 +7,19 @@
 static const struct opmfu_column cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
 	{ "step", OPMFU_COL_INT, "Step", 0, 0 },
+	{ "kind", OPMFU_COL_TEXT, "Kind", 0, 0 },
 	{ "start_ns", OPMFU_COL_INT, "Start(ns)", 21, OPMFU_COLF_BIG_INT_TEXT },
 	{ "end_ns", OPMFU_COL_INT, "End(ns)", 21, OPMFU_COLF_BIG_INT_TEXT },
 	{ "window_ns", OPMFU_COL_INT, "Window(ns)", 15, 0 },
+	{ "profiler_step_ns", OPMFU_COL_INT, "Profiler Step(ns)", 15, 0 },
+	{ "preparing_ns", OPMFU_COL_INT, "Preparing(ns)", 15, 0 },
 	{ "flops_ns", OPMFU_COL_INT, "Compute with FLOPs(ns)", 15, 0 },
+	{ "matmul_noflops_ns", OPMFU_COL_INT, "GEMM/Conv/Attention without FLOPs(ns)", 15, 0 },
 	{ "other_compute_ns", OPMFU_COL_INT, "Other Compute(ns)", 15, 0 },
 	{ "comm_exposed_ns", OPMFU_COL_INT, "Exposed Communication(ns)", 15, 0 },
 	{ "comm_overlapped_ns", OPMFU_COL_INT, "Overlapped Communication(ns)", 15, 0 },
+	{ "memcpy_ns", OPMFU_COL_INT, "Copies and Memsets(ns)", 15, 0 },
+	{ "idle_host_ns", OPMFU_COL_INT, "Idle, Host Late(ns)", 15, 0 },
 	{ "idle_ns", OPMFU_COL_INT, "Idle(ns)", 15, 0 },
 	{ "flops", OPMFU_COL_INT, "FLOPs", 18, 0 },
 	{ "flops_record", OPMFU_COL_INT, "FLOPs from Records", 18, 0 },
@@ -22,42 +28,57 @@ static const struct opmfu_column cols[] = {
 	{ "trace_mfu", OPMFU_COL_REAL, "Trace MFU", 10, OPMFU_COLF_PERCENT },
 	{ "share_idle", OPMFU_COL_REAL, "Idle", 10, OPMFU_COLF_PERCENT },
 	{ "share_comm", OPMFU_COL_REAL, "Exposed Communication", 10, OPMFU_COLF_PERCENT },
-	{ "share_other_compute", OPMFU_COL_REAL, "Compute without FLOPs", 10, OPMFU_COLF_PERCENT },
+	{ "share_other_compute", OPMFU_COL_REAL, "Busy without FLOPs", 10, OPMFU_COLF_PERCENT },
 	{ "share_inefficiency", OPMFU_COL_REAL, "FLOP Kernels below Peak", 10, OPMFU_COLF_PERCENT },
+	{ "share_matmul_noflops", OPMFU_COL_REAL, "GEMM/Conv/Attention without FLOPs", 10, OPMFU_COLF_PERCENT },
+	{ "share_other_kernels", OPMFU_COL_REAL, "Other Compute", 10, OPMFU_COLF_PERCENT },
+	{ "share_memcpy", OPMFU_COL_REAL, "Copies and Memsets", 10, OPMFU_COLF_PERCENT },
+	{ "share_idle_host", OPMFU_COL_REAL, "Idle, Host Late", 10, OPMFU_COLF_PERCENT },
+	{ "share_idle_device", OPMFU_COL_REAL, "Idle, Other", 10, OPMFU_COLF_PERCENT },
 };
 
 const struct opmfu_table_def opmfu_steps_def = {
 	"OpmfuSteps", cols, sizeof(cols) / sizeof(cols[0]), NULL,
 };
 
+static const char *const kind_name[] = { "step", "backlog", "trace" };
+
 static void steps_row(const void *src, size_t i, struct opmfu_cell *c)
 {
 	const struct opmfu_steps_table *st = src;
 	const struct opmfu_step_row *s = &st->steps->v[i];
+	static const enum opmfu_tcat sub[5] = { OPMFU_T_MATMUL, OPMFU_T_OTHER, OPMFU_T_COPY, OPMFU_T_IDLE_HOST,
+						OPMFU_T_IDLE };
+	static const enum opmfu_tcat ns[8] = { OPMFU_T_FLOPS, OPMFU_T_MATMUL, OPMFU_T_OTHER, OPMFU_T_COMM,
+					       OPMFU_T_COMM_OVERLAP, OPMFU_T_COPY, OPMFU_T_IDLE_HOST, OPMFU_T_IDLE };
 	double shares[4], peak = opmfu_step_peak(s), mfu = opmfu_step_trace_mfu(s);
-	int k;
+	int64_t w = opmfu_step_window(s);
+	int has_host = s->host_end > s->host_start, k;
 
 	opmfu_step_shares(s, shares);
 	c[0] = opmfu_cell_int(st->rank);
 	c[1] = s->step == OPMFU_NO_STEP ? opmfu_cell_null() : opmfu_cell_int(s->step);
-	c[2] = opmfu_cell_int(s->start);
-	c[3] = opmfu_cell_int(s->end);
-	c[4] = opmfu_cell_int(opmfu_step_window(s));
-	c[5] = opmfu_cell_int(s->flops_ns);
-	c[6] = opmfu_cell_int(s->other_ns);
-	c[7] = opmfu_cell_int(s->comm_exposed_ns);
-	c[8] = opmfu_cell_int(s->comm_overlapped_ns);
-	c[9] = opmfu_cell_int(s->idle_ns);
-	c[10] = opmfu_cell_int(s->flops);
-	c[11] = opmfu_cell_int(s->flops_record);
-	c[12] = opmfu_cell_int(s->flops_shape);
-	c[13] = opmfu_cell_pos(peak / 1e12);
-	c[14] = opmfu_cell_known(mfu);
+	c[2] = opmfu_cell_str(kind_name[s->kind]);
+	c[3] = opmfu_cell_int(s->start);
+	c[4] = opmfu_cell_int(s->end);
+	c[5] = opmfu_cell_int(w);
+	c[6] = has_host ? opmfu_cell_int(s->host_end - s->host_start) : opmfu_cell_null();
+	/* the head of the step before its first device work: the host's (torch_npu's "preparing") */
+	c[7] = has_host && w > 0 ? opmfu_cell_int(s->start > s->host_start ? s->start - s->host_start : 0)
+				 : opmfu_cell_null();
+	for (k = 0; k < 8; k++)
+		c[8 + k] = opmfu_cell_int(s->ns[ns[k]]);
+	c[16] = opmfu_cell_int(s->flops);
+	c[17] = opmfu_cell_int(s->flops_record);
+	c[18] = opmfu_cell_int(s->flops_shape);
+	c[19] = opmfu_cell_pos(peak / 1e12);
+	c[20] = opmfu_cell_known(mfu);
 	/* an empty window has no shares; without a peak the inefficiency is unknown (it may be
 	 * negative: an MFU above 1, counted and warned about elsewhere) */
 	for (k = 0; k < 4; k++)
-		c[15 + k] = opmfu_step_window(s) > 0 && (k < 3 || mfu >= 0) ? opmfu_cell_real(shares[k])
-									 : opmfu_cell_null();
+		c[21 + k] = w > 0 && (k < 3 || mfu >= 0) ? opmfu_cell_real(shares[k]) : opmfu_cell_null();
+	for (k = 0; k < 5; k++)
+		c[25 + k] = w > 0 ? opmfu_cell_real(opmfu_step_share(s, sub[k])) : opmfu_cell_null();
 }
 
 struct opmfu_table opmfu_steps_table(const struct opmfu_steps_table *src)

@@ -166,31 +166,53 @@ static void bar(double v, int w)
 
 static void print_waterfall(const struct opmfu_rows *run)
 {
-	static const char *const what[5] = {
-		"useful math: trace MFU (FLOPs / (step time x peak))",
-		"FLOP kernels below peak (their time minus trace MFU)",
-		"compute without FLOPs (no record, no formula)",
-		"communication not hidden under compute",
-		"idle device (no kernel, no communication)",
+	/* the five shares that sum to 1, each followed by its parts (indented) */
+	static const struct {
+		const char *what, *col;
+		int part;
+	} lines[] = {
+		{ "useful math: trace MFU (FLOPs / (step time x peak))", "trace_mfu", 0 },
+		{ "FLOP kernels below peak (their time minus trace MFU)", "share_inefficiency", 0 },
+		{ "busy without FLOPs", "share_other_compute", 0 },
+		{ "GEMM/conv/attention kernels, FLOPs unknown", "share_matmul_noflops", 1 },
+		{ "other kernels (no FLOPs by convention)", "share_other_kernels", 1 },
+		{ "copies and memsets", "share_memcpy", 1 },
+		{ "communication not hidden under compute", "share_comm", 0 },
+		{ "idle device (nothing ran)", "share_idle", 0 },
+		{ "host late (launched after the gap began)", "share_idle_host", 1 },
+		{ "other idle", "share_idle_device", 1 },
 	};
-	static const char *const cols[5] = { "trace_mfu", "share_inefficiency", "share_other_compute", "share_comm",
-					     "share_idle" };
-	double step = opmfu_cell(run, 0, "median_step");
+	double step = opmfu_cell(run, 0, "median_step"), prof = opmfu_cell(run, 0, "profiler_step_ns");
+	double backlog = opmfu_cell(run, 0, "backlog_ns");
+	const char *windows = opmfu_cell_str(run, 0, "step_windows");
 	char t[24], p[16];
-	int k;
+	size_t k;
 
 	opmfu_format_ns(opmfu_cell(run, 0, "step_ns"), t, sizeof(t));
 	if (!isnan(step))
-		opmfu_printf("\nwhere the median step went: rank %.0f, step %.0f, %s\n", opmfu_cell(run, 0, "median_rank"), step,
-		       t);
+		opmfu_printf("\nwhere the median step went: rank %.0f, step %.0f, %s on the device (%s)", opmfu_cell(run, 0, "median_rank"),
+		       step, t, windows ? windows : "-");
 	else
-		opmfu_printf("\nwhere the time went: rank %.0f, the whole trace (no step marks), %s\n",
+		opmfu_printf("\nwhere the time went: rank %.0f, the whole trace (no step marks), %s",
 		       opmfu_cell(run, 0, "median_rank"), t);
-	for (k = 0; k < 5; k++) {
-		double v = opmfu_cell(run, 0, cols[k]);
-		opmfu_printf("  %-53s %6s  ", what[k], pct1(v, p, sizeof(p)));
+	if (!isnan(prof)) {
+		opmfu_format_ns(prof, t, sizeof(t));
+		opmfu_printf("; profiler step %s on the host", t);
+	}
+	opmfu_printf("\n");
+	for (k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+		double v = opmfu_cell(run, 0, lines[k].col);
+		if (lines[k].part && (isnan(v) || v <= 0))
+			continue; /* a part that is not there */
+		opmfu_printf("  %s%-*s %6s  ", lines[k].part ? "  " : "", lines[k].part ? 51 : 53, lines[k].what,
+			     pct1(v, p, sizeof(p)));
 		bar(v, 30);
 		opmfu_printf("\n");
+	}
+	if (!isnan(backlog) && backlog > 0) {
+		opmfu_format_ns(backlog, t, sizeof(t));
+		opmfu_printf("  backlog before the first step: %s of device work queued before profiling began (in no step)\n",
+			     t);
 	}
 }
 
@@ -381,7 +403,7 @@ void opmfu_print_report(const struct opmfu_run *r, int dtype_class)
 	ok = opmfu_cell(run, 0, "ranks_analysed");
 	failed = opmfu_cell(run, 0, "ranks_failed");
 	opmfu_printf("%.0f rank%s, %.0f analysed, %.0f failed. Per rank, its median step: step time; trace MFU = FLOPs / "
-	       "(step time x peak);\nthen idle, comm (exposed), no-FLOP (compute without FLOPs) and below (FLOP "
+	       "(step time x peak);\nthen idle, comm (exposed), no-FLOP (busy without FLOPs) and below (FLOP "
 	       "kernels below peak) as shares\nof the step time, summing to 100%% with trace MFU. Over all its ops: "
 	       "busy MFU = FLOPs / (compute time x peak),\ncoverage = share of compute time whose FLOPs are "
 	       "known.\n",

@@ -73,7 +73,7 @@ const char *opmfu_model_note(const struct opmfu_note_in *in)
 	if (c > NEAR_HI)
 		return "above 1: trace overcounts, or config/options undercount";
 	if (few)
-		return "the trace has FLOPs for under half the compute time";
+		return "the trace lacks FLOPs for over half its GEMM/conv/attention time";
 	if (in->full_attention && c >= MORE_LO)
 		return "counts all T² attention pairs (no causal halving)";
 	return "below 1: work without FLOPs, or config/options overcount";
@@ -89,7 +89,7 @@ struct rank_sum {
 	int have;           /* it has that step */
 	int64_t step;
 	double flops;       /* the step's FLOPs */
-	double compute_cov; /* share of its compute time with FLOPs; -1: none */
+	double compute_cov; /* share of its FLOP-worthy compute time with FLOPs (step_compute_cov); -1: none */
 	int records_only;
 	double peak;        /* TFLOPS of the class; 0: none */
 	double trace_mfu;   /* the step's; -1: none */
@@ -223,10 +223,14 @@ static enum opmfu_status add_row(struct opmfu_cell_store *cs, const int *rank, i
 	return opmfu_cell_store_add(cs, cell, err);
 }
 
-/* flops_ns / (flops_ns + other compute), -1 without compute */
+/* The share of the step's FLOP-worthy compute (FLOP kernels, and GEMM,
+ * convolution and attention kernels without FLOPs) that has FLOPs, -1
+ * without any: elementwise work has no FLOPs by the seeds' conventions, so
+ * its time must not make the trace look short of FLOPs (SPEC 17). */
 static double step_compute_cov(const struct opmfu_step_row *s)
 {
-	return s->flops_ns + s->other_ns > 0 ? (double)s->flops_ns / (double)(s->flops_ns + s->other_ns) : -1;
+	int64_t f = s->ns[OPMFU_T_FLOPS], m = s->ns[OPMFU_T_MATMUL];
+	return f + m > 0 ? (double)f / (double)(f + m) : -1;
 }
 
 static int records_only(const struct opmfu_step_row *s)
@@ -277,7 +281,7 @@ enum opmfu_status opmfu_model_check_rank(struct opmfu_model_report *m, size_t i,
 	keep_median(steps, rs);
 	for (j = 0; j < steps->n && st == OPMFU_OK; j++) {
 		const struct opmfu_step_row *s = &steps->v[j];
-		if (opmfu_step_window(s) <= 0)
+		if (opmfu_step_window(s) <= 0 || s->kind == OPMFU_WINDOW_BACKLOG)
 			continue;
 		for (k = 0; k < m->n_run && st == OPMFU_OK; k++) {
 			struct opmfu_model_check r = m->run[k];

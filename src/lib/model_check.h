@@ -51,7 +51,8 @@ void opmfu_model_check_release(struct opmfu_model_report *m);
 /* What a note is chosen from (docs/model-mfu.md, "The notes"). */
 struct opmfu_note_in {
 	double coverage;     /* trace FLOPs / model FLOPs per device; < 0: unknown */
-	double compute_cov;  /* share of compute time whose FLOPs are known; < 0: unknown */
+	double compute_cov;  /* share of FLOP-worthy compute time (FLOP kernels, GEMM/conv/attention
+				kernels without FLOPs) whose FLOPs are known; < 0: unknown */
 	int training;        /* the run options count a backward pass */
 	int records_only;    /* every FLOPs of the trace came from torch_npu's records */
 	int palm_moe;        /* the palm convention on a mixture-of-experts config */

@@ -157,6 +157,9 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 		rep->ranks[i].trace_mfu_all = rep->ranks[i].step_ns_median = -1;
 		for (k = 0; k < OPMFU_NSHARE; k++)
 			rep->ranks[i].shares[k] = -1;
+		for (k = 0; k < OPMFU_NPART; k++)
+			rep->ranks[i].parts[k] = -1;
+		rep->ranks[i].profiler_step_ns = rep->ranks[i].preparing_ns = rep->ranks[i].backlog_ns = -1;
 		if (!(rep->ranks[i].db_path = opmfu_strdup(list->v[i].path)))
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	}

@@ -310,7 +310,7 @@ static void run_drop(struct opmfu_report *rep)
 /* A rank's own warning (no peak, --chip against the trace): the first of
  * each kind in full, the others counted (a cluster would print one each). */
 struct rank_warnings {
-	size_t no_peak, other, above, above_ops;
+	size_t no_peak, other, above, above_ops, spill;
 };
 
 static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report *rr, struct rank_warnings *rw)
@@ -346,6 +346,19 @@ static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report
 			 rr->strings_cut == 1 ? "" : "s", rr->strings_cut == 1 ? "" : "s", OPMFU_STR_MAX);
 		opmfu_warn(o, msg);
 	}
+	/* SPEC 17: windows never overlap, so a step's late work counts where it ran */
+	if (rr->steps_spilled && !rw->spill++) {
+		char list[120] = "";
+		size_t k, used = 0;
+		for (k = 0; k < 4 && rr->spill_step[k] >= 0 && used < sizeof(list); k++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%lld", k ? ", " : "",
+						 rr->spill_step[k]);
+		snprintf(msg, sizeof(msg), "rank %d: %zu step%s whose work runs past the next step's start (step%s %s%s): "
+			 "that work counts in the window it ran in (OpmfuSteps)", rr->rank, rr->steps_spilled,
+			 rr->steps_spilled == 1 ? "" : "s", rr->steps_spilled == 1 ? "" : "s", list,
+			 rr->steps_spilled > 4 ? ", ..." : "");
+		opmfu_warn(o, msg);
+	}
 	if (!rr->warning[0] || (*n)++)
 		return;
 	snprintf(msg, sizeof(msg), "rank %d: %s", rr->rank, rr->warning);
@@ -363,6 +376,11 @@ static void rank_warn_rest(const struct opmfu_opts *o, const struct rank_warning
 	if (rw->above > 1) {
 		snprintf(msg, sizeof(msg), "%zu more ranks have ops with an MFU above 100%% (%zu ops in all)", rw->above - 1,
 			 rw->above_ops);
+		opmfu_warn(o, msg);
+	}
+	if (rw->spill > 1) {
+		snprintf(msg, sizeof(msg), "%zu more ranks have steps whose work runs past the next step's start "
+			 "(OpmfuRankSummary.steps_spilled)", rw->spill - 1);
 		opmfu_warn(o, msg);
 	}
 	if (rw->other > 1) {
@@ -498,7 +516,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 				   struct opmfu_err *err)
 {
 	struct pool p;
-	struct rank_warnings rw = { 0, 0, 0, 0 };
+	struct rank_warnings rw = { 0, 0, 0, 0, 0 };
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
 	enum opmfu_status st = OPMFU_OK;

@@ -127,17 +127,30 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 /* The steps: their number, the median step (analyze/steps.c picks it) and its waterfall. */
 static void report_steps(const struct opmfu_steps *st, struct opmfu_rank_report *rr)
 {
+	static const enum opmfu_tcat parts[OPMFU_NPART] = { OPMFU_T_MATMUL, OPMFU_T_OTHER, OPMFU_T_COPY,
+							     OPMFU_T_IDLE_HOST, OPMFU_T_IDLE };
 	const struct opmfu_step_row *med;
 	double shares[4];
+	size_t j;
 	int k;
 
-	rr->steps = st->n;
+	rr->steps = st->n_steps ? st->n_steps : 1; /* without step marks: the whole trace */
 	rr->step_ns_median = st->step_ns_median;
 	rr->trace_mfu_all = st->trace_mfu;
 	rr->median_step = -1;
 	rr->median_peak = 0;
 	for (k = 0; k < OPMFU_NSHARE; k++)
 		rr->shares[k] = -1;
+	for (k = 0; k < OPMFU_NPART; k++)
+		rr->parts[k] = -1;
+	rr->profiler_step_ns = rr->preparing_ns = rr->backlog_ns = -1;
+	rr->windows_from_device = !st->n_steps ? 2 : st->from_device;
+	rr->steps_spilled = st->n_spill;
+	for (k = 0; k < 4; k++)
+		rr->spill_step[k] = st->spill_step[k] == OPMFU_NO_STEP ? -1 : st->spill_step[k];
+	for (j = st->n_steps; j < st->n; j++)
+		if (st->v[j].kind == OPMFU_WINDOW_BACKLOG)
+			rr->backlog_ns = (double)opmfu_step_window(&st->v[j]);
 	if (st->median == SIZE_MAX)
 		return;
 	med = &st->v[st->median];
@@ -149,7 +162,13 @@ static void report_steps(const struct opmfu_steps *st, struct opmfu_rank_report 
 	rr->shares[OPMFU_SHARE_OTHER] = shares[2];
 	rr->shares[OPMFU_SHARE_COMM] = shares[1];
 	rr->shares[OPMFU_SHARE_IDLE] = shares[0];
-	rr->comm_overlapped = (double)med->comm_overlapped_ns / rr->step_ns_median;
+	rr->comm_overlapped = opmfu_step_share(med, OPMFU_T_COMM_OVERLAP);
+	for (k = 0; k < OPMFU_NPART; k++)
+		rr->parts[k] = opmfu_step_share(med, parts[k]);
+	if (med->host_end > med->host_start) {
+		rr->profiler_step_ns = (double)(med->host_end - med->host_start);
+		rr->preparing_ns = med->start > med->host_start ? (double)(med->start - med->host_start) : 0;
+	}
 }
 
 /* The honest numbers of SPEC 10 into the report. */

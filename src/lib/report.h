@@ -55,6 +55,8 @@ enum opmfu_rank_state {
  * what the rest went to. */
 enum opmfu_share { OPMFU_SHARE_MFU, OPMFU_SHARE_INEFFICIENCY, OPMFU_SHARE_OTHER, OPMFU_SHARE_COMM,
 		   OPMFU_SHARE_IDLE, OPMFU_NSHARE };
+enum opmfu_part { OPMFU_PART_MATMUL, OPMFU_PART_OTHER_KERNELS, OPMFU_PART_MEMCPY, OPMFU_PART_IDLE_HOST,
+		  OPMFU_PART_IDLE_DEVICE, OPMFU_NPART };
 
 struct opmfu_rank_report {
 	int rank;
@@ -85,6 +87,17 @@ struct opmfu_rank_report {
 	long long median_step;      /* its number; -1 without step marks */
 	double shares[OPMFU_NSHARE];
 	double comm_overlapped;     /* share of the median step's window */
+	/* the median step's parts of its shares (SPEC 17; -1: unknown): GEMM/conv/attention
+	 * without FLOPs, other kernels without FLOPs, copies (these three are
+	 * OPMFU_SHARE_OTHER), idle with the host late, other idle (these two OPMFU_SHARE_IDLE) */
+	double parts[OPMFU_NPART];
+	double profiler_step_ns;    /* the median step's host span; -1: none */
+	double preparing_ns;        /* its head before the first device work; -1: none */
+	double backlog_ns;          /* the backlog's window (work queued before profiling); -1: none */
+	int windows_from_device;    /* the steps' windows: 0 from device work, 1 the device's step annotations,
+				       2 the whole trace (no step marks) */
+	size_t steps_spilled;       /* steps whose work runs past the next step's start */
+	long long spill_step[4];    /* the first of them; -1 past the end */
 	double peak_tflops[OPMFU_NCLASS]; /* per OPMFU_CLASS_*; 0 = none */
 	char peak_source[1400];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz); fp32, tf32
 				       at the fp16 rate (...)"; empty: none */

@@ -65,6 +65,16 @@ static const struct opmfu_column cols[] = {
 	{ "records_dropped_why", OPMFU_COL_TEXT, "FLOPs Records Dropped Why", 0, 0 },
 	{ "no_peak", OPMFU_COL_INT, "No Peak", 0, 0 },
 	{ "comm_overlapped_share", OPMFU_COL_REAL, "Overlapped Communication", 0, OPMFU_COLF_PERCENT },
+	{ "share_matmul_noflops", OPMFU_COL_REAL, "GEMM/Conv/Attention without FLOPs", 0, OPMFU_COLF_PERCENT },
+	{ "share_other_kernels", OPMFU_COL_REAL, "Other Compute", 0, OPMFU_COLF_PERCENT },
+	{ "share_memcpy", OPMFU_COL_REAL, "Copies and Memsets", 0, OPMFU_COLF_PERCENT },
+	{ "share_idle_host", OPMFU_COL_REAL, "Idle, Host Late", 0, OPMFU_COLF_PERCENT },
+	{ "share_idle_device", OPMFU_COL_REAL, "Idle, Other", 0, OPMFU_COLF_PERCENT },
+	{ "profiler_step_ns", OPMFU_COL_INT, "Profiler Step(ns)", 0, 0 },
+	{ "preparing_ns", OPMFU_COL_INT, "Preparing(ns)", 0, 0 },
+	{ "backlog_ns", OPMFU_COL_INT, "Backlog(ns)", 0, 0 },
+	{ "step_windows", OPMFU_COL_TEXT, "Step Windows", 0, 0 },
+	{ "steps_spilled", OPMFU_COL_INT, "Steps Spilling into the Next", 0, 0 },
 };
 
 /* no workbook: the reference writes none */
@@ -78,7 +88,7 @@ static struct opmfu_cell text_or_null(const char *s)
 	return s[0] ? opmfu_cell_str(s) : opmfu_cell_null();
 }
 
-_Static_assert(sizeof(cols) / sizeof(cols[0]) == 57, "summary_row fills every column");
+_Static_assert(sizeof(cols) / sizeof(cols[0]) == 67, "summary_row fills every column");
 
 /* The peak the rank's numbers divide by, TFLOPS: its median step's (over
  * the classes of its FLOPs); without FLOPs there, its fp16 peak, else its
@@ -100,6 +110,7 @@ static double rank_peak(const struct opmfu_rank_report *rr)
 static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 {
 	static const char *const state[] = { "ok", "no_mfu", "failed" };
+	static const char *const windows[] = { "device work", "device annotation", "whole trace" };
 	const struct opmfu_rank_report *rr = src;
 	size_t dropped = 0;
 	int k;
@@ -164,6 +175,13 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[54] = text_or_null(rr->drops_why);
 	c[55] = opmfu_cell_int(rr->no_peak);
 	c[56] = rr->shares[OPMFU_SHARE_IDLE] >= 0 ? opmfu_cell_real(rr->comm_overlapped) : opmfu_cell_null();
+	for (k = 0; k < OPMFU_NPART; k++)
+		c[57 + k] = opmfu_cell_known(rr->parts[k]);
+	c[62] = rr->profiler_step_ns >= 0 ? opmfu_cell_int(opmfu_sat_round(rr->profiler_step_ns)) : opmfu_cell_null();
+	c[63] = rr->preparing_ns >= 0 ? opmfu_cell_int(opmfu_sat_round(rr->preparing_ns)) : opmfu_cell_null();
+	c[64] = rr->backlog_ns >= 0 ? opmfu_cell_int(opmfu_sat_round(rr->backlog_ns)) : opmfu_cell_null();
+	c[65] = rr->step_ns_median >= 0 ? opmfu_cell_str(windows[rr->windows_from_device]) : opmfu_cell_null();
+	c[66] = opmfu_cell_int((int64_t)rr->steps_spilled);
 }
 
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr)

@@ -33,7 +33,7 @@ struct opmfu_sx_col {
 	const char *src;
 };
 
-#define OPMFU_SX_MAX_COLS 24
+#define OPMFU_SX_MAX_COLS 40
 #define OPMFU_SX_HEAD_HEIGHT 30 /* two lines: long titles wrap instead of widening their column */
 #define OPMFU_SX_TOP_N 20       /* bars in a chart of the largest (recoverable time, changes) */
 

@@ -17,7 +17,7 @@
 #define FAR_ABOVE "far above 1: is --model the model that ran?"
 #define FAR_BELOW "far below 1: is --model the model that ran?"
 #define ABOVE "above 1: trace overcounts, or config/options undercount"
-#define FEW "the trace has FLOPs for under half the compute time"
+#define FEW "the trace lacks FLOPs for over half its GEMM/conv/attention time"
 #define FULL_ATTN "counts all T² attention pairs (no causal halving)"
 #define BELOW "below 1: work without FLOPs, or config/options overcount"
 
