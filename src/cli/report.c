@@ -202,8 +202,6 @@ static void print_waterfall(const struct opmfu_rows *run)
 	opmfu_printf("\n");
 	for (k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
 		double v = opmfu_cell(run, 0, lines[k].col);
-		if (lines[k].part && (isnan(v) || v <= 0))
-			continue; /* a part that is not there */
 		opmfu_printf("  %s%-*s %6s  ", lines[k].part ? "  " : "", lines[k].part ? 51 : 53, lines[k].what,
 			     pct1(v, p, sizeof(p)));
 		bar(v, 30);
@@ -355,7 +353,7 @@ static void print_stragglers(const struct opmfu_rows *sg)
 		const char *measure, *what;
 	} m[] = {
 		{ "step_ns_median", "slowest step" },	       { "trace_mfu", "lowest trace MFU" },
-		{ "share_inefficiency", "most below peak" },   { "share_other_compute", "most no-FLOP compute" },
+		{ "share_inefficiency", "most below peak" },   { "share_other_compute", "most busy without FLOPs" },
 		{ "share_comm", "most exposed comm" },	       { "share_idle", "most idle" },
 	};
 	size_t n = opmfu_rows_count(sg), i, k;

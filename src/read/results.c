@@ -348,8 +348,9 @@ enum opmfu_status opmfu_results_read(const char *path, struct opmfu_intern *name
 	if (st == OPMFU_OK) {
 		/* a result of SPEC 17 or later has kind (and the backlog is in no step); older ones not */
 		sqlite3_stmt *probe = NULL;
-		int new17 = sqlite3_prepare_v2(d.db, "SELECT \"kind\", \"matmul_noflops_ns\", \"memcpy_ns\", "
-						     "\"idle_host_ns\" FROM \"OpmfuSteps\" LIMIT 0", -1, &probe,
+		/* bare names: SQLite takes an unknown "quoted" name for a string */
+		int new17 = sqlite3_prepare_v2(d.db, "SELECT kind, matmul_noflops_ns, memcpy_ns, idle_host_ns "
+						     "FROM \"OpmfuSteps\" LIMIT 0", -1, &probe,
 						     NULL) == SQLITE_OK;
 		sqlite3_finalize(probe);
 		st = new17 ? scan(&d, "OpmfuSteps", step_cols17, "\"kind\" IS NOT 'backlog'", step_row, 0, NULL)

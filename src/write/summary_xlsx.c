@@ -512,7 +512,7 @@ static const struct {
 	{ "step_ns_median", "Slowest step time (ms)" },
 	{ "trace_mfu", "Lowest trace MFU" },
 	{ "share_inefficiency", "Most FLOP kernels below peak" },
-	{ "share_other_compute", "Most compute without FLOPs" },
+	{ "share_other_compute", "Most busy without FLOPs" },
 	{ "share_comm", "Most exposed communication" },
 	{ "share_idle", "Most idle" },
 };

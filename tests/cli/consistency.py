@@ -130,18 +130,34 @@ def check_terminal(c, out, db):
     c.true("one waterfall", len(head) == 1)
     if head:
         if r["median_step"] is not None:
-            want = "where the median step went: rank %d, step %d, %s" % (r["median_rank"], r["median_step"],
-                                                                       ns(r["step_ns"]))
+            want = "where the median step went: rank %d, step %d, %s on the device (%s)" % (
+                r["median_rank"], r["median_step"], ns(r["step_ns"]), r["step_windows"])
         else:
             want = "where the time went: rank %d, the whole trace (no step marks), %s" % (r["median_rank"],
                                                                                       ns(r["step_ns"]))
+        if r["profiler_step_ns"] is not None:
+            want += "; profiler step %s on the host" % ns(r["profiler_step_ns"])
         c.eq("waterfall head", want, head[0])
         i = lines.index(head[0])
-        bars = [re.match(r"^  .*?\s(\S+)  #*$", l) for l in lines[i + 1:i + 6]]
-        for k, col in enumerate(("trace_mfu", "share_inefficiency", "share_other_compute", "share_comm",
-                                 "share_idle")):
-            got = bars[k].group(1) if k < len(bars) and bars[k] else None
-            c.eq("waterfall " + col, pct(r[col]), got)
+        # the five shares that sum to 1 (lines indented by two), each followed by its parts (by four)
+        shown = {}
+        for l in lines[i + 1:]:
+            m = re.match(r"^(  |    )(\S.*?)\s+(\S+)  #*$", l)
+            if not m:
+                break
+            shown[m.group(2)] = m.group(3)
+        labels = (("trace_mfu", "useful math: trace MFU (FLOPs / (step time x peak))"),
+                  ("share_inefficiency", "FLOP kernels below peak (their time minus trace MFU)"),
+                  ("share_other_compute", "busy without FLOPs"),
+                  ("share_matmul_noflops", "GEMM/conv/attention kernels, FLOPs unknown"),
+                  ("share_other_kernels", "other kernels (no FLOPs by convention)"),
+                  ("share_memcpy", "copies and memsets"),
+                  ("share_comm", "communication not hidden under compute"),
+                  ("share_idle", "idle device (nothing ran)"),
+                  ("share_idle_host", "host late (launched after the gap began)"),
+                  ("share_idle_device", "other idle"))
+        for col, label in labels:
+            c.eq("waterfall " + col, pct(r[col]), shown.get(label))
     # the rank rows: step time, trace MFU, busy MFU, coverage and the shares of each rank shown
     table = False
     shown = 0

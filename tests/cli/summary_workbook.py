@@ -127,18 +127,25 @@ class Sheet:
             problem(self.case, "%s row %d %s: %r, expected %r" % (self.name, row + 1, title, got, want))
 
 
-# OpmfuRun's row on the Overview (A4:B22), in order: label, column, shown in ms
+# OpmfuRun's row on the Overview (A4:B30), in order: label, column, shown in ms
 RUN_KEYS = [("Run ID", "run_id", 0), ("Source", "source", 0), ("Ranks", "ranks", 0),
             ("Ranks analysed", "ranks_analysed", 0), ("Ranks failed", "ranks_failed", 0), ("Chip", "chip", 0),
             ("Peak (TFLOPS)", "peak_tflops", 0), ("Peak source", "peak_source", 0),
             ("Median rank", "median_rank", 0), ("Median step", "median_step", 0), ("Step time (ms)", "step_ns", 1),
             ("Trace MFU", "trace_mfu", 0), ("FLOP kernels below peak", "share_inefficiency", 0),
-            ("Compute without FLOPs", "share_other_compute", 0), ("Exposed communication", "share_comm", 0),
-            ("Idle", "share_idle", 0), ("Busy MFU", "mfu_busy", 0), ("Recorded MFU", "mfu_recorded", 0),
+            ("Busy without FLOPs", "share_other_compute", 0),
+            ("  GEMM/conv/attention, FLOPs unknown", "share_matmul_noflops", 0),
+            ("  Other kernels", "share_other_kernels", 0), ("  Copies and memsets", "share_memcpy", 0),
+            ("Exposed communication", "share_comm", 0), ("Idle", "share_idle", 0),
+            ("  Host late", "share_idle_host", 0), ("  Other idle", "share_idle_device", 0),
+            ("Step windows", "step_windows", 0), ("Profiler step (ms)", "profiler_step_ns", 1),
+            ("Backlog (ms)", "backlog_ns", 1), ("Busy MFU", "mfu_busy", 0), ("Recorded MFU", "mfu_recorded", 0),
             ("FLOPs coverage", "flops_coverage", 0)]
+# the first row after OpmfuRun's block
+AFTER_RUN = 3 + len(RUN_KEYS) + 1
 STRAGGLERS = {"step_ns_median": "Slowest step time (ms)", "trace_mfu": "Lowest trace MFU",
               "share_inefficiency": "Most FLOP kernels below peak",
-              "share_other_compute": "Most compute without FLOPs", "share_comm": "Most exposed communication",
+              "share_other_compute": "Most busy without FLOPs", "share_comm": "Most exposed communication",
               "share_idle": "Most idle"}
 HOT = [("module", "Modules", "Module"), ("op_type", "Op types", "Op"), ("kernel", "Kernels", "Kernel")]
 
@@ -165,11 +172,11 @@ def check_overview(case, cells, run, stragglers):
         if got[label] != want:
             problem(case, "Overview %s %r is not OpmfuRun.%s %r" % (label, got[label], col, want))
     if not stragglers:
-        if (23, 0) in cells:
+        if (AFTER_RUN, 0) in cells:
             problem(case, "Overview: a stragglers block without OpmfuStragglers rows")
         return
-    st = Sheet(case, "Overview", cells, head=23)
-    for i, g in enumerate(stragglers, 24):
+    st = Sheet(case, "Overview", cells, head=AFTER_RUN)
+    for i, g in enumerate(stragglers, AFTER_RUN + 1):
         ms = "_ns" in g["measure"]
         st.check(i, "Straggler", shown(STRAGGLERS.get(g["measure"], g["measure"])))
         st.check(i, "Rank", shown(g["rank_id"]))
@@ -186,11 +193,16 @@ def check_ranks(case, sh, ranks, run):
                                ("Peak (TFLOPS)", "peak_tflops", 0), ("Steps", "steps", 0),
                                ("Median step", "median_step", 0), ("Step time (ms)", "step_ns_median", 1),
                                ("Trace MFU", "trace_mfu", 0), ("FLOP kernels below peak", "share_inefficiency", 0),
-                               ("Compute without FLOPs", "share_other_compute", 0),
+                               ("Busy without FLOPs", "share_other_compute", 0),
                                ("Exposed communication", "share_comm", 0), ("Idle", "share_idle", 0),
                                ("Busy MFU", "mfu_busy", 0), ("Recorded MFU", "mfu_recorded", 0),
-                               ("FLOPs coverage", "flops_coverage", 0), ("Peak source", "peak_source", 0),
-                               ("Reason", "reason", 0)):
+                               ("FLOPs coverage", "flops_coverage", 0),
+                               ("GEMM/conv/attention without FLOPs", "share_matmul_noflops", 0),
+                               ("Other kernels without FLOPs", "share_other_kernels", 0),
+                               ("Copies and memsets", "share_memcpy", 0), ("Idle, host late", "share_idle_host", 0),
+                               ("Idle, other", "share_idle_device", 0), ("Step windows", "step_windows", 0),
+                               ("Profiler step (ms)", "profiler_step_ns", 1), ("Backlog (ms)", "backlog_ns", 1),
+                               ("Peak source", "peak_source", 0), ("Reason", "reason", 0)):
             sh.check(i, title, shown(r.get(col), ms))
         # the MFU chart's split of the rank's trace MFU at the median rank's
         m = r.get("trace_mfu")
@@ -204,8 +216,13 @@ def check_steps(case, sh, steps):
     if sh.rows() != len(steps):
         problem(case, "Steps: %d rows, OpmfuSteps has %d" % (sh.rows(), len(steps)))
     for i, s in enumerate(steps, 1):
-        for title, col, ms in (("Rank", "rank_id", 0), ("Step", "step", 0), ("Step time (ms)", "window_ns", 1),
-                               ("FLOP kernels (ms)", "flops_ns", 1), ("Idle (ms)", "idle_ns", 1),
+        for title, col, ms in (("Rank", "rank_id", 0), ("Step", "step", 0), ("Kind", "kind", 0),
+                               ("Step time (ms)", "window_ns", 1), ("Profiler step (ms)", "profiler_step_ns", 1),
+                               ("Preparing (ms)", "preparing_ns", 1), ("FLOP kernels (ms)", "flops_ns", 1),
+                               ("GEMM/conv/attention without FLOPs (ms)", "matmul_noflops_ns", 1),
+                               ("Other compute (ms)", "other_compute_ns", 1),
+                               ("Copies and memsets (ms)", "memcpy_ns", 1),
+                               ("Idle, host late (ms)", "idle_host_ns", 1), ("Idle, other (ms)", "idle_ns", 1),
                                ("FLOPs", "flops", 0), ("Trace MFU", "trace_mfu", 0),
                                ("FLOP kernels below peak", "share_inefficiency", 0)):
             sh.check(i, title, shown(s[col], ms))
