@@ -3,7 +3,8 @@
  * gzip'd (read/kineto/: the probe, zlib, the yajl walk, the links): both
  * reads agree, errors name the file, and a trace that reads is one the
  * stages after the reader can trust (counts add up, every id and sid in
- * range, spans not reversed, shapes in the model's form, ranges in order).
+ * range, spans not reversed, shapes in the model's form, ranges in order,
+ * launch times for every link, one device step per number).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,7 @@ static void check_trace(const struct opmfu_trace *t)
 	size_t i;
 	FUZZ_ASSERT(t->n_links == t->n_compute + t->n_comm_op && t->n_comm_sched == 0);
 	FUZZ_ASSERT((t->kx != NULL) == (t->n_compute > 0));
+	FUZZ_ASSERT(t->launch != NULL);
 	FUZZ_ASSERT(t->shape_scope == OPMFU_SHAPES_OP);
 	FUZZ_ASSERT(t->note[0] != '\0');
 	for (i = 0; i < t->n_links; i++) {
@@ -104,6 +106,13 @@ static void check_trace(const struct opmfu_trace *t)
 	check_ranges(t, &t->steps, 1, 0);
 	check_ranges(t, &t->kernels, 1, 1);
 	check_ranges(t, &t->comm, 1, 1);
+	check_ranges(t, &t->memcpy, 1, 1);
+	check_ranges(t, &t->devsteps, 1, 0);
+	for (i = 0; i < t->devsteps.n; i++) {
+		size_t j;
+		for (j = 0; j < i; j++)
+			FUZZ_ASSERT(t->devsteps.v[j].value != t->devsteps.v[i].value);
+	}
 	FUZZ_ASSERT(t->comm.n >= t->n_comm_op && t->recs.n == 0);
 	for (i = 1; i < t->steps.n; i++)
 		FUZZ_ASSERT(t->steps.v[i].value >= 0);
@@ -156,6 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(s1 == s2);
 		FUZZ_ASSERT(!strcmp(m1, m2));
 		FUZZ_ASSERT(t1.n_links == t2.n_links && t1.n_ops == t2.n_ops && t1.kernels.n == t2.kernels.n);
+		FUZZ_ASSERT(t1.memcpy.n == t2.memcpy.n && t1.devsteps.n == t2.devsteps.n);
 		FUZZ_ASSERT(!strcmp(t1.note, t2.note));
 	}
 	opmfu_trace_release(&t1);

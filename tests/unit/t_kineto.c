@@ -2,8 +2,8 @@
  * t_kineto.c - the PyTorch profiler (Kineto) reader (read/kineto/): its
  * string parsers, and whole traces written here, plain and gzip'd: links by
  * External id and by correlation through nested cpu_ops, kernels that link
- * to nothing, nn.Module and ProfilerStep ranges, NCCL kernels, the GPU from
- * deviceProperties, dtype lists, microseconds to nanoseconds, malformed
+ * to nothing, nn.Module and ProfilerStep ranges, NCCL kernels, copies and
+ * memsets, launch times, device-side steps, the GPU from deviceProperties, dtype lists, microseconds to nanoseconds, malformed
  * JSON and damaged gzip files with their messages, and every allocation
  * failing in turn. Expected values are worked out by hand in the comments.
  */
@@ -252,8 +252,11 @@ static const char trace_a[] =
 	"\"args\":{\"External id\":5,\"device\":1}},\n"
 	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\",\"pid\":1,\"tid\":1,\"ts\":600,\"dur\":10,"
 	"\"args\":{\"External id\":6,\"Input Dims\":[[[10]]],\"Input type\":[\"TensorList\"]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":605.5,\"dur\":2,"
+	"\"args\":{\"External id\":6,\"correlation\":60}},\n"
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,"
-	"\"tid\":8,\"ts\":610,\"dur\":20,\"args\":{\"External id\":6,\"Collective name\":\"allreduce\",\"device\":1}},\n"
+	"\"tid\":8,\"ts\":610,\"dur\":20,\"args\":{\"External id\":6,\"correlation\":60,\"Collective name\":\"allreduce\","
+	"\"device\":1}},\n"
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)\",\"pid\":0,"
 	"\"tid\":8,\"ts\":650,\"dur\":5,\"args\":{\"device\":1}},\n"
 	"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":0,\"tid\":7,\"ts\":190,\"dur\":500,"
@@ -347,13 +350,24 @@ static void test_trace_a(int gz)
 	CHECK_STR(str(&t, t.kx[3].type), "aten::copy_");
 	CHECK_INT(t.kx[3].attrs, 0);
 	CHECK(t.kx[0].in_formats == 0 && t.kx[0].out_formats == 0);
-	/* the kernel with no External id and no launch */
+	/* launch times, linked by External id: gemm_a's correlation 50 is the
+	 * cudaLaunchKernel at 110 us, the NCCL kernel's 60 the one at 605.5;
+	 * gemm_b's 51 has no runtime call, cat_k and copy_k no correlation */
+	CHECK(t.launch != NULL);
+	if (t.launch) {
+		CHECK_INT(t.launch[0], BASE + 110000);
+		CHECK_INT(t.launch[1], OPMFU_NO_LAUNCH);
+		CHECK_INT(t.launch[2], OPMFU_NO_LAUNCH);
+		CHECK_INT(t.launch[3], OPMFU_NO_LAUNCH);
+		CHECK_INT(t.launch[4], BASE + 605500);
+	}
+	/* the kernel with no External id and no launch (correlation 99: no call) */
 	CHECK_INT(t.kernels.n, 1);
 	check_range(&t.kernels, 0, BASE + 150000, BASE + 152000, OPMFU_NO_LAUNCH, "orphan", &t);
 	/* both NCCL kernels are communication: the first named by its
 	 * Collective name, the second (linked to nothing) by its own name */
 	CHECK_INT(t.comm.n, 2);
-	check_range(&t.comm, 0, BASE + 610000, BASE + 630000, OPMFU_NO_LAUNCH, "allreduce", &t);
+	check_range(&t.comm, 0, BASE + 610000, BASE + 630000, BASE + 605500, "allreduce", &t);
 	check_range(&t.comm, 1, BASE + 650000, BASE + 655000, OPMFU_NO_LAUNCH,
 		    "void ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", &t);
 	/* modules by start, named after "nn.Module: " */
@@ -364,6 +378,10 @@ static void test_trace_a(int gz)
 	 * kernels are (the GPU annotation is a marker, not the step) */
 	CHECK_INT(t.steps.n, 1);
 	check_range(&t.steps, 0, BASE + 100000, BASE + 1000500, 7, "(none)", &t);
+	/* the GPU annotation is the device's step */
+	CHECK_INT(t.devsteps.n, 1);
+	check_range(&t.devsteps, 0, BASE + 190000, BASE + 690000, 7, "(none)", &t);
+	CHECK_INT(t.memcpy.n, 0);
 	CHECK_INT(t.recs.n, 0);
 	CHECK_INT(t.n_recs_read, 0);
 	CHECK_INT(t.n_bad_rows, 0);
@@ -456,19 +474,111 @@ static void test_trace_b(int gz)
 		CHECK_STR(str(&t, t.links[0].in_shapes), "4,8;8,2");
 		CHECK(opmfu_trace_dtype(&t, t.links[0].dtype)->prec == OPMFU_PREC_FP32);
 		CHECK_STR(str(&t, t.kx[1].type), "aten::linear");
+		/* linked by correlation: the launch is the call the link went through */
+		CHECK(t.launch != NULL);
+		if (t.launch) {
+			CHECK_INT(t.launch[0], 1020000);
+			CHECK_INT(t.launch[1], 1070000);
+			CHECK_INT(t.launch[2], 1100000);
+			CHECK_INT(t.launch[3], 1060000);
+		}
 	}
+	/* linked to no op, but launched: k902 by the cuLaunchKernel at 2000,
+	 * k904 on pid 11 at 1020; k905 has no runtime call */
 	CHECK_INT(t.kernels.n, 3);
-	check_range(&t.kernels, 0, 1102000, 1103000, OPMFU_NO_LAUNCH, "k902", &t);
-	check_range(&t.kernels, 1, 1104000, 1105000, OPMFU_NO_LAUNCH, "k904", &t);
+	check_range(&t.kernels, 0, 1102000, 1103000, 2000000, "k902", &t);
+	check_range(&t.kernels, 1, 1104000, 1105000, 1020000, "k904", &t);
 	check_range(&t.kernels, 2, 1105000, 1106000, OPMFU_NO_LAUNCH, "k905", &t);
 	CHECK_INT(t.steps.n, 1);
 	check_range(&t.steps, 0, 900000, 2900000, 2, "(none)", &t);
+	CHECK_INT(t.devsteps.n, 0);
 	CHECK_INT(t.mods.n, 0);
 	/* "ts": "5" and "dur": -1 */
 	CHECK_INT(t.n_bad_rows, 2);
 	CHECK_STR(t.device.chip, "Tesla V100-SXM2-32GB");
 	CHECK_STR(t.note, "7 GPU kernels: 0 linked by External id, 4 by correlation, 3 to no op; 0 communication "
 			  "kernels (0 linked); 0 nn.Module calls; 1 step; GPU \"Tesla V100-SXM2-32GB\"");
+	opmfu_trace_release(&t);
+}
+
+/* The device timeline (SPEC 17): copies and memsets under both category
+ * names, with and without a launch, one whose External id is an op's (it
+ * still links to nothing: a copy is no kernel), one with a bad duration; a
+ * kernel whose correlation id no runtime call has; a correlation id two
+ * runtime calls carry; ProfilerStep#N on the GPU, one number twice, one
+ * with a CPU step too. */
+static const char trace_c[] =
+	"{\"baseTimeNanoseconds\": 5000000000, \"traceEvents\": [\n"
+	"{\"ph\":\"X\",\"cat\":\"Memcpy\",\"name\":\"Memcpy DtoH (Device -> Pageable)\",\"pid\":0,\"tid\":\"stream 7\","
+	"\"ts\":60,\"dur\":1.5,\"args\":{\"correlation\":72,\"external id\":10}},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":7,"
+	"\"ts\":40,\"dur\":5,\"args\":{\"External id\":10,\"device\":0,\"correlation\":70,\"bytes\":64}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20,"
+	"\"args\":{\"External id\":10}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":12,\"dur\":3,"
+	"\"args\":{\"External id\":10,\"correlation\":70}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":13,\"dur\":1,"
+	"\"args\":{\"correlation\":70}},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":1,"
+	"\"args\":{\"device\":0}},\n"
+	"{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":2,"
+	"\"args\":{\"correlation\":71}},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy bad\",\"pid\":0,\"tid\":7,\"ts\":55,\"dur\":\"x\","
+	"\"args\":{\"correlation\":70}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":2,\"ts\":58,\"dur\":1,"
+	"\"args\":{\"correlation\":72}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_nolaunch\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":1,"
+	"\"args\":{\"correlation\":73,\"device\":0}},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#3\",\"pid\":0,\"tid\":7,\"ts\":100,"
+	"\"dur\":50},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":0,\"tid\":7,\"ts\":20,"
+	"\"dur\":60},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#3\",\"pid\":0,\"tid\":7,\"ts\":90,"
+	"\"dur\":5},\n"
+	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":90},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"aten::copy_\",\"pid\":0,\"tid\":7,\"ts\":40,\"dur\":5}\n"
+	"]}\n";
+
+#define BASE_C 5000000000LL
+
+static void test_trace_c(void)
+{
+	struct opmfu_trace t;
+	struct opmfu_err e;
+	const char *path = put_file("c.json", trace_c, sizeof(trace_c) - 1, 0);
+
+	CHECK_INT(read_trace(path, &t, &e), OPMFU_OK);
+	/* copies and memsets are no kernels: nothing links, aten::copy_ is
+	 * no op instance; the one kernel links to nothing */
+	CHECK_INT(t.n_links, 0);
+	CHECK_INT(t.n_ops, 0);
+	CHECK(t.launch != NULL);
+	/* by start, with the base: the memset at 30 us (no correlation), the
+	 * HtoD copy at 40 (correlation 70: the cudaMemcpyAsync at 12, the first
+	 * of the two calls with that id), the old-style Memset at 50
+	 * (correlation 71: no call), the old-style Memcpy at 60 (the call at
+	 * 58, on another thread); the one with "dur": "x" is a bad row */
+	CHECK_INT(t.memcpy.n, 4);
+	check_range(&t.memcpy, 0, BASE_C + 30000, BASE_C + 31000, OPMFU_NO_LAUNCH, "Memset (Device)", &t);
+	check_range(&t.memcpy, 1, BASE_C + 40000, BASE_C + 45000, BASE_C + 12000, "Memcpy HtoD (Pageable -> Device)", &t);
+	check_range(&t.memcpy, 2, BASE_C + 50000, BASE_C + 52000, OPMFU_NO_LAUNCH, "Memset (Device)", &t);
+	check_range(&t.memcpy, 3, BASE_C + 60000, BASE_C + 61500, BASE_C + 58000, "Memcpy DtoH (Device -> Pageable)", &t);
+	CHECK_INT(t.n_bad_rows, 1);
+	/* correlation 73 has no runtime call */
+	CHECK_INT(t.kernels.n, 1);
+	check_range(&t.kernels, 0, BASE_C + 70000, BASE_C + 71000, OPMFU_NO_LAUNCH, "k_nolaunch", &t);
+	CHECK_INT(t.comm.n, 0);
+	/* steps as before: #2 its CPU span, #3 (no CPU one) its first GPU
+	 * span; device steps: every number's first GPU span in file order
+	 * (#3's second, at 90 us, is dropped), by start */
+	CHECK_INT(t.steps.n, 2);
+	check_range(&t.steps, 0, BASE_C + 5000, BASE_C + 95000, 2, "(none)", &t);
+	check_range(&t.steps, 1, BASE_C + 100000, BASE_C + 150000, 3, "(none)", &t);
+	CHECK_INT(t.devsteps.n, 2);
+	check_range(&t.devsteps, 0, BASE_C + 20000, BASE_C + 80000, 2, "(none)", &t);
+	check_range(&t.devsteps, 1, BASE_C + 100000, BASE_C + 150000, 3, "(none)", &t);
+	CHECK_STR(t.note, "1 GPU kernel: 0 linked by External id, 0 by correlation, 1 to no op; 0 communication "
+			  "kernels (0 linked); 0 nn.Module calls; 2 steps");
 	opmfu_trace_release(&t);
 }
 
@@ -677,12 +787,14 @@ static void test_gzip(void)
  * complete result; the sanitizer build checks that nothing leaks. */
 static void test_nomem(void)
 {
-	const char *paths[2];
+	const char *paths[3];
+	static const size_t compute[3] = { 4, 4, 0 }, copies[3] = { 0, 0, 4 };
 	int p;
 
 	paths[0] = put_file("m.json", trace_a, sizeof(trace_a) - 1, 0);
 	paths[1] = put_file("m.json.gz", trace_b, sizeof(trace_b) - 1, 1);
-	for (p = 0; p < 2; p++) {
+	paths[2] = put_file("mc.json", trace_c, sizeof(trace_c) - 1, 0);
+	for (p = 0; p < 3; p++) {
 		long k;
 		int done = 0;
 		for (k = 1; k < 10000 && !done; k++) {
@@ -695,7 +807,8 @@ static void test_nomem(void)
 			st = opmfu_read_kineto(paths[p], &t, NULL, &e);
 			opmfu_mem_fail_after(0);
 			if (st == OPMFU_OK) {
-				CHECK_INT(t.n_compute, 4);
+				CHECK_INT(t.n_compute, compute[p]);
+				CHECK_INT(t.memcpy.n, copies[p]);
 				done = 1;
 			} else {
 				CHECK_INT(st, OPMFU_ERR_NOMEM);
@@ -721,6 +834,7 @@ int main(void)
 	test_trace_a(1);
 	test_trace_b(0);
 	test_trace_b(1);
+	test_trace_c();
 	test_args();
 	test_faults();
 	test_gzip();

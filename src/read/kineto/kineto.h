@@ -8,6 +8,15 @@
  * kernels and cpu_ops are made after the last byte (kineto_link.c), since
  * a kernel may come before or after its op in the file. Memory follows the
  * events kept, never the file's size.
+ *
+ * What is read: cpu_ops (with shapes, dtypes, Concrete Inputs), runtime
+ * calls that carry a correlation id (cuda_runtime, cuda_driver, hip
+ * runtime), GPU kernels, gpu_memcpy and gpu_memset events (MEMCPY ranges,
+ * never kernels or links), nn.Module python_functions, ProfilerStep#N
+ * (cpu_op or user_annotation: STEP; gpu_user_annotation: DEVSTEP, and STEP
+ * when the number has no CPU one), deviceProperties, baseTimeNanoseconds.
+ * The launch time of a kernel, copy or memset (t->launch, range values) is
+ * the ts of the runtime call with its correlation id.
  */
 #ifndef OPMFU_KINETO_H
 #define OPMFU_KINETO_H
@@ -97,6 +106,11 @@ struct kin_kernel {
 
 enum kin_link_by { KIN_BY_NONE = 0, KIN_BY_EXT = 1, KIN_BY_CORR = 2 };
 
+/* A gpu_memcpy or gpu_memset event is kept as the MEMCPY range it becomes
+ * (struct opmfu_range, 32 bytes: name = its name, times without the base)
+ * with value = its correlation id (INT64_MIN: none) until kineto_link.c
+ * puts the launch time there. */
+
 /* A ProfilerStep#N event: on the CPU (cpu_op, user_annotation) or the GPU
  * timeline (gpu_user_annotation). */
 struct kin_step {
@@ -126,6 +140,7 @@ struct kin_parse {
 	struct kin_kernel *kernels;
 	size_t n_kernels, cap_kernels;
 	struct opmfu_ranges mods;  /* nn.Module calls, times without the base */
+	struct opmfu_ranges copies; /* gpu_memcpy and gpu_memset events: value = correlation id (above) */
 	struct kin_step *steps;
 	size_t n_steps, cap_steps;
 	struct kin_devprop devprops[KIN_MAX_DEVPROPS];
@@ -180,11 +195,12 @@ struct kin_counts {
 };
 
 /* Links every kernel (External id, then correlation and the enclosing
- * cpu_op on the launching thread) and writes t's links, kx, op count and
- * the KERNEL and COMM ranges. On error (out of memory) the message names
- * the file. */
+ * cpu_op on the launching thread) and writes t's links, kx, launch, op
+ * count and the KERNEL, COMM and MEMCPY ranges (value: the launch time).
+ * On error (out of memory) the message names the file. */
 enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, struct opmfu_err *err);
-/* t's MODULE and STEP ranges (a step's GPU span when it has one). */
+/* t's MODULE and STEP ranges (a step's CPU span; its GPU one when it has
+ * none) and DEVSTEP ranges (the GPU spans). */
 enum opmfu_status opmfu_kin_ranges(struct kin_parse *p, struct opmfu_err *err);
 
 #endif

@@ -2,10 +2,10 @@
  * kineto_events.c - the yajl callbacks that walk a Kineto trace and keep,
  * per event of a kind the reader uses, a compact record (kineto.h): cpu_ops
  * with their shapes, dtypes and concrete inputs, runtime launches, GPU
- * kernels, nn.Module calls and ProfilerStep marks; and the top-level
- * deviceProperties and baseTimeNanoseconds. Everything else is skipped as
- * it streams by (an event's "cat" comes before its "args", so an unused
- * event's arguments cost only their tokens).
+ * kernels, copies and memsets, nn.Module calls and ProfilerStep marks; and
+ * the top-level deviceProperties and baseTimeNanoseconds. Everything else
+ * is skipped as it streams by (an event's "cat" comes before its "args", so
+ * an unused event's arguments cost only their tokens).
  */
 #include <string.h>
 
@@ -28,7 +28,7 @@ enum {
 };
 
 /* Event kinds by "cat". */
-enum { CAT_UNSET, CAT_OTHER, CAT_CPU_OP, CAT_USER, CAT_GPU_USER, CAT_PYTHON, CAT_KERNEL, CAT_RUNTIME };
+enum { CAT_UNSET, CAT_OTHER, CAT_CPU_OP, CAT_USER, CAT_GPU_USER, CAT_PYTHON, CAT_KERNEL, CAT_RUNTIME, CAT_MEMCPY };
 
 enum { V_UNKNOWN, V_SKIP, V_KEEP };
 
@@ -96,6 +96,9 @@ static int cat_of(const char *s, size_t n)
 		return CAT_CPU_OP;
 	if (KEY_IS(s, n, "kernel") || KEY_IS(s, n, "Kernel"))
 		return CAT_KERNEL;
+	if (KEY_IS(s, n, "gpu_memcpy") || KEY_IS(s, n, "gpu_memset") || KEY_IS(s, n, "Memcpy") ||
+	    KEY_IS(s, n, "Memset"))
+		return CAT_MEMCPY;
 	if (ends_with(s, n, "_runtime", 8) || ends_with(s, n, "_driver", 7) || KEY_IS(s, n, "Runtime"))
 		return CAT_RUNTIME;
 	if (KEY_IS(s, n, "user_annotation"))
@@ -135,7 +138,7 @@ static void decide(struct kin_event *ev)
 	switch (ev->cat) {
 	case CAT_UNSET: return;
 	case CAT_OTHER: ev->verdict = V_SKIP; return;
-	case CAT_CPU_OP: case CAT_KERNEL: case CAT_RUNTIME:
+	case CAT_CPU_OP: case CAT_KERNEL: case CAT_RUNTIME: case CAT_MEMCPY:
 		if (ev->has_ph)
 			ev->verdict = V_KEEP;
 		return;
@@ -343,7 +346,8 @@ static int event_value(struct kin_parse *p, int type, const char *s, size_t n)
 	if (type == T_MAP || type == T_ARRAY) {
 		/* annotations and modules need nothing of their args */
 		if (p->key == K_ARGS && type == T_MAP && ev->verdict != V_SKIP &&
-		    (ev->cat == CAT_UNSET || ev->cat == CAT_CPU_OP || ev->cat == CAT_KERNEL || ev->cat == CAT_RUNTIME))
+		    (ev->cat == CAT_UNSET || ev->cat == CAT_CPU_OP || ev->cat == CAT_KERNEL || ev->cat == CAT_RUNTIME ||
+		     ev->cat == CAT_MEMCPY))
 			p->ctx = C_ARGS;
 		else
 			p->skip = 1;
@@ -543,6 +547,18 @@ static int add_kernel(struct kin_parse *p, int64_t end)
 	return 0;
 }
 
+/* A copy or memset: the MEMCPY range it becomes, holding its correlation
+ * id until the links are made (kineto.h). Not a kernel: it has no FLOPs
+ * and no op, whatever External id it carries. */
+static int add_copy(struct kin_parse *p, int64_t end)
+{
+	const struct kin_event *ev = &p->ev;
+	struct opmfu_range r = { ev->ts, end, ev->has_corr ? ev->corr : INT64_MIN, 0, 0 };
+	if (!(r.name = intern(p, &ev->name)))
+		return -1;
+	return opmfu_ranges_add(&p->copies, &r);
+}
+
 static int add_step(struct kin_parse *p, int64_t end, int64_t n, int gpu)
 {
 	if (OPMFU_GROW(p->steps, p->cap_steps, p->n_steps + 1))
@@ -600,6 +616,7 @@ static int event_end(struct kin_parse *p)
 	case CAT_GPU_USER: rc = add_step(p, end, step, 1); break;
 	case CAT_PYTHON: rc = add_module(p, end); break;
 	case CAT_KERNEL: rc = add_kernel(p, end); break;
+	case CAT_MEMCPY: rc = add_copy(p, end); break;
 	default: break;
 	}
 	return rc ? nomem(p) : 1;
@@ -723,6 +740,7 @@ void opmfu_kin_parse_release(struct kin_parse *p)
 	opmfu_free(p->launches);
 	opmfu_free(p->kernels);
 	opmfu_ranges_release(&p->mods);
+	opmfu_ranges_release(&p->copies);
 	opmfu_free(p->steps);
 	opmfu_free(p->threads);
 	opmfu_idtab_release(&p->thread_tab);

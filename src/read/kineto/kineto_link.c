@@ -4,8 +4,12 @@
  * 2.1); failing that, through its "correlation" id to the runtime call that
  * launched it and then to the innermost cpu_op on the same (pid, tid) whose
  * span holds that call (older traces, whose kernels carry their correlation
- * id as External id, and kernels without an External id). Kernels that link to nothing become KERNEL ranges; communication
- * kernels all become COMM ranges. Every step is a hash lookup or a sort.
+ * id as External id, and kernels without an External id). Kernels that
+ * link to nothing become KERNEL ranges; communication kernels all become
+ * COMM ranges; copies and memsets become MEMCPY ranges. Each link and each
+ * of these ranges carries its launch time: the ts of the runtime call with
+ * its correlation id (one table of them serves both the links and these).
+ * Every step is a hash lookup or a sort.
  */
 #include <string.h>
 
@@ -143,30 +147,34 @@ static void sweep(struct kin_parse *p, const uint32_t *ops, size_t n_ops, const 
 	}
 }
 
+/* The runtime calls by correlation id (the first in file order of equal
+ * ids), made once for the links and the launch times. */
+struct launches {
+	struct opmfu_idtab tab;
+	struct key_probe kp;
+};
+
 /* Kernels still without an op, through their launch. Returns -1 when out
  * of memory. */
-static int link_by_corr(struct kin_parse *p)
+static int link_by_corr(struct kin_parse *p, struct launches *ls)
 {
-	struct opmfu_idtab tab;
-	struct key_probe kp = { p->launches, sizeof(*p->launches), offsetof(struct kin_launch, corr), 0 };
 	struct query *q = NULL;
 	uint32_t *ops = NULL, *stack = NULL;
 	size_t i, n_q = 0, n_ops = 0;
 	int rc = -1;
 
-	opmfu_idtab_init(&tab);
 	for (i = 0; i < p->n_kernels; i++)
 		n_q += p->kernels[i].op == KIN_NONE && p->kernels[i].corr != INT64_MIN;
 	if (n_q == 0 || p->n_launches == 0)
 		return 0;
-	if (index_keys(&tab, &kp, p->n_launches) || !(q = opmfu_malloc(n_q * sizeof(*q))))
+	if (!(q = opmfu_malloc(n_q * sizeof(*q))))
 		goto out;
 	n_q = 0;
 	for (i = 0; i < p->n_kernels; i++) {
 		uint32_t l;
 		if (p->kernels[i].op != KIN_NONE)
 			continue;
-		l = find_key(&tab, &kp, p->kernels[i].corr);
+		l = find_key(&ls->tab, &ls->kp, p->kernels[i].corr);
 		if (l != OPMFU_IDTAB_NONE && p->launches[l].thread != KIN_NONE)
 			q[n_q++] = (struct query){ p->launches[l].ts, p->launches[l].thread, (uint32_t)i };
 	}
@@ -181,7 +189,6 @@ static int link_by_corr(struct kin_parse *p)
 	sweep(p, ops, n_ops, q, n_q, stack);
 	rc = 0;
 out:
-	opmfu_idtab_release(&tab);
 	opmfu_free(q);
 	opmfu_free(ops);
 	opmfu_free(stack);
@@ -222,14 +229,25 @@ static int at_base(const struct kin_parse *p, int64_t v, int64_t *out)
 	return 0;
 }
 
+/* *out = the launch time (with the base) of the device work with
+ * correlation id corr; OPMFU_NO_LAUNCH when no runtime call has it. -2
+ * when it overflows. */
+static int launch_of(const struct kin_parse *p, struct launches *ls, int64_t corr, int64_t *out)
+{
+	uint32_t l = find_key(&ls->tab, &ls->kp, corr);
+	*out = OPMFU_NO_LAUNCH;
+	return l != OPMFU_IDTAB_NONE && at_base(p, p->launches[l].ts, out) ? -2 : 0;
+}
+
 static int kernel_before(const void *ctx, uint32_t a, uint32_t b)
 {
 	const struct kin_kernel *x = (const struct kin_kernel *)ctx + a, *y = (const struct kin_kernel *)ctx + b;
 	return x->start != y->start ? x->start < y->start : a < b;
 }
 
-/* One link for kernel k; comm: a communication row (no shapes). */
-static int add_link(struct kin_parse *p, const struct kin_kernel *k, int comm)
+/* One link for kernel k, its launch time beside it in t->launch (room
+ * made by emit); comm: a communication row (no shapes). */
+static int add_link(struct kin_parse *p, struct launches *ls, const struct kin_kernel *k, int comm)
 {
 	struct opmfu_trace *t = p->t;
 	struct kin_op *o = &p->ops[k->op];
@@ -244,7 +262,7 @@ static int add_link(struct kin_parse *p, const struct kin_kernel *k, int comm)
 	}
 	memset(&l, 0, sizeof(l));
 	if (at_base(p, k->start, &l.k_start) || at_base(p, k->end, &l.k_end) || at_base(p, o->start, &l.op_start) ||
-	    at_base(p, o->end, &l.op_end))
+	    at_base(p, o->end, &l.op_end) || launch_of(p, ls, k->corr, &t->launch[t->n_links]))
 		return -2;
 	l.k_name = k->name;
 	l.op_name = o->name;
@@ -255,35 +273,45 @@ static int add_link(struct kin_parse *p, const struct kin_kernel *k, int comm)
 	return 0;
 }
 
-static int add_range(struct kin_parse *p, enum opmfu_range_kind kind, const struct kin_kernel *k, uint32_t name)
+static int add_range(struct kin_parse *p, struct launches *ls, enum opmfu_range_kind kind, const struct kin_kernel *k,
+		     uint32_t name)
 {
 	struct opmfu_range r = { 0, 0, OPMFU_NO_LAUNCH, name, 0 };
-	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end))
+	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end) || launch_of(p, ls, k->corr, &r.value))
 		return -2;
 	return opmfu_ranges_add(opmfu_trace_ranges(p->t, kind), &r);
 }
 
 /* Links and ranges in kernel start order: compute links (with their kx),
  * then communication links, as struct opmfu_trace wants them. */
-static int emit(struct kin_parse *p, const uint32_t *order, struct kin_counts *c)
+static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order, struct kin_counts *c)
 {
 	struct opmfu_trace *t = p->t;
-	size_t i;
+	size_t i, n = t->n_links;
 	int rc;
 
+	/* t->launch is parallel to t->links: one entry per linked kernel (and
+	 * none known for links t held before, if any) */
+	for (i = 0; i < p->n_kernels; i++)
+		n += p->kernels[i].op != KIN_NONE;
+	opmfu_free(t->launch);
+	if (!(t->launch = opmfu_malloc((n ? n : 1) * sizeof(*t->launch))))
+		return -1;
+	for (i = 0; i < t->n_links; i++)
+		t->launch[i] = OPMFU_NO_LAUNCH;
 	for (i = 0; i < p->n_kernels; i++) {
 		const struct kin_kernel *k = &p->kernels[order[i]];
 		if (k->comm)
 			continue;
 		if (k->op == KIN_NONE) {
 			c->none++;
-			if ((rc = add_range(p, OPMFU_RANGE_KERNEL, k, k->name)))
+			if ((rc = add_range(p, ls, OPMFU_RANGE_KERNEL, k, k->name)))
 				return rc;
 			continue;
 		}
 		c->by_ext += k->by == KIN_BY_EXT;
 		c->by_corr += k->by == KIN_BY_CORR;
-		if ((rc = add_link(p, k, 0)))
+		if ((rc = add_link(p, ls, k, 0)))
 			return rc;
 	}
 	t->n_compute = t->n_links;
@@ -294,12 +322,12 @@ static int emit(struct kin_parse *p, const uint32_t *order, struct kin_counts *c
 		if (!k->comm)
 			continue;
 		c->comm++;
-		if ((rc = add_range(p, OPMFU_RANGE_COMM, k, k->comm)))
+		if ((rc = add_range(p, ls, OPMFU_RANGE_COMM, k, k->comm)))
 			return rc;
 		if (k->op == KIN_NONE)
 			continue;
 		c->comm_linked++;
-		if ((rc = add_link(p, k, 1)))
+		if ((rc = add_link(p, ls, k, 1)))
 			return rc;
 	}
 	t->n_comm_op = t->n_links - t->n_compute;
@@ -320,8 +348,35 @@ static void fill_kx(struct kin_parse *p, const uint32_t *order)
 	}
 }
 
+/* The copies and memsets as t's MEMCPY ranges, by start: the parse's
+ * records gain the base and their launch time in place of the correlation
+ * id, and move into t (no copy: there may be many). */
+static int emit_copies(struct kin_parse *p, struct launches *ls)
+{
+	struct opmfu_ranges *rs = &p->copies, *out = &p->t->memcpy;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		struct opmfu_range *r = &rs->v[i];
+		if (at_base(p, r->start, &r->start) || at_base(p, r->end, &r->end) ||
+		    launch_of(p, ls, r->value, &r->value))
+			return -2;
+	}
+	if (out->n == 0) {
+		opmfu_ranges_release(out);
+		*out = *rs;
+		memset(rs, 0, sizeof(*rs));
+	} else {
+		for (i = 0; i < rs->n; i++)
+			if (opmfu_ranges_add(out, &rs->v[i]))
+				return -1;
+	}
+	return opmfu_ranges_sort(out);
+}
+
 enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, struct opmfu_err *err)
 {
+	struct launches ls;
 	uint32_t *order = NULL;
 	int rc = -1;
 
@@ -330,18 +385,25 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 	p->t->shape_only = 1; /* no FLOPs records in this format: OperatorMFU takes the shape FLOPs */
 	if (p->n_kernels >= KIN_NONE || p->n_ops >= KIN_NONE || p->n_launches >= KIN_NONE)
 		return opmfu_err_set(err, OPMFU_ERR_LIMIT, "%s: more than 2^32 events of one kind", p->path);
-	if (!link_by_ext(p) && !link_by_corr(p) && !sorted_order(p->n_kernels, kernel_before, p->kernels, &order)) {
-		rc = emit(p, order, c);
+	opmfu_idtab_init(&ls.tab);
+	ls.kp = (struct key_probe){ p->launches, sizeof(*p->launches), offsetof(struct kin_launch, corr), 0 };
+	if ((p->n_launches == 0 || !index_keys(&ls.tab, &ls.kp, p->n_launches)) && !link_by_ext(p) &&
+	    !link_by_corr(p, &ls) && !sorted_order(p->n_kernels, kernel_before, p->kernels, &order)) {
+		rc = emit(p, &ls, order, c);
 		if (!rc && p->t->kx)
 			fill_kx(p, order);
+		if (!rc)
+			rc = emit_copies(p, &ls);
 	}
+	opmfu_idtab_release(&ls.tab);
 	opmfu_free(order);
 	return result(p, rc, "linking kernels to cpu_ops", err);
 }
 
 /* ---- modules and steps ---- */
 
-/* steps by (number, CPU first, index) */
+/* steps by (number, CPU first, index): a number's STEP range is its first
+ * entry, its DEVSTEP range its first GPU one */
 static int step_before(const void *ctx, uint32_t a, uint32_t b)
 {
 	const struct kin_step *x = (const struct kin_step *)ctx + a, *y = (const struct kin_step *)ctx + b;
@@ -375,18 +437,21 @@ enum opmfu_status opmfu_kin_ranges(struct kin_parse *p, struct opmfu_err *err)
 	if (sorted_order(p->n_steps, step_before, p->steps, &order))
 		goto out;
 	for (i = 0; i < p->n_steps; i++) {
-		const struct kin_step *s = &p->steps[order[i]];
+		const struct kin_step *s = &p->steps[order[i]], *prev = i ? &p->steps[order[i - 1]] : NULL;
 		struct opmfu_range r = { 0, 0, s->n, 0, 0 };
-		if (i && s->n == p->steps[order[i - 1]].n)
+		int first = !prev || prev->n != s->n;
+		/* DEVSTEP: the device's own mark of the step, whatever the CPU
+		 * has; a number marked twice keeps its first in file order */
+		if (!first && !(s->gpu && !prev->gpu))
 			continue;
 		if (at_base(p, s->start, &r.start) || at_base(p, s->end, &r.end)) {
 			rc = -2;
 			goto out;
 		}
-		if (opmfu_ranges_add(&t->steps, &r))
+		if ((first && opmfu_ranges_add(&t->steps, &r)) || (s->gpu && opmfu_ranges_add(&t->devsteps, &r)))
 			goto out;
 	}
-	rc = opmfu_ranges_sort(&t->mods) || opmfu_ranges_sort(&t->steps) ? -1 : 0;
+	rc = opmfu_ranges_sort(&t->mods) || opmfu_ranges_sort(&t->steps) || opmfu_ranges_sort(&t->devsteps) ? -1 : 0;
 out:
 	opmfu_free(order);
 	return result(p, rc, "reading modules and steps", err);
