@@ -24,3 +24,6 @@ CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, c
 CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER, globalTaskId INTEGER, taskType INTEGER, planeId INTEGER,
                    groupName INTEGER, notifyId INTEGER, rdmaType INTEGER, srcRank INTEGER, dstRank INTEGER,
                    transportType INTEGER, size INTEGER, dataType INTEGER, linkType INTEGER, opId INTEGER);
+-- Runtime calls (optional): the one under a task's connectionId launched it.
+CREATE TABLE CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER,
+                   connectionId INTEGER PRIMARY KEY, name INTEGER);

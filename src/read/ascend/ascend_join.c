@@ -43,7 +43,9 @@ void opmfu_ajoin_release(struct opmfu_ajoin *j)
 	opmfu_free(j->ct_sorted);
 	opmfu_free(j->ctask);
 	opmfu_free(j->cop);
-	opmfu_ranges_release(&j->copies);
+	opmfu_free(j->copies);
+	keyidx_release(&j->lconns);
+	opmfu_free(j->launch);
 	for (i = 0; i < 3; i++)
 		opmfu_free(j->src[i].v);
 	keyidx_release(&j->conns);
@@ -268,7 +270,8 @@ int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int6
 		if (!k.bad) {
 			if (j->n_ctask >= OPMFU_AJ_NONE - 1 || OPMFU_GROW(j->ctask, j->cap_ctask, j->n_ctask + 1))
 				return -1;
-			j->ctask[j->n_ctask++] = (struct opmfu_aj_ctask){ start, end, AT(j->ct_sorted, p) };
+			j->ctask[j->n_ctask++] = (struct opmfu_aj_ctask){ start, end, conn, AT(j->ct_sorted, p),
+									  (uint8_t)(conn_ok != 0) };
 		}
 	}
 	if (j->n_sched && find_gid(j->sched_gid, j->sched_sorted, j->n_sched, gid, &j->hint_sched) < j->n_sched) {
@@ -283,10 +286,14 @@ int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int6
 	/* a copy type's task is a copy only when no table claims it: a compute
 	 * or communication task of that type is counted as such */
 	if (copy && !compute && !other && !k.bad) {
-		struct opmfu_range r = { start, end, OPMFU_NO_LAUNCH, copy, 0 };
-		if (opmfu_ranges_add(&j->copies, &r))
+		if (OPMFU_GROW(j->copies, j->cap_copies, j->n_copies + 1))
 			return -1;
+		j->copies[j->n_copies++] = (struct opmfu_aj_copy){ start, end, conn, copy, (uint8_t)(conn_ok != 0) };
+		other = 1;
 	}
+	/* every kept task's connection may have a launch time */
+	if (conn_ok && (compute || other))
+		keyidx_note(&j->lconns, conn);
 	if (!conn_ok) {
 		/* a NULL connection matches nothing; its kernels still ran */
 		for (p = find_gid(j->info_gid, j->info_sorted, j->n_info, gid, &j->hint_info);
@@ -316,6 +323,7 @@ int opmfu_ajoin_add_comm(struct opmfu_ajoin *j, uint32_t name, int64_t start, in
 	if (!conn_ok)
 		return 0;
 	keyidx_note(&j->conns, conn);
+	keyidx_note(&j->lconns, conn); /* every link's connection has a launch slot */
 	return push_task(&j->src[OPMFU_SRC_COMM_OP], &k);
 }
 
@@ -324,6 +332,8 @@ int opmfu_ajoin_add_collective(struct opmfu_ajoin *j, const struct opmfu_aj_cop 
 	if (OPMFU_GROW(j->cop, j->cap_cop, j->n_cop + 1))
 		return -1;
 	j->cop[j->n_cop++] = *c;
+	if (c->conn_ok)
+		keyidx_note(&j->lconns, c->conn);
 	return 0;
 }
 
@@ -398,7 +408,45 @@ int opmfu_ajoin_index_conns(struct opmfu_ajoin *j)
 	for (s = 0; s < 3; s++)
 		for (i = 0; i < j->src[s].n; i++)
 			keyidx_put(&j->conns, j->src[s].v[i].conn);
+	/* the connections that may have a launch time: every one noted above */
+	if (keyidx_alloc(&j->lconns) ||
+	    !(j->launch = opmfu_malloc((j->lconns.n_noted ? j->lconns.n_noted : 1) * sizeof(*j->launch))))
+		return -1;
+	for (i = 0; i < j->lconns.n_noted; i++)
+		j->launch[i] = OPMFU_NO_LAUNCH;
+	for (s = 0; s < 3; s++)
+		for (i = 0; i < j->src[s].n; i++)
+			keyidx_put(&j->lconns, j->src[s].v[i].conn);
+	for (i = 0; i < j->n_ctask; i++)
+		if (j->ctask[i].conn_ok)
+			keyidx_put(&j->lconns, j->ctask[i].conn);
+	for (i = 0; i < j->n_copies; i++)
+		if (j->copies[i].conn_ok)
+			keyidx_put(&j->lconns, j->copies[i].conn);
+	for (i = 0; i < j->n_cop; i++)
+		if (j->cop[i].conn_ok)
+			keyidx_put(&j->lconns, j->cop[i].conn);
 	return 0;
+}
+
+int opmfu_ajoin_add_launch(struct opmfu_ajoin *j, int64_t conn, int64_t start)
+{
+	uint32_t slot = j->launch ? keyidx_get(&j->lconns, conn) : OPMFU_AJ_NONE;
+	if (slot != OPMFU_AJ_NONE && j->launch[slot] == OPMFU_NO_LAUNCH) {
+		j->launch[slot] = start;
+		j->n_launched++;
+	}
+	return 0;
+}
+
+/* The launch time of the work under a connection (OPMFU_NO_LAUNCH: none). */
+static int64_t launch_of(const struct opmfu_ajoin *j, int conn_ok, int64_t conn)
+{
+	uint32_t slot;
+	if (!j->n_launched || !conn_ok)
+		return OPMFU_NO_LAUNCH;
+	slot = keyidx_get(&j->lconns, conn);
+	return slot == OPMFU_AJ_NONE ? OPMFU_NO_LAUNCH : j->launch[slot];
 }
 
 /* ---- CONNECTION_IDS ---- */
@@ -561,7 +609,7 @@ static int emit_comm(const struct opmfu_ajoin *j, struct opmfu_trace *t)
 	if (!j->n_ctask) {
 		for (i = 0; i < j->n_cop; i++) {
 			const struct opmfu_aj_cop *c = &j->cop[i];
-			struct opmfu_range r = { c->start, c->end, OPMFU_NO_LAUNCH, c->type, 0 };
+			struct opmfu_range r = { c->start, c->end, launch_of(j, c->conn_ok, c->conn), c->type, 0 };
 			if (!c->bad && opmfu_ranges_add(&t->comm, &r))
 				return -1;
 		}
@@ -579,7 +627,7 @@ static int emit_comm(const struct opmfu_ajoin *j, struct opmfu_trace *t)
 	for (i = 0; i < j->n_ctask; i++) {
 		const struct opmfu_aj_ctask *k = &j->ctask[i];
 		const struct opmfu_aj_ctinfo *in = &j->ct_info[k->info];
-		struct opmfu_range r = { k->start, k->end, OPMFU_NO_LAUNCH, in->name, 0 };
+		struct opmfu_range r = { k->start, k->end, launch_of(j, k->conn_ok, k->conn), in->name, 0 };
 		if (in->op_ok) {
 			size_t at = opmfu_lbound(0, n_ord, op_before, &o, &in->op_id);
 			if (at < n_ord && j->cop[ord[at]].op_id == in->op_id && j->cop[ord[at]].name)
@@ -617,6 +665,16 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 		t->links = nl;
 		t->cap_links = total;
 	}
+	/* launch times beside the links, when the export gave any */
+	if (j->n_launched || t->launch) {
+		int64_t *nl = opmfu_realloc(t->launch, (total ? total : 1) * sizeof(*nl));
+		if (!nl)
+			return -1;
+		if (!t->launch)
+			for (i = 0; i < t->n_links; i++)
+				nl[i] = OPMFU_NO_LAUNCH;
+		t->launch = nl;
+	}
 	for (s = 0; s < 3; s++) {
 		size_t before = t->n_links;
 		for (i = 0; i < j->src[s].n; i++) {
@@ -649,10 +707,13 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 					l->in_shapes = l->dtype = l->out_shapes = 0;
 				}
 				l->op = (uint32_t)(op0 + a);
+				if (t->launch)
+					t->launch[t->n_links] = launch_of(j, 1, k->conn);
 				t->n_links++;
 			}
 			if (s == OPMFU_SRC_COMPUTE && t->n_links == at && !k->bad) {
-				struct opmfu_range r = { k->start, k->end, OPMFU_NO_LAUNCH, j->info[k->ref].name, 0 };
+				struct opmfu_range r = { k->start, k->end, launch_of(j, 1, k->conn), j->info[k->ref].name,
+							 0 };
 				if (opmfu_ranges_add(&t->kernels, &r))
 					return -1;
 			}
@@ -663,8 +724,11 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 	for (i = 0; i < j->no_conn.n; i++)
 		if (opmfu_ranges_add(&t->kernels, &j->no_conn.v[i]))
 			return -1;
-	for (i = 0; i < j->copies.n; i++)
-		if (opmfu_ranges_add(&t->memcpy, &j->copies.v[i]))
+	for (i = 0; i < j->n_copies; i++) {
+		const struct opmfu_aj_copy *c = &j->copies[i];
+		struct opmfu_range r = { c->start, c->end, launch_of(j, c->conn_ok, c->conn), c->name, 0 };
+		if (opmfu_ranges_add(&t->memcpy, &r))
 			return -1;
+	}
 	return emit_comm(j, t);
 }

@@ -81,20 +81,31 @@ struct opmfu_ajoin {
 	uint32_t *ct_sorted;      /* ct rows by (globalTaskId, row); NULL: already so */
 	/* TASK rows that are communication tasks, in TASK order: span and ct row */
 	struct opmfu_aj_ctask {
-		int64_t start, end;
+		int64_t start, end, conn;
 		uint32_t info;
+		uint8_t conn_ok;
 	} *ctask;
 	size_t n_ctask, cap_ctask;
 	/* COMMUNICATION_OP rows, in table order: the communication ranges when
 	 * no task is a communication task, else the names of the tasks' ops */
 	struct opmfu_aj_cop {
-		int64_t start, end, op_id;
+		int64_t start, end, op_id, conn;
 		uint32_t type, name; /* opType (the links' kernel name), opName */
-		uint8_t op_ok, bad;  /* op_id readable; span not */
+		uint8_t op_ok, bad, conn_ok; /* op_id readable; span not; connectionId readable */
 	} *cop;
 	size_t n_cop, cap_cop;
 	/* copies: tasks of a copy type that are neither compute nor communication */
-	struct opmfu_ranges copies;
+	struct opmfu_aj_copy {
+		int64_t start, end, conn;
+		uint32_t name; /* the task type */
+		uint8_t conn_ok;
+	} *copies;
+	size_t n_copies, cap_copies;
+	/* launch times (CANN_API.startNs) by connection: lconns gives every
+	 * task's and collective's connection a slot, launch[slot] its time */
+	struct opmfu_keyidx lconns;
+	int64_t *launch;
+	size_t n_launched; /* slots that got a time */
 	/* TASK rows that match a schedule row, with their globalTaskId */
 	struct opmfu_aj_stask {
 		int64_t gid;
@@ -153,6 +164,10 @@ int opmfu_ajoin_add_comm(struct opmfu_ajoin *j, uint32_t name, int64_t start, in
 int opmfu_ajoin_add_collective(struct opmfu_ajoin *j, const struct opmfu_aj_cop *c);
 /* After the last task and communication row: indexes their connections. */
 int opmfu_ajoin_index_conns(struct opmfu_ajoin *j);
+/* One CANN_API row (after index_conns): the host launch time of the device
+ * work under its connectionId, kept when some task or collective has it
+ * (the first row of a connection wins). Returns 0, or -1 when out of memory. */
+int opmfu_ajoin_add_launch(struct opmfu_ajoin *j, int64_t conn, int64_t start);
 
 /* One CONNECTION_IDS row, in table order; kept if a task has its connection. */
 int opmfu_ajoin_add_connection(struct opmfu_ajoin *j, int64_t id, int64_t conn);
@@ -182,9 +197,12 @@ int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t
  * (OPMFU_RANGE_COMM): one per communication task, in TASK order, named by its
  * collective's opName (else its own name); when no task is one (an export
  * without COMMUNICATION_TASK_INFO), one per COMMUNICATION_OP row, named by
- * opType. Copies become OPMFU_RANGE_MEMCPY ranges named by task type. Ranges
- * have no launch time (OPMFU_NO_LAUNCH). Returns 0, or -1 when out of
- * memory or past 2^32 - 2 links.
+ * opType. Copies become OPMFU_RANGE_MEMCPY ranges named by task type. When
+ * some CANN_API row gave a launch time (opmfu_ajoin_add_launch), t->launch
+ * holds every link's and the KERNEL, COMM and MEMCPY ranges' value theirs,
+ * by their task's (collective's) connectionId, OPMFU_NO_LAUNCH where there
+ * is none; else t->launch stays NULL and the ranges have none. Returns 0,
+ * or -1 when out of memory or past 2^32 - 2 links.
  */
 int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t);
 

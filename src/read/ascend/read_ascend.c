@@ -448,16 +448,25 @@ static int task_row(struct scan *sc, sqlite3_value **v)
 
 static int comm_row(struct scan *sc, sqlite3_value **v)
 {
-	struct opmfu_aj_cop c = { 0, 0, 0, value_sid(sc->r, v[0]), value_sid(sc->r, v[5]), 0, 0 };
-	int64_t conn = 0;
-	int conn_ok = !value_ns(v[3], &conn);
+	struct opmfu_aj_cop c = { 0, 0, 0, 0, value_sid(sc->r, v[0]), value_sid(sc->r, v[5]), 0, 0, 0 };
+	c.conn_ok = (uint8_t)!value_ns(v[3], &c.conn);
 	c.bad = (uint8_t)(value_ns(v[1], &c.start) | value_ns(v[2], &c.end));
 	c.op_ok = (uint8_t)!value_ns(v[4], &c.op_id);
 	/* every communication on the device, linked to an op or not (SPEC 11):
 	 * the join makes the ranges, from the tasks when it has them */
 	if (opmfu_ajoin_add_collective(sc->j, &c))
 		return -1;
-	return opmfu_ajoin_add_comm(sc->j, c.type, c.start, c.end, c.bad, conn_ok, conn);
+	return opmfu_ajoin_add_comm(sc->j, c.type, c.start, c.end, c.bad, c.conn_ok, c.conn);
+}
+
+/* CANN_API: the runtime call under a connectionId is the host side of the
+ * device work with that connectionId (its launch) */
+static int launch_row(struct scan *sc, sqlite3_value **v)
+{
+	int64_t conn, start;
+	if (value_ns(v[0], &conn) || value_ns(v[1], &start))
+		return 0;
+	return opmfu_ajoin_add_launch(sc->j, conn, start);
 }
 
 static int connection_row(struct scan *sc, sqlite3_value **v)
@@ -687,10 +696,12 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 	static const char *const type_cols[] = { "taskType", NULL };
 	static const char *const ct_cols[] = { "globalTaskId", "opId", "name", NULL };
 	static const char *const op_cols[] = { "opId", "opName", NULL };
-	int has_formats, has_ct;
+	static const char *const cann_cols[] = { "connectionId", "startNs", NULL };
+	int has_formats, has_ct, has_cann;
 	struct scan info = { .row = info_row, .n_cols = 8, .j = j, .maps = maps };
 	struct scan sched = { .row = sched_row, .n_cols = 2, .j = j };
 	struct scan ct = { .row = ctinfo_row, .n_cols = 3, .j = j };
+	struct scan cann = { .row = launch_row, .n_cols = 2, .j = j };
 	struct scan task = { .row = task_row, .n_cols = 5, .j = j }, comm = { .row = comm_row, .n_cols = 6, .j = j };
 	struct scan conn = { .row = connection_row, .n_cols = 2, .j = j };
 	enum opmfu_status st;
@@ -726,6 +737,11 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 		return st;
 	if (opmfu_ajoin_index_conns(j))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading TASK", r->path);
+	/* launch times are optional: without them the op's start stands in */
+	has_cann = table_exists(r, "CANN_API", &st);
+	if (st || (has_cann && has_columns(r, "CANN_API", cann_cols) &&
+		   (st = run_scan(r, &cann, opmfu_sql_ascend_cann_api, "reading CANN_API"))))
+		return st;
 	opmfu_ajoin_expect(j, OPMFU_AJ_CONNECTION, rows_hint(r, "CONNECTION_IDS"));
 	if ((st = run_scan(r, &conn, opmfu_sql_ascend_connections, "reading CONNECTION_IDS")))
 		return st;

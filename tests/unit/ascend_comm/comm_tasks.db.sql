@@ -1,5 +1,6 @@
 -- t_ascend_comm: one collective with two tasks and a gap between them, a
--- task of a collective that COMMUNICATION_OP lacks, copies and non-copies.
+-- task of a collective that COMMUNICATION_OP lacks, copies and non-copies,
+-- and the runtime calls that launched them.
 INSERT INTO STRING_IDS VALUES (1,'hcom_allReduce__1_0_1'),(2,'hcom_allReduce_'),(3,'own_name_1'),
   (4,'KERNEL_AIVEC'),(5,'MEMCPY_ASYNC'),(6,'SDMA'),(7,'Notify Wait'),(8,'MatMul'),(9,'aten::mm'),
   (10,'HcclAllreduce'),(11,'hcom_broadcast__9_0_1'),(12,'EVENT_RECORD'),(13,'memcpy_async_v2'),(14,'Cast');
@@ -25,3 +26,8 @@ INSERT INTO COMMUNICATION_TASK_INFO (globalTaskId, name, opId) VALUES (2, 3, 1),
 INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId, opId, opType) VALUES (1, 3000, 4600, 2, 1, 2);
 INSERT INTO CONNECTION_IDS VALUES (1, 1), (2, 2);
 INSERT INTO PYTORCH_API (startNs, endNs, connectionId, name) VALUES ('900', '2100', 1, 9), ('2900', '4700', 2, 10);
+-- launches: of the kernel (conn 1), the all-reduce and its tasks (2), the
+-- lone task (3), the first copy (4); none for the second copy (6); one no
+-- task has (99)
+INSERT INTO CANN_API (startNs, endNs, connectionId, name) VALUES
+  (950, 960, 1, NULL), (2950, 2960, 2, NULL), (4950, 4960, 3, NULL), (5900, 5910, 4, NULL), (10, 20, 99, NULL);
