@@ -20,3 +20,10 @@ CREATE TABLE MSTX_EVENTS (startNs INTEGER, endNs INTEGER, eventType INTEGER, ran
 CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER,
                    groupName INTEGER, opId INTEGER PRIMARY KEY, relay INTEGER, retry INTEGER,
                    dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER);
+-- Communication tasks of a collective (optional): opId joins COMMUNICATION_OP.opId.
+CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER, globalTaskId INTEGER, taskType INTEGER, planeId INTEGER,
+                   groupName INTEGER, notifyId INTEGER, rdmaType INTEGER, srcRank INTEGER, dstRank INTEGER,
+                   transportType INTEGER, size INTEGER, dataType INTEGER, linkType INTEGER, opId INTEGER);
+-- Runtime calls (optional): the one under a task's connectionId launched it.
+CREATE TABLE CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER,
+                   connectionId INTEGER PRIMARY KEY, name INTEGER);

@@ -63,11 +63,11 @@ static void run(int64_t k, size_t hint)
 	/* TASK: gid, start, end, bad, conn_ok, conn */
 	if (hint)
 		opmfu_ajoin_expect(&j, OPMFU_AJ_TASK, hint);
-	CHECK_INT(opmfu_ajoin_add_task(&j, 10 * k, 1000, 1100, 0, 1, 100 * k), 0);
-	CHECK_INT(opmfu_ajoin_add_task(&j, 11 * k, 1100, 1200, 0, 1, 100 * k), 0); /* no info row */
-	CHECK_INT(opmfu_ajoin_add_task(&j, 12 * k, 1200, 1300, 0, 0, 0), 0);       /* NULL connection */
-	CHECK_INT(opmfu_ajoin_add_task(&j, 13 * k, 1300, 1400, 0, 1, 102 * k), 0);
-	CHECK_INT(opmfu_ajoin_add_task(&j, 99 * k, 1400, 1500, 0, 1, 101 * k), 0); /* schedule task */
+	CHECK_INT(opmfu_ajoin_add_task(&j, 10 * k, 1000, 1100, 0, 1, 100 * k, 0), 0);
+	CHECK_INT(opmfu_ajoin_add_task(&j, 11 * k, 1100, 1200, 0, 1, 100 * k, 0), 0); /* no info row */
+	CHECK_INT(opmfu_ajoin_add_task(&j, 12 * k, 1200, 1300, 0, 0, 0, 0), 0);       /* NULL connection */
+	CHECK_INT(opmfu_ajoin_add_task(&j, 13 * k, 1300, 1400, 0, 1, 102 * k, 0), 0);
+	CHECK_INT(opmfu_ajoin_add_task(&j, 99 * k, 1400, 1500, 0, 1, 101 * k, 0), 0); /* schedule task */
 	CHECK_INT(opmfu_ajoin_add_comm(&j, N(77), 2000, 2100, 0, 1, 100 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_comm(&j, N(78), 2100, 2200, 1, 1, 103 * k), 0);  /* bad time */
 	CHECK_INT(opmfu_ajoin_index_conns(&j), 0);

@@ -38,6 +38,14 @@ void opmfu_ajoin_release(struct opmfu_ajoin *j)
 	opmfu_free(j->sched_name);
 	opmfu_free(j->sched_sorted);
 	opmfu_free(j->stask);
+	opmfu_free(j->ct_gid);
+	opmfu_free(j->ct_info);
+	opmfu_free(j->ct_sorted);
+	opmfu_free(j->ctask);
+	opmfu_free(j->cop);
+	opmfu_free(j->copies);
+	keyidx_release(&j->lconns);
+	opmfu_free(j->launch);
 	for (i = 0; i < 3; i++)
 		opmfu_free(j->src[i].v);
 	keyidx_release(&j->conns);
@@ -165,6 +173,18 @@ int opmfu_ajoin_add_sched(struct opmfu_ajoin *j, int64_t gid, uint32_t name)
 	return 0;
 }
 
+int opmfu_ajoin_add_ctinfo(struct opmfu_ajoin *j, int64_t gid, int op_ok, int64_t op_id, uint32_t name)
+{
+	size_t cap = j->cap_ct_info;
+	if (j->n_ct_info >= OPMFU_AJ_NONE - 1 || OPMFU_GROW(j->ct_gid, cap, j->n_ct_info + 1))
+		return -1;
+	if (OPMFU_GROW(j->ct_info, j->cap_ct_info, j->n_ct_info + 1))
+		return -1;
+	j->ct_gid[j->n_ct_info] = gid;
+	j->ct_info[j->n_ct_info++] = (struct opmfu_aj_ctinfo){ op_ok ? op_id : 0, name, (uint8_t)(op_ok != 0) };
+	return 0;
+}
+
 static int less_gid(const void *ctx, uint32_t a, uint32_t b)
 {
 	const int64_t *gid = ctx;
@@ -197,7 +217,8 @@ static int sort_by_gid(const int64_t *gid, size_t n, uint32_t **out)
 int opmfu_ajoin_index_info(struct opmfu_ajoin *j)
 {
 	return sort_by_gid(j->info_gid, j->n_info, &j->info_sorted) ||
-	       sort_by_gid(j->sched_gid, j->n_sched, &j->sched_sorted);
+	       sort_by_gid(j->sched_gid, j->n_sched, &j->sched_sorted) ||
+	       sort_by_gid(j->ct_gid, j->n_ct_info, &j->ct_sorted);
 }
 
 #define AT(sorted, i) ((sorted) ? (sorted)[i] : (uint32_t)(i))
@@ -238,11 +259,41 @@ static int push_task(struct opmfu_aj_src *s, const struct opmfu_aj_task *k)
 }
 
 int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int64_t end, int bad,
-			 int conn_ok, int64_t conn)
+			 int conn_ok, int64_t conn, uint32_t copy)
 {
 	struct opmfu_aj_task k = { start, end, conn, 0, (uint8_t)(bad != 0) };
-	size_t p;
+	size_t p = find_gid(j->info_gid, j->info_sorted, j->n_info, gid, &j->hint_info);
+	int compute = p < j->n_info, other = 0;
 
+	if (j->n_ct_info && (p = find_gid(j->ct_gid, j->ct_sorted, j->n_ct_info, gid, &j->hint_ct)) < j->n_ct_info) {
+		other = 1;
+		if (!k.bad) {
+			if (j->n_ctask >= OPMFU_AJ_NONE - 1 || OPMFU_GROW(j->ctask, j->cap_ctask, j->n_ctask + 1))
+				return -1;
+			j->ctask[j->n_ctask++] = (struct opmfu_aj_ctask){ start, end, conn, AT(j->ct_sorted, p),
+									  (uint8_t)(conn_ok != 0) };
+		}
+	}
+	if (j->n_sched && find_gid(j->sched_gid, j->sched_sorted, j->n_sched, gid, &j->hint_sched) < j->n_sched) {
+		other = 1;
+		if (conn_ok) {
+			if (OPMFU_GROW(j->stask, j->cap_stask, j->n_stask + 1))
+				return -1;
+			j->stask[j->n_stask++] = (struct opmfu_aj_stask){ gid, k };
+			keyidx_note(&j->conns, conn);
+		}
+	}
+	/* a copy type's task is a copy only when no table claims it: a compute
+	 * or communication task of that type is counted as such */
+	if (copy && !compute && !other && !k.bad) {
+		if (OPMFU_GROW(j->copies, j->cap_copies, j->n_copies + 1))
+			return -1;
+		j->copies[j->n_copies++] = (struct opmfu_aj_copy){ start, end, conn, copy, (uint8_t)(conn_ok != 0) };
+		other = 1;
+	}
+	/* every kept task's connection may have a launch time */
+	if (conn_ok && (compute || other))
+		keyidx_note(&j->lconns, conn);
 	if (!conn_ok) {
 		/* a NULL connection matches nothing; its kernels still ran */
 		for (p = find_gid(j->info_gid, j->info_sorted, j->n_info, gid, &j->hint_info);
@@ -262,12 +313,6 @@ int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int6
 		keyidx_note(&j->conns, conn);
 		j->hint_info = p + 1;
 	}
-	if (j->n_sched && find_gid(j->sched_gid, j->sched_sorted, j->n_sched, gid, &j->hint_sched) < j->n_sched) {
-		if (OPMFU_GROW(j->stask, j->cap_stask, j->n_stask + 1))
-			return -1;
-		j->stask[j->n_stask++] = (struct opmfu_aj_stask){ gid, k };
-		keyidx_note(&j->conns, conn);
-	}
 	return 0;
 }
 
@@ -278,7 +323,18 @@ int opmfu_ajoin_add_comm(struct opmfu_ajoin *j, uint32_t name, int64_t start, in
 	if (!conn_ok)
 		return 0;
 	keyidx_note(&j->conns, conn);
+	keyidx_note(&j->lconns, conn); /* every link's connection has a launch slot */
 	return push_task(&j->src[OPMFU_SRC_COMM_OP], &k);
+}
+
+int opmfu_ajoin_add_collective(struct opmfu_ajoin *j, const struct opmfu_aj_cop *c)
+{
+	if (OPMFU_GROW(j->cop, j->cap_cop, j->n_cop + 1))
+		return -1;
+	j->cop[j->n_cop++] = *c;
+	if (c->conn_ok)
+		keyidx_note(&j->lconns, c->conn);
+	return 0;
 }
 
 static int less_stask(const void *ctx, uint32_t a, uint32_t b)
@@ -352,7 +408,45 @@ int opmfu_ajoin_index_conns(struct opmfu_ajoin *j)
 	for (s = 0; s < 3; s++)
 		for (i = 0; i < j->src[s].n; i++)
 			keyidx_put(&j->conns, j->src[s].v[i].conn);
+	/* the connections that may have a launch time: every one noted above */
+	if (keyidx_alloc(&j->lconns) ||
+	    !(j->launch = opmfu_malloc((j->lconns.n_noted ? j->lconns.n_noted : 1) * sizeof(*j->launch))))
+		return -1;
+	for (i = 0; i < j->lconns.n_noted; i++)
+		j->launch[i] = OPMFU_NO_LAUNCH;
+	for (s = 0; s < 3; s++)
+		for (i = 0; i < j->src[s].n; i++)
+			keyidx_put(&j->lconns, j->src[s].v[i].conn);
+	for (i = 0; i < j->n_ctask; i++)
+		if (j->ctask[i].conn_ok)
+			keyidx_put(&j->lconns, j->ctask[i].conn);
+	for (i = 0; i < j->n_copies; i++)
+		if (j->copies[i].conn_ok)
+			keyidx_put(&j->lconns, j->copies[i].conn);
+	for (i = 0; i < j->n_cop; i++)
+		if (j->cop[i].conn_ok)
+			keyidx_put(&j->lconns, j->cop[i].conn);
 	return 0;
+}
+
+int opmfu_ajoin_add_launch(struct opmfu_ajoin *j, int64_t conn, int64_t start)
+{
+	uint32_t slot = j->launch ? keyidx_get(&j->lconns, conn) : OPMFU_AJ_NONE;
+	if (slot != OPMFU_AJ_NONE && j->launch[slot] == OPMFU_NO_LAUNCH) {
+		j->launch[slot] = start;
+		j->n_launched++;
+	}
+	return 0;
+}
+
+/* The launch time of the work under a connection (OPMFU_NO_LAUNCH: none). */
+static int64_t launch_of(const struct opmfu_ajoin *j, int conn_ok, int64_t conn)
+{
+	uint32_t slot;
+	if (!j->n_launched || !conn_ok)
+		return OPMFU_NO_LAUNCH;
+	slot = keyidx_get(&j->lconns, conn);
+	return slot == OPMFU_AJ_NONE ? OPMFU_NO_LAUNCH : j->launch[slot];
 }
 
 /* ---- CONNECTION_IDS ---- */
@@ -483,6 +577,71 @@ static void ci_range(const struct opmfu_ajoin *j, const struct opmfu_aj_task *k,
 	}
 }
 
+static int less_op_id(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct opmfu_aj_cop *c = ctx;
+	return c[a].op_id != c[b].op_id ? c[a].op_id < c[b].op_id : a < b;
+}
+
+struct op_order {
+	const struct opmfu_aj_cop *cop;
+	const uint32_t *ord;
+};
+
+static int op_before(const void *ctx, size_t i, const void *key)
+{
+	const struct op_order *o = ctx;
+	return o->cop[o->ord[i]].op_id < *(const int64_t *)key;
+}
+
+/*
+ * The communication ranges. A collective's span also holds the gaps between
+ * its tasks, so where the export has tasks they are the communication, and
+ * a collective without any adds nothing; otherwise the spans stand in.
+ */
+static int emit_comm(const struct opmfu_ajoin *j, struct opmfu_trace *t)
+{
+	struct op_order o = { j->cop, NULL };
+	uint32_t *ord = NULL;
+	size_t i, n_ord = 0;
+	int rc = -1;
+
+	if (!j->n_ctask) {
+		for (i = 0; i < j->n_cop; i++) {
+			const struct opmfu_aj_cop *c = &j->cop[i];
+			struct opmfu_range r = { c->start, c->end, launch_of(j, c->conn_ok, c->conn), c->type, 0 };
+			if (!c->bad && opmfu_ranges_add(&t->comm, &r))
+				return -1;
+		}
+		return 0;
+	}
+	/* the collectives with an opId, by opId (then table order: the first wins) */
+	if (j->n_cop && !(ord = opmfu_malloc(j->n_cop * sizeof(*ord))))
+		return -1;
+	for (i = 0; i < j->n_cop; i++)
+		if (j->cop[i].op_ok)
+			ord[n_ord++] = (uint32_t)i;
+	if (opmfu_sort_idx(ord, n_ord, less_op_id, j->cop))
+		goto out;
+	o.ord = ord;
+	for (i = 0; i < j->n_ctask; i++) {
+		const struct opmfu_aj_ctask *k = &j->ctask[i];
+		const struct opmfu_aj_ctinfo *in = &j->ct_info[k->info];
+		struct opmfu_range r = { k->start, k->end, launch_of(j, k->conn_ok, k->conn), in->name, 0 };
+		if (in->op_ok) {
+			size_t at = opmfu_lbound(0, n_ord, op_before, &o, &in->op_id);
+			if (at < n_ord && j->cop[ord[at]].op_id == in->op_id && j->cop[ord[at]].name)
+				r.name = j->cop[ord[at]].name;
+		}
+		if (opmfu_ranges_add(&t->comm, &r))
+			goto out;
+	}
+	rc = 0;
+out:
+	opmfu_free(ord);
+	return rc;
+}
+
 int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 {
 	size_t total = t->n_links, s, i, *count[3] = { &t->n_compute, &t->n_comm_op, &t->n_comm_sched };
@@ -505,6 +664,16 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 			return -1;
 		t->links = nl;
 		t->cap_links = total;
+	}
+	/* launch times beside the links, when the export gave any */
+	if (j->n_launched || t->launch) {
+		int64_t *nl = opmfu_realloc(t->launch, (total ? total : 1) * sizeof(*nl));
+		if (!nl)
+			return -1;
+		if (!t->launch)
+			for (i = 0; i < t->n_links; i++)
+				nl[i] = OPMFU_NO_LAUNCH;
+		t->launch = nl;
 	}
 	for (s = 0; s < 3; s++) {
 		size_t before = t->n_links;
@@ -538,10 +707,13 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 					l->in_shapes = l->dtype = l->out_shapes = 0;
 				}
 				l->op = (uint32_t)(op0 + a);
+				if (t->launch)
+					t->launch[t->n_links] = launch_of(j, 1, k->conn);
 				t->n_links++;
 			}
 			if (s == OPMFU_SRC_COMPUTE && t->n_links == at && !k->bad) {
-				struct opmfu_range r = { k->start, k->end, OPMFU_NO_LAUNCH, j->info[k->ref].name, 0 };
+				struct opmfu_range r = { k->start, k->end, launch_of(j, 1, k->conn), j->info[k->ref].name,
+							 0 };
 				if (opmfu_ranges_add(&t->kernels, &r))
 					return -1;
 			}
@@ -552,5 +724,11 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 	for (i = 0; i < j->no_conn.n; i++)
 		if (opmfu_ranges_add(&t->kernels, &j->no_conn.v[i]))
 			return -1;
-	return 0;
+	for (i = 0; i < j->n_copies; i++) {
+		const struct opmfu_aj_copy *c = &j->copies[i];
+		struct opmfu_range r = { c->start, c->end, launch_of(j, c->conn_ok, c->conn), c->name, 0 };
+		if (opmfu_ranges_add(&t->memcpy, &r))
+			return -1;
+	}
+	return emit_comm(j, t);
 }

@@ -69,6 +69,43 @@ struct opmfu_ajoin {
 	uint32_t *sched_name;
 	size_t n_sched, cap_sched;
 	uint32_t *sched_sorted;   /* sched rows by (globalTaskId, row) */
+	/* COMMUNICATION_TASK_INFO rows: globalTaskId, the collective (opId) and
+	 * the task's own name */
+	int64_t *ct_gid;
+	struct opmfu_aj_ctinfo {
+		int64_t op_id;
+		uint32_t name;
+		uint8_t op_ok; /* op_id is readable */
+	} *ct_info;
+	size_t n_ct_info, cap_ct_info, hint_ct;
+	uint32_t *ct_sorted;      /* ct rows by (globalTaskId, row); NULL: already so */
+	/* TASK rows that are communication tasks, in TASK order: span and ct row */
+	struct opmfu_aj_ctask {
+		int64_t start, end, conn;
+		uint32_t info;
+		uint8_t conn_ok;
+	} *ctask;
+	size_t n_ctask, cap_ctask;
+	/* COMMUNICATION_OP rows, in table order: the communication ranges when
+	 * no task is a communication task, else the names of the tasks' ops */
+	struct opmfu_aj_cop {
+		int64_t start, end, op_id, conn;
+		uint32_t type, name; /* opType (the links' kernel name), opName */
+		uint8_t op_ok, bad, conn_ok; /* op_id readable; span not; connectionId readable */
+	} *cop;
+	size_t n_cop, cap_cop;
+	/* copies: tasks of a copy type that are neither compute nor communication */
+	struct opmfu_aj_copy {
+		int64_t start, end, conn;
+		uint32_t name; /* the task type */
+		uint8_t conn_ok;
+	} *copies;
+	size_t n_copies, cap_copies;
+	/* launch times (CANN_API.startNs) by connection: lconns gives every
+	 * task's and collective's connection a slot, launch[slot] its time */
+	struct opmfu_keyidx lconns;
+	int64_t *launch;
+	size_t n_launched; /* slots that got a time */
 	/* TASK rows that match a schedule row, with their globalTaskId */
 	struct opmfu_aj_stask {
 		int64_t gid;
@@ -106,18 +143,31 @@ void opmfu_ajoin_expect(struct opmfu_ajoin *j, enum opmfu_aj_table tab, size_t n
  * order; then index() once. Return 0 or -1 (out of memory). */
 int opmfu_ajoin_add_info(struct opmfu_ajoin *j, int64_t gid, const struct opmfu_aj_info *info);
 int opmfu_ajoin_add_sched(struct opmfu_ajoin *j, int64_t gid, uint32_t name);
+/* One COMMUNICATION_TASK_INFO row: globalTaskId, its collective's opId
+ * (op_ok = 0: NULL or unreadable) and the task's name sid. */
+int opmfu_ajoin_add_ctinfo(struct opmfu_ajoin *j, int64_t gid, int op_ok, int64_t op_id, uint32_t name);
 int opmfu_ajoin_index_info(struct opmfu_ajoin *j);
 
 /* One TASK row, in table order (after index_info); keeps it as a compute
- * kernel per matching info row and remembers it for matching schedule rows.
- * conn_ok = 0 for a NULL connection (it can never link). */
+ * kernel per matching info row, remembers it for matching schedule rows,
+ * and as a communication task when COMMUNICATION_TASK_INFO has it. conn_ok =
+ * 0 for a NULL connection (it can never link). copy: the task type's sid
+ * when the type is a copy (the reader knows which), else 0; such a task that
+ * is none of the above becomes a copy range. */
 int opmfu_ajoin_add_task(struct opmfu_ajoin *j, int64_t gid, int64_t start, int64_t end, int bad,
-			 int conn_ok, int64_t conn);
+			 int conn_ok, int64_t conn, uint32_t copy);
 /* One COMMUNICATION_OP row (kernel name = opType sid), in table order. */
 int opmfu_ajoin_add_comm(struct opmfu_ajoin *j, uint32_t name, int64_t start, int64_t end, int bad,
 			 int conn_ok, int64_t conn);
+/* The same row as a collective: its span (when readable) and, for naming its
+ * tasks, opId (op_ok = 0: unknown) and opName sid. */
+int opmfu_ajoin_add_collective(struct opmfu_ajoin *j, const struct opmfu_aj_cop *c);
 /* After the last task and communication row: indexes their connections. */
 int opmfu_ajoin_index_conns(struct opmfu_ajoin *j);
+/* One CANN_API row (after index_conns): the host launch time of the device
+ * work under its connectionId, kept when some task or collective has it
+ * (the first row of a connection wins). Returns 0, or -1 when out of memory. */
+int opmfu_ajoin_add_launch(struct opmfu_ajoin *j, int64_t conn, int64_t start);
 
 /* One CONNECTION_IDS row, in table order; kept if a task has its connection. */
 int opmfu_ajoin_add_connection(struct opmfu_ajoin *j, int64_t id, int64_t conn);
@@ -143,8 +193,16 @@ int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t
  * skipped. Each PYTORCH_API row is one op instance (t->n_ops grows by
  * their number). Compute kernels that make no link (no connection, or no
  * framework op behind it) become t's OPMFU_RANGE_KERNEL ranges, so that the
- * device timeline (SPEC 11) still has them. Returns 0, or -1 when out of
- * memory or past 2^32 - 2 links.
+ * device timeline (SPEC 11) still has them. Communication ranges
+ * (OPMFU_RANGE_COMM): one per communication task, in TASK order, named by its
+ * collective's opName (else its own name); when no task is one (an export
+ * without COMMUNICATION_TASK_INFO), one per COMMUNICATION_OP row, named by
+ * opType. Copies become OPMFU_RANGE_MEMCPY ranges named by task type. When
+ * some CANN_API row gave a launch time (opmfu_ajoin_add_launch), t->launch
+ * holds every link's and the KERNEL, COMM and MEMCPY ranges' value theirs,
+ * by their task's (collective's) connectionId, OPMFU_NO_LAUNCH where there
+ * is none; else t->launch stays NULL and the ranges have none. Returns 0,
+ * or -1 when out of memory or past 2^32 - 2 links.
  */
 int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t);
 

@@ -172,6 +172,9 @@ struct scan {
 	uint32_t sid_flops, sid_module;
 	/* COMPUTE_TASK_INFO: its strings' model forms */
 	struct str_maps *maps;
+	/* TASK: per task type sid, 1 a copy type, 2 not, 0 not looked at yet */
+	uint8_t *copy_type;
+	size_t n_types;
 };
 
 /* The aggregate's step: one call per row, nothing to accumulate. */
@@ -394,6 +397,44 @@ static int sched_row(struct scan *sc, sqlite3_value **v)
 	return value_ns(v[0], &gid) ? 0 : opmfu_ajoin_add_sched(sc->j, gid, value_sid(sc->r, v[1]));
 }
 
+static int ctinfo_row(struct scan *sc, sqlite3_value **v)
+{
+	int64_t gid, op = 0;
+	int op_ok;
+	if (value_ns(v[0], &gid))
+		return 0;
+	op_ok = !value_ns(v[1], &op);
+	return opmfu_ajoin_add_ctinfo(sc->j, gid, op_ok, op, value_sid(sc->r, v[2]));
+}
+
+/*
+ * Whether a task type is a copy: its name holds "MEMCPY" in any case. The
+ * real exports' copies are MEMCPY_ASYNC (the runtime's only copy task type);
+ * SDMA tasks there are all a collective's Memcpy or Reduce_Inline, counted
+ * as communication. Returns the sid when it is, else 0.
+ */
+static uint32_t copy_type(struct scan *sc, uint32_t sid)
+{
+	const struct opmfu_strtab *strs = &sc->r->t->strs;
+	if (!sid || sid >= sc->n_types)
+		return 0;
+	if (!sc->copy_type[sid]) {
+		const char *p = opmfu_strtab_str(strs, sid);
+		size_t n = opmfu_strtab_len(strs, sid), i, k;
+		static const char word[] = "MEMCPY";
+		sc->copy_type[sid] = 2;
+		for (i = 0; i + sizeof(word) - 1 <= n; i++) {
+			for (k = 0; word[k] && (p[i + k] & ~0x20) == word[k]; k++)
+				;
+			if (!word[k]) {
+				sc->copy_type[sid] = 1;
+				break;
+			}
+		}
+	}
+	return sc->copy_type[sid] == 1 ? sid : 0;
+}
+
 static int task_row(struct scan *sc, sqlite3_value **v)
 {
 	int64_t gid, start = 0, end = 0, conn = 0;
@@ -402,19 +443,30 @@ static int task_row(struct scan *sc, sqlite3_value **v)
 		return 0;
 	bad = value_ns(v[1], &start) | value_ns(v[2], &end);
 	conn_ok = !value_ns(v[3], &conn);
-	return opmfu_ajoin_add_task(sc->j, gid, start, end, bad, conn_ok, conn);
+	return opmfu_ajoin_add_task(sc->j, gid, start, end, bad, conn_ok, conn, copy_type(sc, value_sid(sc->r, v[4])));
 }
 
 static int comm_row(struct scan *sc, sqlite3_value **v)
 {
-	int64_t start = 0, end = 0, conn = 0;
-	int bad = value_ns(v[1], &start) | value_ns(v[2], &end);
-	int conn_ok = !value_ns(v[3], &conn);
-	/* every communication on the device, linked to an op or not (SPEC 11) */
-	struct opmfu_range rg = { start, end, OPMFU_NO_LAUNCH, value_sid(sc->r, v[0]), 0 };
-	if (!bad && opmfu_ranges_add(&sc->r->t->comm, &rg))
+	struct opmfu_aj_cop c = { 0, 0, 0, 0, value_sid(sc->r, v[0]), value_sid(sc->r, v[5]), 0, 0, 0 };
+	c.conn_ok = (uint8_t)!value_ns(v[3], &c.conn);
+	c.bad = (uint8_t)(value_ns(v[1], &c.start) | value_ns(v[2], &c.end));
+	c.op_ok = (uint8_t)!value_ns(v[4], &c.op_id);
+	/* every communication on the device, linked to an op or not (SPEC 11):
+	 * the join makes the ranges, from the tasks when it has them */
+	if (opmfu_ajoin_add_collective(sc->j, &c))
 		return -1;
-	return opmfu_ajoin_add_comm(sc->j, rg.name, start, end, bad, conn_ok, conn);
+	return opmfu_ajoin_add_comm(sc->j, c.type, c.start, c.end, c.bad, c.conn_ok, c.conn);
+}
+
+/* CANN_API: the runtime call under a connectionId is the host side of the
+ * device work with that connectionId (its launch) */
+static int launch_row(struct scan *sc, sqlite3_value **v)
+{
+	int64_t conn, start;
+	if (value_ns(v[0], &conn) || value_ns(v[1], &start))
+		return 0;
+	return opmfu_ajoin_add_launch(sc->j, conn, start);
 }
 
 static int connection_row(struct scan *sc, sqlite3_value **v)
@@ -624,37 +676,72 @@ static void take_mstx(struct opmfu_trace *t, struct helper *h)
 		t->drops[i] += h->t.drops[i];
 }
 
+/* Whether table has every column in cols (an optional part of the schema);
+ * a table without them is read without it. */
+static int has_columns(struct reader *r, const char *table, const char *const *cols)
+{
+	struct opmfu_err quiet = OPMFU_ERR_INIT, *err = r->err;
+	int ok;
+	r->err = &quiet;
+	ok = need_columns(r, table, cols) == OPMFU_OK;
+	r->err = err;
+	return ok;
+}
+
 /* The scans of the first connection, in dependency order (see ascend_join.h). */
 static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int has_comm, int has_sched,
 				     struct str_maps *maps)
 {
 	static const char *const fmt_cols[] = { "inputFormats", "outputFormats", NULL };
-	struct opmfu_err quiet = OPMFU_ERR_INIT, *err = r->err;
-	int has_formats;
+	static const char *const type_cols[] = { "taskType", NULL };
+	static const char *const ct_cols[] = { "globalTaskId", "opId", "name", NULL };
+	static const char *const op_cols[] = { "opId", "opName", NULL };
+	static const char *const cann_cols[] = { "connectionId", "startNs", NULL };
+	int has_formats, has_ct, has_cann;
 	struct scan info = { .row = info_row, .n_cols = 8, .j = j, .maps = maps };
 	struct scan sched = { .row = sched_row, .n_cols = 2, .j = j };
-	struct scan task = { .row = task_row, .n_cols = 4, .j = j }, comm = { .row = comm_row, .n_cols = 4, .j = j };
+	struct scan ct = { .row = ctinfo_row, .n_cols = 3, .j = j };
+	struct scan cann = { .row = launch_row, .n_cols = 2, .j = j };
+	struct scan task = { .row = task_row, .n_cols = 5, .j = j }, comm = { .row = comm_row, .n_cols = 6, .j = j };
 	struct scan conn = { .row = connection_row, .n_cols = 2, .j = j };
 	enum opmfu_status st;
 
 	/* formats are optional (shape FLOPs read them): older exports may lack them */
-	r->err = &quiet;
-	has_formats = need_columns(r, "COMPUTE_TASK_INFO", fmt_cols) == OPMFU_OK;
-	r->err = err;
+	has_formats = has_columns(r, "COMPUTE_TASK_INFO", fmt_cols);
+	/* communication tasks are optional: without them communication is the collectives' spans */
+	has_ct = table_exists(r, "COMMUNICATION_TASK_INFO", &st);
+	if (st)
+		return st;
+	has_ct = has_ct && has_columns(r, "COMMUNICATION_TASK_INFO", ct_cols);
 	opmfu_ajoin_expect(j, OPMFU_AJ_INFO, rows_hint(r, "COMPUTE_TASK_INFO"));
 	if ((st = run_scan(r, &info, has_formats ? opmfu_sql_ascend_compute_info : opmfu_sql_ascend_compute_info_nofmt,
 			   "reading COMPUTE_TASK_INFO")) ||
 	    (has_sched && (st = run_scan(r, &sched, opmfu_sql_ascend_comm_sched,
-					 "reading COMMUNICATION_SCHEDULE_TASK_INFO"))))
+					 "reading COMMUNICATION_SCHEDULE_TASK_INFO"))) ||
+	    (has_ct && (st = run_scan(r, &ct, opmfu_sql_ascend_comm_tasks, "reading COMMUNICATION_TASK_INFO"))))
 		return st;
 	if (opmfu_ajoin_index_info(j))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading COMPUTE_TASK_INFO", r->path);
 	opmfu_ajoin_expect(j, OPMFU_AJ_TASK, rows_hint(r, "TASK"));
-	if ((st = run_scan(r, &task, opmfu_sql_ascend_tasks, "reading TASK")) ||
-	    (has_comm && (st = run_scan(r, &comm, opmfu_sql_ascend_comm_op, "reading COMMUNICATION_OP"))))
+	/* the task types seen are sids of the string table, which is complete by now */
+	task.n_types = r->t->strs.n;
+	if (!(task.copy_type = opmfu_calloc(task.n_types ? task.n_types : 1, 1)))
+		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading TASK", r->path);
+	st = run_scan(r, &task, has_columns(r, "TASK", type_cols) ? opmfu_sql_ascend_tasks : opmfu_sql_ascend_tasks_notype,
+		      "reading TASK");
+	opmfu_free(task.copy_type);
+	if (st || (has_comm && (st = run_scan(r, &comm,
+					      has_columns(r, "COMMUNICATION_OP", op_cols) ? opmfu_sql_ascend_comm_op
+											 : opmfu_sql_ascend_comm_op_noid,
+					      "reading COMMUNICATION_OP"))))
 		return st;
 	if (opmfu_ajoin_index_conns(j))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading TASK", r->path);
+	/* launch times are optional: without them the op's start stands in */
+	has_cann = table_exists(r, "CANN_API", &st);
+	if (st || (has_cann && has_columns(r, "CANN_API", cann_cols) &&
+		   (st = run_scan(r, &cann, opmfu_sql_ascend_cann_api, "reading CANN_API"))))
+		return st;
 	opmfu_ajoin_expect(j, OPMFU_AJ_CONNECTION, rows_hint(r, "CONNECTION_IDS"));
 	if ((st = run_scan(r, &conn, opmfu_sql_ascend_connections, "reading CONNECTION_IDS")))
 		return st;
