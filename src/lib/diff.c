@@ -22,6 +22,7 @@
 #include "analyze/modules.h"
 #include "lib/lib.h"
 #include "read/dirwalk.h"
+#include "read/sqlite_in.h"
 #include "write/summary_xlsx.h"
 
 /* One side while it is found, analysed and read. */
@@ -476,6 +477,8 @@ enum opmfu_status opmfu_diff(const struct opmfu_diff_opts *o, struct opmfu_diff 
 	size_t failed = 0;
 	int s;
 
+	/* before any thread of the run uses SQLite (read/sqlite_in.h) */
+	opmfu_sqlite_guard();
 	memset(d, 0, sizeof(*d));
 	memset(sd, 0, sizeof(sd));
 	if (!o->paths[0] || !o->paths[1])

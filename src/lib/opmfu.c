@@ -20,6 +20,7 @@
 #include "chips/chips.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
+#include "read/sqlite_in.h"
 #include "trace/parse.h"
 #include "trace/strtab.h"
 #include "write/stage.h"
@@ -220,6 +221,8 @@ enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_
 	double t0 = opmfu_now_s();
 	size_t n_found;
 
+	/* before any thread of the run uses SQLite (read/sqlite_in.h) */
+	opmfu_sqlite_guard();
 	memset(rep, 0, sizeof(*rep));
 	opmfu_cell_store_init(&rep->model_run, NULL);
 	if ((st = opmfu_states_new(rep->run_state, OPMFU_PER_RUN, err)))

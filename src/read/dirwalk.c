@@ -82,7 +82,7 @@ const char *opmfu_file_kind(mode_t mode)
 	return "of an unknown kind";
 }
 
-static enum opmfu_status not_regular(const char *path, mode_t mode, struct opmfu_err *err)
+enum opmfu_status opmfu_not_regular(const char *path, mode_t mode, struct opmfu_err *err)
 {
 	return opmfu_err_set(err, OPMFU_ERR_IO, "%s: not a regular file (%s): opmfu reads only regular files", path,
 			     opmfu_file_kind(mode));
@@ -94,7 +94,7 @@ enum opmfu_status opmfu_check_regular(const char *path, const char *fail, struct
 	if (stat(path, &st) != 0)
 		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: %s: %s", path, fail, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return not_regular(path, st.st_mode, err);
+		return opmfu_not_regular(path, st.st_mode, err);
 	return OPMFU_OK;
 }
 
@@ -118,7 +118,7 @@ int opmfu_open_regular(const char *path, struct stat *out, const char *fail, str
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		not_regular(path, st.st_mode, err);
+		opmfu_not_regular(path, st.st_mode, err);
 		close(fd);
 		return -1;
 	}

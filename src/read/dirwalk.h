@@ -44,6 +44,8 @@ const char *opmfu_file_kind(mode_t mode);
 int opmfu_open_regular(const char *path, struct stat *st, const char *fail, struct opmfu_err *err);
 /* The same as a stdio stream ("rb"); NULL with err set. */
 FILE *opmfu_fopen_regular(const char *path, const char *fail, struct opmfu_err *err);
+/* The message above for a file of kind mode (OPMFU_ERR_IO). */
+enum opmfu_status opmfu_not_regular(const char *path, mode_t mode, struct opmfu_err *err);
 /* Only the stat check, for files another library opens by name (SQLite):
  * OPMFU_OK for a regular file, else the message above (or fail's). */
 enum opmfu_status opmfu_check_regular(const char *path, const char *fail, struct opmfu_err *err);

@@ -396,11 +396,21 @@ enum opmfu_status opmfu_json_feed(struct opmfu_json *j, const void *buf, size_t 
 			return st;
 		j->bom = -1;
 	}
-	if (n == 0)
-		return OPMFU_OK;
-	at = j->fed;
-	j->fed += n;
-	return feed_tokens(j, p, n, at, err);
+	/* Only a token a feed ends inside is measured (the scan of the rest
+	 * stays at memchr speed); slices no longer than the cap make every
+	 * longer token end a slice, whatever the caller's chunk size. The
+	 * readers' feeds (256 KiB at most) are one slice; only the fuzz build's
+	 * 64 KiB cap (json_stream.h) cuts them. */
+	while (n > 0) {
+		size_t k = n < OPMFU_JSON_TOKEN_MAX ? n : OPMFU_JSON_TOKEN_MAX;
+		at = j->fed;
+		j->fed += k;
+		if ((st = feed_tokens(j, p, k, at, err)))
+			return st;
+		p += k;
+		n -= k;
+	}
+	return OPMFU_OK;
 }
 
 enum opmfu_status opmfu_json_finish(struct opmfu_json *j, struct opmfu_err *err)

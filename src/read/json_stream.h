@@ -43,8 +43,13 @@ struct opmfu_json {
 
 /* The longest token (a string with its quotes, a number) taken: 64 MiB.
  * A longer one is OPMFU_ERR_FORMAT "JSON token longer than 67108864 bytes
- * at byte N", N where it starts. */
+ * at byte N", N where it starts, however the input is cut into feeds.
+ * The fuzz build (-Dfuzzers=true, meson.build) alone defines it as 64 KiB,
+ * so that libFuzzer reaches it within -max_len=1048576 (docs/testing.md);
+ * opmfu as built there is for fuzzing only. */
+#ifndef OPMFU_JSON_TOKEN_MAX
 #define OPMFU_JSON_TOKEN_MAX ((size_t)64 << 20)
+#endif
 
 /* Callbacks (yajl's, with ctx) see the values in document order; a callback
  * that returns 0 must have called opmfu_json_stop. Numbers come through

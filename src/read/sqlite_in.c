@@ -6,12 +6,95 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "read/dirwalk.h"
+
+/* ---- SQLite's own open() made non-blocking (SPEC 26) ----
+ *
+ * SQLite opens a database, and the journal beside it, by name with a
+ * blocking open(): a FIFO put in place after opmfu's check would block it
+ * forever. Of the ways to close that window, this is the one without one:
+ * SQLite's unix VFS makes every open() through a system-call table that
+ * xSetSystemCall can change, so the descriptor SQLite goes on to use is
+ * the one opened here with O_NONBLOCK and fstat'ed, with no second open by
+ * name. A VFS shim that checks the path and then lets the default VFS open
+ * it by name leaves the window where it was; one that hands SQLite
+ * /proc/self/fd/N needs /proc and hides the -journal beside the file from
+ * SQLite; a watchdog writing to a stuck FIFO misses devices and guesses a
+ * time. The table is the process's: every unix VFS connection gets the
+ * check, the output database's too, which only ever changes what happens
+ * to a file that is neither regular nor a directory (never a database). */
+static int (*base_open)(const char *, int, int);
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static int guarded;
+/* the kind (st_mode) of the file last refused on this thread, 0: none */
+static _Thread_local mode_t refused;
+
+static int nonblocking_open(const char *path, int flags, int mode)
+{
+	struct stat st;
+	int fd, fl, e;
+
+	/* O_NONBLOCK: a FIFO opens at once; O_NOCTTY: a terminal is not
+	 * taken as the controlling one before it is refused */
+	if ((fd = base_open(path, flags | O_NONBLOCK | O_NOCTTY, mode)) < 0)
+		return fd;
+	if (fstat(fd, &st) != 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	/* directories: SQLite opens the folder to sync it after a journal is
+	 * deleted; /dev/null: it parks descriptors 0-2 there when they are
+	 * closed, so that a database never gets one */
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && strcmp(path, "/dev/null") != 0) {
+		close(fd);
+		refused = st.st_mode;
+		/* not EISDIR or EACCES, which SQLite reads as other cases */
+		errno = ENXIO;
+		return -1;
+	}
+	/* a regular file never blocks, but keep the flags SQLite asked for */
+	if (!(flags & O_NONBLOCK) && (fl = fcntl(fd, F_GETFL)) != -1)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+static void guard_install(void)
+{
+	sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+	sqlite3_syscall_ptr was;
+
+	/* only the unix VFS has an "open" entry; another default VFS keeps
+	 * the check before the open (docs/architecture.md) */
+	if (!vfs || vfs->iVersion < 3 || !vfs->xGetSystemCall || !vfs->xSetSystemCall ||
+	    strncmp(vfs->zName, "unix", 4) != 0)
+		return;
+	if (!(was = vfs->xGetSystemCall(vfs, "open")))
+		return;
+	base_open = (int (*)(const char *, int, int))was;
+	guarded = vfs->xSetSystemCall(vfs, "open", (sqlite3_syscall_ptr)nonblocking_open) == SQLITE_OK;
+}
+
+int opmfu_sqlite_guard(void)
+{
+	pthread_once(&guard_once, guard_install);
+	return guarded;
+}
+
+mode_t opmfu_sqlite_refused(void)
+{
+	mode_t m = refused;
+	refused = 0;
+	return m;
+}
 
 char *opmfu_sqlite_uri(const char *path, const char *q)
 {
@@ -70,11 +153,12 @@ enum opmfu_status opmfu_sqlite_in_open(const char *path, sqlite3 **db, struct op
 
 	*db = NULL;
 	memset(in, 0, sizeof(*in));
-	/* SQLite opens the file by name with a blocking open(): it gets only a
-	 * path this open found a regular file at (SPEC 26: a FIFO named like a
-	 * database would block forever). What is left is the moment between
-	 * this check and SQLite's open, where the file could be replaced; the
-	 * stat after the open below, and opmfu_sqlite_in_check, see that. */
+	/* SQLite gets only a path this open found a regular file at, and its
+	 * own open refuses anything else without blocking (the guard above),
+	 * should the file be swapped for a FIFO in between; a swap for another
+	 * regular file is seen by the stat after the open below and by
+	 * opmfu_sqlite_in_check. */
+	opmfu_sqlite_guard();
 	if ((fd = opmfu_open_regular(path, &in->st, "cannot open", err)) < 0)
 		return OPMFU_ERR_IO;
 	in->wal = wal_mode(fd);
@@ -91,11 +175,17 @@ enum opmfu_status opmfu_sqlite_in_open(const char *path, sqlite3 **db, struct op
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory opening it", path);
 	/* NOMUTEX: each connection is used by one thread; the per-call mutex
 	 * of serialized mode cost a quarter of the scan time */
+	opmfu_sqlite_refused();
 	rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
 	opmfu_free(uri);
 	if (rc != SQLITE_OK) {
-		st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open: %s", path,
-				   *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
+		/* swapped for a FIFO (or the like) since the check */
+		mode_t kind = opmfu_sqlite_refused();
+		if (kind)
+			st = opmfu_not_regular(path, kind, err);
+		else
+			st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot open: %s", path,
+					   *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
 		sqlite3_close(*db);
 		*db = NULL;
 		return st;
@@ -136,6 +226,16 @@ enum opmfu_status opmfu_sqlite_in_check(const char *path, const struct opmfu_sql
 
 const char *opmfu_sqlite_in_hint(int code)
 {
+	static _Thread_local char kind[96];
+	mode_t refused_kind = opmfu_sqlite_refused();
+
+	/* SQLite takes a -journal it cannot open for a hot one */
+	if (code == SQLITE_READONLY_ROLLBACK && refused_kind) {
+		snprintf(kind, sizeof(kind),
+			 " (its -journal file is not a regular file (%s): opmfu reads only regular files)",
+			 opmfu_file_kind(refused_kind));
+		return kind;
+	}
 	if (code == SQLITE_READONLY_ROLLBACK)
 		return " (a rollback journal beside it holds an interrupted write, which only a writable "
 		       "connection can undo: open a copy of the database and its -journal file once with sqlite3)";

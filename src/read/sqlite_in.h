@@ -48,8 +48,24 @@ enum opmfu_status opmfu_sqlite_in_open(const char *path, sqlite3 **db, struct op
 enum opmfu_status opmfu_sqlite_in_check(const char *path, const struct opmfu_sqlite_in *in, struct opmfu_err *err);
 
 /* What to add to SQLite's message for an input's error of extended code
- * code: why it likely happened ("" if nothing is known). */
+ * code: why it likely happened ("" if nothing is known), a -journal the
+ * guard refused on this thread included. */
 const char *opmfu_sqlite_in_hint(int code);
+
+/*
+ * Makes SQLite's own open() of any file (databases, journals; inputs and
+ * outputs) refuse one that is neither a regular file nor a directory,
+ * without blocking: opened with O_NONBLOCK, fstat'ed, closed with
+ * SQLITE_CANTOPEN for the caller (sqlite_in.c says why this way). Once per
+ * process, before any other thread uses SQLite: the lib layer calls it
+ * first thing, opmfu_sqlite_in_open for callers below it. Returns 1 when
+ * installed, 0 when the default VFS has no open() to replace (then only
+ * the check before SQLite's open stands).
+ */
+int opmfu_sqlite_guard(void);
+/* The kind (st_mode) of the file the guard last refused on this thread,
+ * 0 if none; reading it clears it. */
+mode_t opmfu_sqlite_refused(void);
 
 /* path as a SQLite URI filename with the query q ("mode=ro"): every byte
  * but [A-Za-z0-9._~/-] percent-encoded, so '?', '#', '%' and spaces stay

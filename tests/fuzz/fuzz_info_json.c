@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fuzz.h"
+#include "fuzz_json.h"
 #include "read/ascend/ascend.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_ASSERT(st == OPMFU_ERR_FORMAT || st == OPMFU_ERR_NOMEM);
 		FUZZ_ASSERT(err.msg[0] != '\0');
+		fuzz_json_cap_check("fuzz_info_json", err.msg, size);
 	}
 	return 0;
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
+#include "fuzz_json.h"
 #include "mflops/mflops.h"
 #include "read/model_config.h"
 
@@ -65,6 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st != OPMFU_OK) {
 		FUZZ_ASSERT(st == OPMFU_ERR_FORMAT || st == OPMFU_ERR_NOMEM || (st == OPMFU_ERR_USAGE && n_set > 0));
 		FUZZ_ASSERT(err.msg[0] != '\0');
+		/* offsets count in the config's text, data[0..len) */
+		if (!strstr(err.msg, "--set"))
+			fuzz_json_cap_check("fuzz_model_config", err.msg, len);
 		return 0;
 	}
 	FUZZ_ASSERT(c.layers >= 1 && c.hidden >= 1 && c.heads >= 1 && c.head_dim >= 0);

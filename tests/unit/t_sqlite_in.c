@@ -3,7 +3,8 @@
  * beside them (read/sqlite_in.c): the URI spelling of odd paths; a WAL
  * database opened immutable and a rollback one plain, neither leaving a
  * file; a file changed after opening; a pending WAL; the hints; allocation
- * failures. argv[1]: a scratch directory.
+ * failures; the guard that keeps SQLite's open() from blocking on a FIFO.
+ * argv[1]: a scratch directory.
  */
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -168,6 +169,43 @@ static void test_faults(void)
 	CHECK_STR(opmfu_sqlite_in_hint(SQLITE_READONLY), "");
 }
 
+/* The guard on SQLite's own open(): SQLite asked to open a FIFO directly
+ * (as it would after a swap behind opmfu's check) refuses it at once,
+ * read-only and read-write; a database and a -journal beside it still work.
+ * A hang would be this test's timeout; alarm ends it sooner. */
+static void test_guard(void)
+{
+	char fifo[4300], path[4300];
+	sqlite3 *db = NULL;
+
+	CHECK_INT(opmfu_sqlite_guard(), 1);
+	CHECK_INT(opmfu_sqlite_guard(), 1); /* once: still installed, not twice */
+	alarm(10);
+	snprintf(fifo, sizeof(fifo), "%s/pipe.db", dir);
+	unlink(fifo);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	CHECK_INT(opmfu_sqlite_refused(), 0);
+	CHECK_INT(sqlite3_open_v2(fifo, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_CANTOPEN);
+	sqlite3_close(db);
+	CHECK(S_ISFIFO(opmfu_sqlite_refused()));
+	CHECK_INT(opmfu_sqlite_refused(), 0); /* read once */
+	db = NULL;
+	CHECK_INT(sqlite3_open_v2(fifo, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_CANTOPEN);
+	sqlite3_close(db);
+	CHECK(S_ISFIFO(opmfu_sqlite_refused()));
+
+	/* a rollback-mode write (journal created, synced, deleted) is untouched */
+	snprintf(path, sizeof(path), "%s/guarded.db", dir);
+	make_db(path, "DELETE");
+	db = NULL;
+	CHECK_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "INSERT INTO t VALUES (4)", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_INT(count_rows(db), 4);
+	CHECK_INT(sqlite3_close(db), SQLITE_OK);
+	CHECK_INT(opmfu_sqlite_refused(), 0);
+	alarm(0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -178,5 +216,6 @@ int main(int argc, char **argv)
 	test_open("WAL", 1);
 	test_open("DELETE", 0);
 	test_faults();
+	test_guard();
 	return check_done();
 }

@@ -1,0 +1,128 @@
+/*
+ * t_json_stream.c - the JSON token cap (read/json_stream.c, SPEC 26), built
+ * here with the fuzz build's cap of 64 KiB (tests/unit/meson.build) so that
+ * reaching it takes inputs of kilobytes, not 64 MiB (tests/cli/bounds.py
+ * checks the real one end to end). A token of exactly the cap is taken; one
+ * byte more, a string or a number, fails naming the byte where it starts,
+ * whatever the feeds' sizes: split over many, or in one feed longer than the
+ * cap (json_stream.c then cuts it in slices), a byte order mark counted.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "read/json_stream.h"
+
+#define CAP ((size_t)64 << 10)
+
+/* the compile-time cap is the one this test is about */
+_Static_assert(OPMFU_JSON_TOKEN_MAX == CAP, "t_json_stream is built with a 64 KiB token cap");
+
+struct seen {
+	size_t longest; /* the longest string or number text a callback got */
+};
+
+static int on_string(void *ctx, const unsigned char *s, size_t len)
+{
+	struct seen *v = ctx;
+	(void)s;
+	if (len > v->longest)
+		v->longest = len;
+	return 1;
+}
+
+static int on_number(void *ctx, const char *s, size_t len)
+{
+	return on_string(ctx, (const unsigned char *)s, len);
+}
+
+/* keys count as strings */
+static const yajl_callbacks callbacks = { NULL, NULL, NULL, NULL, on_number, on_string, NULL, on_string,
+					 NULL, NULL, NULL };
+
+/* Parses text[0..len) fed chunk bytes at a time (0: in one feed). */
+static enum opmfu_status parse(const char *text, size_t len, size_t chunk, struct seen *v, struct opmfu_err *e)
+{
+	struct opmfu_json j;
+	enum opmfu_status st;
+	size_t at = 0;
+
+	memset(v, 0, sizeof(*v));
+	memset(e, 0, sizeof(*e));
+	if (!chunk)
+		chunk = len;
+	st = opmfu_json_init(&j, &callbacks, v, e);
+	while (!st && at < len) {
+		size_t k = len - at < chunk ? len - at : chunk;
+		st = opmfu_json_feed(&j, text + at, k, e);
+		at += k;
+	}
+	if (!st)
+		st = opmfu_json_finish(&j, e);
+	opmfu_json_release(&j);
+	return st;
+}
+
+/* prefix, then a string token of token bytes (quotes included) or a number
+ * of that many digits, then suffix; malloc'd, its length in *len. */
+static char *doc(const char *prefix, int number, size_t token, const char *suffix, size_t *len)
+{
+	size_t a = strlen(prefix), b = strlen(suffix);
+	char *s = malloc(a + token + b + 1);
+	if (!s)
+		abort();
+	memcpy(s, prefix, a);
+	memset(s + a, number ? '7' : 'x', token);
+	if (!number) {
+		s[a] = '"';
+		s[a + token - 1] = '"';
+	}
+	memcpy(s + a + token, suffix, b + 1);
+	*len = a + token + b;
+	return s;
+}
+
+static void cap_case(const char *prefix, int number, const char *suffix, size_t start)
+{
+	static const size_t chunks[] = { 0, 1000, 4096, 65535, 65536, 65537, 100000 };
+	char want[128];
+	struct opmfu_err e;
+	struct seen v;
+	size_t i, len;
+	char *at_cap = doc(prefix, number, CAP, suffix, &len);
+	char *over = doc(prefix, number, CAP + 1, suffix, &len);
+
+	snprintf(want, sizeof(want), "JSON token longer than 65536 bytes at byte %zu", start);
+	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		CHECK_INT(parse(at_cap, strlen(at_cap), chunks[i], &v, &e), OPMFU_OK);
+		CHECK_INT(v.longest, number ? CAP : CAP - 2);
+		CHECK_INT(parse(over, len, chunks[i], &v, &e), OPMFU_ERR_FORMAT);
+		CHECK_STR(e.msg, want);
+	}
+	free(at_cap);
+	free(over);
+}
+
+int main(void)
+{
+	struct opmfu_json_value val[1];
+	struct opmfu_err e;
+	char *text;
+	size_t len;
+
+	/* a string and a number, as a value and as a key; after a byte order mark */
+	cap_case("{\"name\": ", 0, "}", 9);
+	cap_case("[1, ", 1, "]", 4);
+	cap_case("{", 0, ": 1}", 1);
+	cap_case("\xEF\xBB\xBF  [", 0, "]", 6);
+
+	/* info.json's picker, text at once as --set and config.json give it */
+	text = doc("{\"DeviceInfo\":[{\"id\":0,\"ai_core_num\":", 0, CAP + 1, "}]}", &len);
+	memset(val, 0, sizeof(val));
+	val[0].path = "DeviceInfo[0].ai_core_num";
+	memset(&e, 0, sizeof(e));
+	CHECK_INT(opmfu_json_pick_text(text, len, val, 1, &e), OPMFU_ERR_FORMAT);
+	CHECK_STR(e.msg, "JSON token longer than 65536 bytes at byte 37");
+	free(text);
+	return check_done();
+}
