@@ -108,6 +108,9 @@ void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const
 	case 'L':
 		o->follow_symlinks = 1;
 		break;
+	case 'U': /* --run: the library checks it against the runs found */
+		o->run = arg;
+		break;
 	case 'j': {
 		char *end;
 		long v = strtol(arg, &end, 10);
