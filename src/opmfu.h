@@ -58,7 +58,11 @@ struct opmfu_opts {
 	const char *peak_origin;
 	const char *chip;          /* built-in table entry to use, or NULL */
 	int jobs;                  /* worker threads; <= 0: number of CPUs */
-	const int *ranks;          /* only these rank ids, or NULL for all */
+	/* --run: the run to analyse, by ID or a unique prefix of one (SPEC 17: a
+	 * result is one run); NULL: the inputs must hold one run, else
+	 * OPMFU_ERR_USAGE lists the runs found */
+	const char *run;
+	const int *ranks;          /* only these rank ids (of the run), or NULL for all */
 	size_t n_ranks;
 	/* --model: model FLOPs checked against each rank's steps (OpmfuModel, SPEC 12);
 	 * NULL: none. world_size 0 is the ranks found; step_time, chip, peak unused. */

@@ -22,7 +22,7 @@ int opmfu_sort_idx(uint32_t *v, size_t n, opmfu_less_fn less, const void *ctx);
 typedef int (*opmfu_less_elem_fn)(const void *a, const void *b);
 
 /* The largest element opmfu_sort_array takes. */
-#define OPMFU_SORT_MAX_ELEM 64
+#define OPMFU_SORT_MAX_ELEM 128
 
 /*
  * Sorts the array v of n elements of `size` bytes (at most

@@ -20,7 +20,7 @@ enum opmfu_status {
 	OPMFU_ERR_BUSY,    /* the output database stayed busy; the results were kept beside it */
 };
 
-#define OPMFU_ERR_MSG_MAX 1024
+#define OPMFU_ERR_MSG_MAX 4096 /* room for the list of runs a refused path holds */
 
 /* A complete, printable message ("what: why"), empty while no error occurred. */
 struct opmfu_err {

@@ -65,8 +65,8 @@ int opmfu_parse_rank_list(const char *s, int **out);
 /* "db,csv" -> OPMFU_EXPORT_* bits, in any order; a word that is not one of
  * allowed's is a usage error of cmd ("analyze ") naming it. */
 unsigned opmfu_parse_exports(const char *cmd, const char *list, unsigned allowed);
-/* --peak (getopt value 'P'), --chip ('C'), -j ('j'), --rank-list ('R'), --csv-verbatim ('X', no
- * value) or --follow-symlinks ('L', no value) of cmd into o; *ranks owns the rank list. Usage errors exit. */
+/* --peak (getopt value 'P'), --chip ('C'), -j ('j'), --rank-list ('R'), --run ('U'), --csv-verbatim
+ * ('X', no value) or --follow-symlinks ('L', no value) of cmd into o; *ranks owns the rank list. Usage errors exit. */
 void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const char *arg, int **ranks);
 /* After the options: --model's run options (m) into o, an error when they
  * came without --model; the peaks of OPMFU_PEAK, unless --peak gave them. */

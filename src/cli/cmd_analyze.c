@@ -15,7 +15,7 @@
 static const char usage_analyze[] =
 	"usage: opmfu analyze [options] PATH...\n"
 	"\n"
-	"PATH is a cluster directory (ranks up to 5 levels below, formats may be mixed)\n"
+	"PATH is a cluster directory (ranks up to 5 levels below, of one run: see --run)\n"
 	"or one rank of either format:\n"
 	"- Ascend PyTorch profiler export: a rank directory (*_ascend_pt) or its\n"
 	"  ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{rank}.db\n"
@@ -36,6 +36,9 @@ static const char usage_analyze[] =
 	"                         also read from OPMFU_PEAK\n"
 	"      --chip NAME        use the built-in peaks of NAME (see 'opmfu chips')\n"
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
+	"      --run ID           analyse this run of those found under PATH (its ID, or\n"
+	"                         the start of one); needed when PATH holds several\n"
+	"                         runs: formats, Kineto jobs, single-device traces\n"
 	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
 	"      --follow-symlinks  also walk symbolic links to folders outside PATH\n"
 	"                         (never /proc or /sys; default: not followed)\n"
@@ -61,7 +64,8 @@ static const char usage_analyze[] =
 	"      --timings          also print where each rank's time went\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"exit status: 0 ok, 1 failure, 2 usage error, 3 some ranks failed\n";
+	"exit status: 0 ok, 1 failure, 2 usage error (also: several runs and no --run),\n"
+	"3 some ranks failed\n";
 
 struct progress_ctx {
 	int enabled;
@@ -94,7 +98,8 @@ static const struct option longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
 	{ "model", required_argument, NULL, 'M' },  { "step-time", required_argument, NULL, 'S' },
-	{ "follow-symlinks", no_argument, NULL, 'L' }, OPMFU_MODEL_LONGOPTS,
+	{ "follow-symlinks", no_argument, NULL, 'L' }, { "run", required_argument, NULL, 'U' },
+	OPMFU_MODEL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 

@@ -37,13 +37,17 @@ static const char usage_diff[] =
 	"  -j, --jobs N           for input paths: analyse N ranks at once\n"
 	"      --model CONFIG     for input paths: model MFU as 'analyze --model' (with its\n"
 	"                         run options, --seq-len N ...), compared per convention\n"
+	"      --run ID           for input paths: the run to analyse on each side (its\n"
+	"                         ID, or the start of one); BASE_ID,NEW_ID for two;\n"
+	"                         needed for a side that holds several runs\n"
 	"      --rank-list LIST   compare only these ranks, e.g. 0,3,8-15\n"
 	"      --follow-symlinks  for input paths: also walk symbolic links to folders\n"
 	"                         outside them (as analyze takes it)\n"
 	"  -q, --quiet            print only warnings and errors\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"exit status: 0 ok, 1 failure, 2 usage error, 3 some ranks of an input path failed\n";
+	"exit status: 0 ok, 1 failure, 2 usage error (also: a side with several runs\n"
+	"and no --run), 3 some ranks of an input path failed\n";
 
 static void on_progress(void *ctx, const struct opmfu_progress *p)
 {
@@ -68,6 +72,7 @@ static const struct option longopts[] = {
 	{ "csv-verbatim", no_argument, NULL, 'X' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "model", required_argument, NULL, 'M' },  { "follow-symlinks", no_argument, NULL, 'L' },
+	{ "run", required_argument, NULL, 'U' },
 	OPMFU_MODEL_LONGOPTS,                       { NULL, 0, NULL, 0 },
 };
 

@@ -32,6 +32,7 @@ struct side {
 	int input;         /* an input path, to analyse */
 	char *db;          /* the result database to read */
 	char *tmp;         /* the folder an input is analysed into, removed after reading */
+	char *run;         /* an input's run to analyse: its ID (SPEC 17: each side is one run) */
 	int *ranks;        /* with --rank-list: those of the input's ranks to analyse */
 	size_t n_ranks;
 	size_t failed;     /* ranks whose analysis failed now */
@@ -66,8 +67,29 @@ static void no_warn(void *ctx, const char *msg)
 
 /* ---- what a side is ---- */
 
-/* An input path: its ranks (discovery says whether it is one at all), and
- * with --rank-list those of them to analyse. */
+/* The side's run among list's: --run BASE_ID,NEW_ID gives each side its own
+ * (IDs hold no ','), one ID is both sides'; refused as analyze refuses it,
+ * the message naming the side. */
+static enum opmfu_status pick_run(struct side *sd, const char *path, struct opmfu_rank_list *list,
+				  struct opmfu_err *err)
+{
+	const char *want = sd->o->analyze.run, *comma = want ? strchr(want, ',') : NULL;
+	char *part = NULL;
+	enum opmfu_status st;
+
+	if (comma && !(part = sd->s == 0 ? opmfu_strndup(want, (size_t)(comma - want)) : opmfu_strdup(comma + 1)))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	st = opmfu_rank_list_pick_run(list, part ? part : want, path, err);
+	opmfu_free(part);
+	if (st == OPMFU_ERR_USAGE)
+		opmfu_err_prefix(err, "%s", label[sd->s]);
+	if (st == OPMFU_OK && list->n && !(sd->run = opmfu_strdup(list->v[0].run_id)))
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	return st;
+}
+
+/* An input path: its ranks (discovery says whether it is one at all), its
+ * run, and with --rank-list those of the run's ranks to analyse. */
 static enum opmfu_status find_input(struct side *sd, const char *path, struct opmfu_err *err)
 {
 	struct opmfu_rank_list list = { NULL, 0, 0 };
@@ -89,6 +111,8 @@ static enum opmfu_status find_input(struct side *sd, const char *path, struct op
 				   "opmfu's tables in it or in its cluster_analysis_output/, and %s",
 				   path, why);
 	}
+	if (st == OPMFU_OK)
+		st = pick_run(sd, path, &list, err);
 	sd->input = st == OPMFU_OK;
 	if (st == OPMFU_OK && ao->ranks) {
 		if (!(sd->ranks = opmfu_malloc((list.n + 1) * sizeof(*sd->ranks))))
@@ -258,6 +282,7 @@ static enum opmfu_status analyse(struct side *sd, struct opmfu_err *err)
 	ao.n_inputs = 1;
 	ao.out_dir = sd->tmp;
 	ao.exports = OPMFU_EXPORT_DB;
+	ao.run = sd->run;
 	ao.ranks = sd->ranks;
 	ao.n_ranks = sd->n_ranks;
 	ao.on_warning = side_warn;
@@ -514,6 +539,7 @@ enum opmfu_status opmfu_diff(const struct opmfu_diff_opts *o, struct opmfu_diff 
 		opmfu_free(sd[s].tmp);
 		opmfu_free(sd[s].db);
 		opmfu_free(sd[s].ranks);
+		opmfu_free(sd[s].run);
 		opmfu_results_release(&sd[s].res);
 	}
 	d->seconds = opmfu_now_s() - t0;

@@ -236,6 +236,8 @@ enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_
 	if ((st = opmfu_discover(o->inputs, o->n_inputs, NULL,
 				   o->follow_symlinks ? OPMFU_DISCOVER_FOLLOW_LINKS : 0u, &list, warn_cb, (void *)o, err)))
 		goto out;
+	if ((st = opmfu_rank_list_pick_run(&list, o->run, o->n_inputs == 1 ? o->inputs[0] : "the paths given", err)))
+		goto out;
 	n_found = list.n;
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
 		goto out;

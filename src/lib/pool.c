@@ -197,34 +197,6 @@ static enum opmfu_status put_model(struct opmfu_report *rep, const struct opmfu_
 	return st;
 }
 
-/* The run's identity: a digest (FNV-1a, 64 bits) of its ranks and their
- * inputs, and the readers that read them. */
-static void run_identity(const struct opmfu_rank_list *list, char *id, size_t size, const char **source)
-{
-	uint64_t h = 14695981039346656037ull;
-	size_t i;
-
-	*source = NULL;
-	for (i = 0; i < list->n; i++) {
-		/* the file itself, however the path to it was written */
-		char *real = realpath(list->v[i].path, NULL);
-		const char *p = real ? real : list->v[i].path;
-		char rank[16];
-		snprintf(rank, sizeof(rank), "%d:", list->v[i].rank);
-		for (const char *q = rank; *q; q++)
-			h = (h ^ (unsigned char)*q) * 1099511628211ull;
-		for (; p && *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ull;
-		h = (h ^ '\n') * 1099511628211ull;
-		free(real);
-		if (!*source)
-			*source = list->v[i].reader->name;
-		else if (strcmp(*source, list->v[i].reader->name))
-			*source = "mixed";
-	}
-	snprintf(id, size, "%016llx", (unsigned long long)h);
-}
-
 /* The median rank of the run: OpmfuRun's median_rank, among the tables
  * the per-run analyses made; 0 when none. */
 static int median_rank(const struct opmfu_table *t, size_t n, int *rank)
@@ -254,12 +226,12 @@ static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct op
 	struct opmfu_run_ctx rc;
 	struct opmfu_table t[MAX_TABS];
 	enum opmfu_status st = OPMFU_OK;
-	char id[20];
 	size_t k, n = 0, i;
 	int median = 0, have_median;
 
-	run_identity(list, id, sizeof(id), &rc.source);
-	rc.run_id = id;
+	/* one run (opmfu_rank_list_pick_run): its ID, and the reader of its ranks */
+	rc.run_id = list->n ? list->v[0].run_id : NULL;
+	rc.source = list->n ? list->v[0].reader->name : NULL;
 	rc.ranks = list->n;
 	rc.ranks_failed = rep->n_failed;
 	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK; k++) {

@@ -15,7 +15,7 @@
 static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state, const char *msg)
 {
 	rr->state = state;
-	snprintf(rr->reason, sizeof(rr->reason), "%s", msg);
+	snprintf(rr->reason, sizeof(rr->reason), "%.*s", (int)sizeof(rr->reason) - 1, msg);
 }
 
 /* While the second reader thread is still on the FLOPs records: the parts

@@ -1,7 +1,9 @@
 /*
  * discover.c - finding ranks on disk for every reader at once (SPEC 1.1, 13):
- * the walk, duplicate rank ids, order and --rank-list selection. What a
- * rank looks like is each reader's business (its probes).
+ * the walk, runs and their IDs (SPEC 17: a result is one run), duplicate
+ * rank ids within a run, order, --run and --rank-list selection. What a
+ * rank looks like, and which run it is of, is each reader's business (its
+ * probes).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -60,6 +62,9 @@ void opmfu_rank_input_release(struct opmfu_rank_input *in)
 	opmfu_free(in->path);
 	opmfu_free(in->stamp);
 	opmfu_free(in->out_hint);
+	opmfu_free(in->run_key);
+	opmfu_free(in->run_name);
+	opmfu_free(in->run_id);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -89,7 +94,26 @@ static int same_file(const char *a, const char *b)
 	       (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
-/* Adds a rank, or resolves a duplicate id by stamp. Takes ownership of in. */
+/* The order of runs, then ranks: by reader, run key, rank id. Every rank in
+ * a list has a run key (take() sees to it). */
+static int run_cmp(const struct opmfu_rank_input *a, const struct opmfu_rank_input *b)
+{
+	int c = strcmp(a->reader->name, b->reader->name);
+	if (!c)
+		c = strcmp(a->run_key, b->run_key);
+	if (!c)
+		c = (a->rank > b->rank) - (a->rank < b->rank);
+	return c;
+}
+
+/* Whether a and b are ranks of one run. */
+static int same_run(const struct opmfu_rank_input *a, const struct opmfu_rank_input *b)
+{
+	return a->reader == b->reader && !strcmp(a->run_key, b->run_key);
+}
+
+/* Adds a rank, or resolves a duplicate id within its run by stamp. Takes
+ * ownership of in. */
 static enum opmfu_status add_rank(struct walk *w, struct opmfu_rank_input in)
 {
 	struct opmfu_rank_list *list = w->list;
@@ -97,7 +121,7 @@ static enum opmfu_status add_rank(struct walk *w, struct opmfu_rank_input in)
 	int cmp;
 	for (i = 0; i < list->n; i++) {
 		struct opmfu_rank_input *o = &list->v[i];
-		if (o->rank != in.rank)
+		if (o->rank != in.rank || !same_run(o, &in))
 			continue;
 		if (same_file(o->path, in.path)) {
 			opmfu_rank_input_release(&in);
@@ -162,7 +186,10 @@ static enum opmfu_probe probe(const struct opmfu_reader *const *readers, const c
 static enum opmfu_status take(struct walk *w, struct opmfu_rank_input in, const char *out_hint)
 {
 	in.out_hint = opmfu_strdup(out_hint);
-	if (!in.out_hint) {
+	/* a reader that tells no runs apart has one run */
+	if (!in.run_key)
+		in.run_key = opmfu_strdup(in.reader->name);
+	if (!in.out_hint || !in.run_key) {
 		opmfu_rank_input_release(&in);
 		return opmfu_err_set(w->err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
 	}
@@ -447,7 +474,7 @@ static int resolve(struct merging *m, struct opmfu_rank_input *old, size_t *from
 	return 0;
 }
 
-/* Merges one (path i's ranks, sorted) into list (sorted), emptying one. */
+/* Merges one (path i's ranks, sorted by run) into list (sorted so), emptying one. */
 static enum opmfu_status merge(struct merging *m, struct opmfu_rank_list *list, struct opmfu_rank_list *one, size_t i,
 			       struct opmfu_err *err)
 {
@@ -462,10 +489,11 @@ static enum opmfu_status merge(struct merging *m, struct opmfu_rank_list *list, 
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
 	}
 	while (a < list->n || b < one->n) {
-		if (b == one->n || (a < list->n && list->v[a].rank < one->v[b].rank)) {
+		int c = a == list->n ? 1 : b == one->n ? -1 : run_cmp(&list->v[a], &one->v[b]);
+		if (c < 0) {
 			from[n] = m->from[a];
 			v[n++] = list->v[a++];
-		} else if (a == list->n || one->v[b].rank < list->v[a].rank) {
+		} else if (c > 0) {
 			from[n] = i;
 			v[n++] = one->v[b++];
 		} else {
@@ -551,6 +579,216 @@ static void warn_dups(struct merging *m)
 	}
 }
 
+/* ---- runs ----
+ * A result is one run (SPEC 17). The readers' probes say which run a rank is
+ * of (run_key); here each run gets a short ID users can type after --run,
+ * and a path holding several runs is refused with their list.
+ */
+
+size_t opmfu_run_slug(const char *name, char *out, size_t size)
+{
+	size_t n = 0;
+	int dash = 0; /* a '-' is due before the next byte kept */
+
+	if (!size)
+		return 0;
+	for (; name && *name && n + 1 < size; name++) {
+		char c = *name;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_')) {
+			/* '-' too: a run of separators is one '-' */
+			dash = n > 0;
+			continue;
+		}
+		if (dash && n + 2 < size)
+			out[n++] = '-';
+		else if (dash)
+			break;
+		dash = 0;
+		out[n++] = c;
+	}
+	if (!n && size > 3) {
+		memcpy(out, "run", 3);
+		n = 3;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/* Whether id is taken by one of the runs named before index end. */
+static int id_taken(const struct opmfu_rank_list *list, size_t end, const char *id)
+{
+	size_t i;
+	for (i = 0; i < end; i++)
+		if (list->v[i].run_id && !strcmp(list->v[i].run_id, id))
+			return 1;
+	return 0;
+}
+
+static int less_run_id(const void *a, const void *b)
+{
+	const struct opmfu_rank_input *x = a, *y = b;
+	int c = strcmp(x->run_id, y->run_id);
+	return c < 0 || (c == 0 && x->rank < y->rank);
+}
+
+/* Gives every run of list (sorted by run) its ID, unique among them by a
+ * suffix -2, -3, ... in run-key order (so the same inputs give the same
+ * IDs), then sorts the list by run ID and rank. */
+static enum opmfu_status name_runs(struct opmfu_rank_list *list, struct opmfu_err *err)
+{
+	size_t i = 0, e, k;
+
+	for (; i < list->n; i = e) {
+		const struct opmfu_rank_input *f = &list->v[i];
+		char base[OPMFU_RUN_ID_MAX], id[OPMFU_RUN_ID_MAX + 16];
+		size_t len = opmfu_run_slug(f->run_name ? f->run_name : f->run_key, base, sizeof(base));
+		unsigned suffix = 1;
+		for (e = i; e < list->n && same_run(&list->v[e], f); e++)
+			;
+		memcpy(id, base, len + 1);
+		while (id_taken(list, i, id))
+			snprintf(id, sizeof(id), "%s-%u", base, ++suffix);
+		for (k = i; k < e; k++)
+			if (!list->v[k].run_id && !(list->v[k].run_id = opmfu_strdup(id)))
+				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory naming runs");
+	}
+	if (opmfu_sort_array(list->v, list->n, sizeof(*list->v), less_run_id))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory sorting %zu ranks", list->n);
+	return OPMFU_OK;
+}
+
+/* The end of the run that starts at index i of a list sorted by run ID. */
+static size_t run_end(const struct opmfu_rank_list *list, size_t i)
+{
+	size_t e = i;
+	while (e < list->n && !strcmp(list->v[e].run_id, list->v[i].run_id))
+		e++;
+	return e;
+}
+
+/* "-1", "0-7", "0, 2, 5-6", at most 8 items and then "and N more". */
+static void add_rank_ids(struct sbuf *sb, const struct opmfu_rank_input *v, size_t n)
+{
+	size_t k = 0, items = 0;
+	while (k < n) {
+		size_t e = k;
+		while (e + 1 < n && v[e].rank >= 0 && v[e + 1].rank == v[e].rank + 1)
+			e++;
+		if (++items > 8) {
+			sbuf_addf(sb, " and %zu more", n - k);
+			return;
+		}
+		if (e == k)
+			sbuf_addf(sb, "%s%d", k ? ", " : "", v[k].rank);
+		else
+			sbuf_addf(sb, "%s%d-%d", k ? ", " : "", v[k].rank, v[e].rank);
+		k = e + 1;
+	}
+}
+
+/* The runs' IDs, ", "-separated, for messages about --run. */
+static void add_run_ids(struct sbuf *sb, const struct opmfu_rank_list *list)
+{
+	size_t i, e, k = 0;
+	for (i = 0; i < list->n; i = e, k++) {
+		e = run_end(list, i);
+		sbuf_addf(sb, "%s%s", k ? ", " : "", list->v[i].run_id);
+	}
+}
+
+/* err's message from sb: whole lines only when it is too long (the line
+ * that would not fit, and those after it, counted instead). */
+static enum opmfu_status refuse(struct sbuf *sb, size_t n_lines_at_cut, size_t cut, struct opmfu_err *err)
+{
+	if (sb->oom)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing runs");
+	if (cut)
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%.*s\n  ... and %zu more runs", (int)cut, sb->buf,
+				     n_lines_at_cut);
+	return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s", sb->buf);
+}
+
+/* Several runs and no --run: the list of them. */
+static enum opmfu_status list_runs(const struct opmfu_rank_list *list, size_t n_runs, const char *what,
+				   struct opmfu_err *err)
+{
+	struct sbuf sb;
+	size_t i, e, k = 0, cut = 0, left = 0;
+	enum opmfu_status st;
+
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "%s: %zu runs found, and a result is one run; use --run ID to pick one:", what, n_runs);
+	for (i = 0; i < list->n; i = e, k++) {
+		const struct opmfu_rank_input *f = &list->v[i];
+		size_t before = sb.len;
+		e = run_end(list, i);
+		sbuf_addf(&sb, "\n  %s  %s, %zu rank%s (", f->run_id, f->reader->name, e - i, e - i == 1 ? "" : "s");
+		add_rank_ids(&sb, f, e - i);
+		sbuf_addf(&sb, "): %.300s%s", f->name, strlen(f->name) > 300 ? "..." : "");
+		/* room for the last line, "  ... and N more runs" */
+		if (!cut && sb.len + 40 >= OPMFU_ERR_MSG_MAX) {
+			cut = before;
+			left = n_runs - k;
+		}
+	}
+	st = refuse(&sb, left, cut, err);
+	sbuf_release(&sb);
+	return st;
+}
+
+/* Keeps list->v[b, e) only. */
+static void keep_only(struct opmfu_rank_list *list, size_t b, size_t e)
+{
+	size_t i;
+	for (i = 0; i < list->n; i++)
+		if (i < b || i >= e)
+			opmfu_rank_input_release(&list->v[i]);
+	memmove(list->v, list->v + b, (e - b) * sizeof(*list->v));
+	list->n = e - b;
+}
+
+enum opmfu_status opmfu_rank_list_pick_run(struct opmfu_rank_list *list, const char *want, const char *what,
+					   struct opmfu_err *err)
+{
+	size_t i, e, n_runs = 0, n_prefix = 0, exact = list->n, prefix = list->n;
+	struct sbuf sb;
+	enum opmfu_status st;
+
+	for (i = 0; i < list->n; i = e, n_runs++) {
+		e = run_end(list, i);
+		if (!want)
+			continue;
+		if (!strcmp(list->v[i].run_id, want))
+			exact = i;
+		else if (!strncmp(list->v[i].run_id, want, strlen(want)) && n_prefix++ == 0)
+			prefix = i;
+	}
+	if (!want && n_runs <= 1)
+		return OPMFU_OK;
+	if (!want)
+		return list_runs(list, n_runs, what, err);
+	if (exact == list->n && n_prefix == 1)
+		exact = prefix;
+	if (exact < list->n) {
+		keep_only(list, exact, run_end(list, exact));
+		return OPMFU_OK;
+	}
+	sbuf_init(&sb);
+	if (n_prefix)
+		sbuf_addf(&sb, "--run %s: %zu runs found under %s have IDs that start so; give more of one (runs: ", want,
+			  n_prefix, what);
+	else
+		sbuf_addf(&sb, "--run %s: no run found under %s has that ID or one that starts so (run%s: ", want, what,
+			  n_runs == 1 ? "" : "s");
+	add_run_ids(&sb, list);
+	sbuf_adds(&sb, ")");
+	st = refuse(&sb, 0, 0, err);
+	sbuf_release(&sb);
+	return st;
+}
+
 enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 				 const struct opmfu_reader *const *readers, unsigned flags, struct opmfu_rank_list *list,
 				 opmfu_warn_fn warn, void *ctx, struct opmfu_err *err)
@@ -589,20 +827,22 @@ enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 	warn_skipped(&skipped, warn, ctx);
 	if (st == OPMFU_OK)
 		warn_dups(&m);
+	if (st == OPMFU_OK)
+		st = name_runs(list, err);
 	opmfu_rank_list_release(&one);
 	opmfu_free(m.from);
 	opmfu_free(m.dups);
 	return st;
 }
 
-static int less_rank(const void *a, const void *b)
+static int less_run(const void *a, const void *b)
 {
-	return ((const struct opmfu_rank_input *)a)->rank < ((const struct opmfu_rank_input *)b)->rank;
+	return run_cmp(a, b) < 0;
 }
 
 int opmfu_rank_list_sort(struct opmfu_rank_list *list)
 {
-	return opmfu_sort_array(list->v, list->n, sizeof(*list->v), less_rank);
+	return opmfu_sort_array(list->v, list->n, sizeof(*list->v), less_run);
 }
 
 static int rank_before(const void *ctx, size_t i, const void *key)

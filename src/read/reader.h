@@ -24,6 +24,16 @@ struct opmfu_rank_input {
 	char *stamp;    /* its timestamp's digits, NULL without one: the newer of two equal ids wins */
 	char *out_hint; /* where results go by default (set by discovery) */
 	const char *name; /* dir or path, whichever messages call the rank by (not owned) */
+	/*
+	 * Which run the rank belongs to (SPEC 17: a result is one run). Ranks
+	 * of one reader with equal run_key are one run; the probe sets it
+	 * (NULL: the reader's name, one run per format). run_name is what the
+	 * run's ID is made from ("kineto w8 Tesla V100-SXM2-32GB"; NULL: the
+	 * key); run_id is that ID, set by opmfu_discover.
+	 */
+	char *run_key;
+	char *run_name;
+	char *run_id;
 };
 
 struct opmfu_rank_list {
@@ -102,10 +112,11 @@ typedef void (*opmfu_warn_fn)(void *ctx, const char *msg);
  * opmfu_readers()): path is a file (the best probe_file answer), or a
  * directory walked to OPMFU_RANK_DEPTH levels below, in name order, where
  * a directory some probe_dir claims is one rank and every other file is
- * offered to probe_file. Appends to list, keeping for each rank id the one
- * with the newest stamp and reporting the others through warn (SPEC 1.1,
- * whatever their formats). Does not sort. Returns OPMFU_ERR_IO when path
- * cannot be read; finding nothing is not an error here.
+ * offered to probe_file. Appends to list, keeping for each rank id of a
+ * run the one with the newest stamp and reporting the others through warn
+ * (SPEC 1.1; ranks of two runs are never duplicates). Does not sort.
+ * Returns OPMFU_ERR_IO when path cannot be read; finding nothing is not an
+ * error here.
  *
  * Only regular files and directories are looked at (SPEC 26): path itself
  * anything else is OPMFU_ERR_IO ("PATH: not a regular file (a FIFO): opmfu
@@ -121,11 +132,13 @@ enum opmfu_status opmfu_find_ranks(const char *path, const struct opmfu_reader *
 				   struct opmfu_err *err);
 
 /*
- * opmfu_find_ranks over every path, then sorted by rank id. A path with no
- * rank is OPMFU_ERR_NOINPUT: "PATH: no rank found (looked for ...)",
- * naming what each reader looks for. A rank id found under two paths is
- * one rank: the same file (overlapping paths) is read once, otherwise
- * SPEC 1.1's newer timestamp wins, and on a tie the path given first; one
+ * opmfu_find_ranks over every path; then each run gets its ID (run_id:
+ * opmfu_run_slug of its run_name, made unique by a suffix -2, -3, ... in
+ * run_key order) and the list is sorted by run ID, then rank id. A path
+ * with no rank is OPMFU_ERR_NOINPUT: "PATH: no rank found (looked for
+ * ...)", naming what each reader looks for. A rank id of one run found
+ * under two paths is one rank: the same file (overlapping paths) is read
+ * once, otherwise SPEC 1.1's newer timestamp wins, and on a tie the path given first; one
  * warning per pair of paths and outcome names the ids ("ranks 0-3 found
  * under both A and B: using those under B (newer timestamp), ignoring A").
  * flags: OPMFU_DISCOVER_*. Links not followed get one warning for all paths.
@@ -134,9 +147,32 @@ enum opmfu_status opmfu_discover(const char *const *paths, size_t n_paths,
 				 const struct opmfu_reader *const *readers, unsigned flags, struct opmfu_rank_list *list,
 				 opmfu_warn_fn warn, void *ctx, struct opmfu_err *err);
 
-/* Sorts by rank id (duplicate ids were already resolved). Returns 0, or -1
- * when out of memory (the list unchanged). */
+/* Sorts by run (reader, then run_key), then rank id (duplicate ids were
+ * already resolved). Returns 0, or -1 when out of memory (the list
+ * unchanged). */
 int opmfu_rank_list_sort(struct opmfu_rank_list *list);
+
+/*
+ * A run's ID from its name: lower case, letters, digits, '.', '_' and '-'
+ * kept, every other run of bytes one '-', none at either end, at most
+ * OPMFU_RUN_ID_MAX - 1 bytes ("kineto w8 Tesla V100-SXM2-32GB" ->
+ * "kineto-w8-tesla-v100-sxm2-32gb"): short, and typeable after --run.
+ * "run" when nothing is left. Returns the length written.
+ */
+#define OPMFU_RUN_ID_MAX 64
+size_t opmfu_run_slug(const char *name, char *out, size_t size);
+
+/*
+ * Keeps the ranks of one run of a list opmfu_discover made. want: the run's
+ * ID, or a prefix of exactly one run's ID (an exact ID wins over prefixes);
+ * NULL when not given, which is fine only when the list holds one run.
+ * Otherwise OPMFU_ERR_USAGE with the list unchanged and a message that
+ * starts with what ("PATH", "the 2 paths given"): with several runs and no
+ * want, one line per run (ID, format, ranks, the first rank's path) and
+ * "use --run ID to pick one"; for an unknown or ambiguous want, the IDs.
+ */
+enum opmfu_status opmfu_rank_list_pick_run(struct opmfu_rank_list *list, const char *want, const char *what,
+					   struct opmfu_err *err);
 
 /* Keeps only the given ranks of a sorted list. A rank that is not in the list
  * is OPMFU_ERR_USAGE naming it (the list is then unchanged). */

@@ -50,8 +50,8 @@ struct opmfu_rank_ctx {
 
 /* What a per-run analysis is told of the run when it is finished. */
 struct opmfu_run_ctx {
-	const char *run_id; /* a digest of the ranks' inputs */
-	const char *source; /* the readers of the ranks: "ascend", "kineto", or "mixed" */
+	const char *run_id; /* the run's ID (read/reader.h: "ascend", "kineto-w8-amd-instinct-mi300x") */
+	const char *source; /* the reader of its ranks: "ascend", "kineto" */
 	size_t ranks, ranks_failed;
 };
 

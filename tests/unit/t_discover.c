@@ -3,7 +3,8 @@
  * rank directories at several depths, a bare database, a single card,
  * duplicates resolved by timestamp, several paths that overlap or share
  * rank ids, a loop, selection; a second (fake)
- * reader shows that ranks of two formats share one list; and the Ascend
+ * reader shows that ranks of two formats share one list, as two runs; runs
+ * (SPEC 17): their IDs and --run's choice among them; and the Ascend
  * reader's chip info (read/ascend/ascend_dir.c) into the trace's device.
  */
 #include <errno.h>
@@ -433,28 +434,36 @@ static void test_mixed(void)
 	put("mix/gpu/deep/er/still/no/rank3_5.fake", ""); /* 6: not */
 	put("mix/gpu/notes.txt", "");
 	CHECK_INT(find("mix", readers, &l, &e), OPMFU_OK);
-	CHECK_INT(l.n, 3);
-	if (l.n == 3) {
+	CHECK_INT(l.n, 4);
+	if (l.n == 4) {
 		struct opmfu_read_opts ro = { 1, count_links, NULL };
 		struct opmfu_trace t;
 		int links = 0;
-		CHECK(l.v[0].rank == 0 && l.v[0].reader == &fake_reader);
-		CHECK(l.v[1].rank == 1 && l.v[1].reader == &fake_reader);
-		CHECK(l.v[2].rank == 2 && l.v[2].reader == &fake_reader);
-		CHECK_STR(l.v[1].dir, at("mix/gpu"));
-		CHECK_STR(l.v[1].out_hint, at("mix"));
+		/* two formats are two runs (SPEC 17), by ID then rank: a reader
+		 * that sets no run key has one run, named after it */
+		CHECK(l.v[0].rank == 0 && l.v[0].reader == &opmfu_reader_ascend);
+		CHECK_STR(l.v[0].run_id, "ascend");
+		CHECK(l.v[1].rank == 0 && l.v[1].reader == &fake_reader);
+		CHECK(l.v[2].rank == 1 && l.v[2].reader == &fake_reader);
+		CHECK(l.v[3].rank == 2 && l.v[3].reader == &fake_reader);
+		CHECK_STR(l.v[3].run_id, "fake");
+		CHECK_STR(l.v[2].dir, at("mix/gpu"));
+		CHECK_STR(l.v[2].out_hint, at("mix"));
 		/* each entry is read by its own reader */
 		ro.ctx = &links;
 		opmfu_trace_init(&t);
-		CHECK_INT(l.v[1].reader->read(&l.v[1], &t, &ro, &e), OPMFU_OK);
+		CHECK_INT(l.v[2].reader->read(&l.v[2], &t, &ro, &e), OPMFU_OK);
 		CHECK_STR(t.device.chip, "fake rank 1");
 		CHECK_INT(links, 1);
 		opmfu_trace_release(&t);
 	}
-	/* duplicates across formats follow the same rule and the same words */
-	snprintf(want, sizeof(want), "rank 0 found twice: using %s (newer timestamp), ignoring %s\n",
-		 at("mix/gpu/rank0_20260105000000000.fake"), at("mix/host_1_20260101000000000_ascend_pt"));
-	CHECK_STR(warnings, want);
+	/* rank 0 of either format is no duplicate of the other's: runs apart */
+	CHECK_STR(warnings, "");
+	/* and the path is refused without --run */
+	CHECK_INT(opmfu_rank_list_pick_run(&l, NULL, "mix", &e), OPMFU_ERR_USAGE);
+	CHECK_INT(l.n, 4);
+	CHECK_INT(opmfu_rank_list_pick_run(&l, "fake", "mix", &e), OPMFU_OK);
+	CHECK(l.n == 3 && l.v[0].reader == &fake_reader && l.v[0].rank == 0);
 	opmfu_rank_list_release(&l);
 
 	/* a fake file named by the user beats the Ascend fallback for any file */
@@ -513,25 +522,32 @@ static void test_kineto(void)
 	put("kin/k/notes.txt", "{\"traceEvents\": []}");
 	put("kin/k/info.json.0", "{\"traceEvents\": []}");
 	CHECK_INT(find("kin", NULL, &l, &e), OPMFU_OK);
-	CHECK_INT(l.n, 4);
-	if (l.n == 4) {
-		/* rank -1: broken.json, first in name order; late.json is its duplicate */
-		CHECK(l.v[0].rank == -1 && l.v[0].reader == &opmfu_reader_kineto);
-		CHECK_STR(l.v[0].path, at("kin/k/broken.json"));
-		CHECK_STR(l.v[0].dir, at("kin/k"));
-		CHECK_STR(l.v[0].name, at("kin/k/broken.json"));
-		CHECK(l.v[0].stamp == NULL);
-		CHECK_STR(l.v[0].out_hint, at("kin"));
-		CHECK(l.v[1].rank == 0 && l.v[1].reader == &opmfu_reader_ascend);
-		CHECK(l.v[2].rank == 1 && l.v[2].reader == &opmfu_reader_kineto);
-		CHECK_STR(l.v[2].path, at("kin/k/rank1.json"));
-		CHECK(l.v[3].rank == 2 && l.v[3].reader == &opmfu_reader_kineto);
-		CHECK_STR(l.v[3].path, at("kin/k/job.pt.trace.json.gz"));
+	CHECK_INT(l.n, 5);
+	if (l.n == 5) {
+		/* five runs (SPEC 17), in ID order: the Ascend rank; the job
+		 * (distributedInfo, neither world size nor GPU known); the two
+		 * rank -1 traces, each its own run (no duplicates of each other);
+		 * rank1.json, numbered by its name, a run of its folder's */
+		CHECK(l.v[0].rank == 0 && l.v[0].reader == &opmfu_reader_ascend);
+		CHECK_STR(l.v[0].run_id, "ascend");
+		CHECK(l.v[1].rank == 2 && l.v[1].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[1].path, at("kin/k/job.pt.trace.json.gz"));
+		CHECK_STR(l.v[1].run_id, "kineto");
+		CHECK(l.v[2].rank == -1 && l.v[2].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[2].path, at("kin/k/broken.json"));
+		CHECK_STR(l.v[2].dir, at("kin/k"));
+		CHECK_STR(l.v[2].name, at("kin/k/broken.json"));
+		CHECK(l.v[2].stamp == NULL);
+		CHECK_STR(l.v[2].out_hint, at("kin"));
+		CHECK_STR(l.v[2].run_id, "kineto-broken");
+		CHECK(l.v[3].rank == 1 && l.v[3].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[3].path, at("kin/k/rank1.json"));
+		CHECK_STR(l.v[3].run_id, "kineto-k");
+		CHECK(l.v[4].rank == -1);
+		CHECK_STR(l.v[4].path, at("kin/k/late.json"));
+		CHECK_STR(l.v[4].run_id, "kineto-late");
 	}
-	snprintf(want, sizeof(want),
-		 "rank -1 found twice: using %s (same or no timestamp: the first found), ignoring %s\n",
-		 at("kin/k/broken.json"), at("kin/k/late.json"));
-	CHECK_STR(warnings, want);
+	CHECK_STR(warnings, "");
 	opmfu_rank_list_release(&l);
 
 	/* duplicates: torch.profiler's file names carry a timestamp in ms; a
@@ -541,17 +557,17 @@ static void test_kineto(void)
 	put("kdup/x/rank3.json", "{\"traceEvents\": []}");
 	put(DB("kdup/y/host_1_20260101000000000_ascend_pt", 3), "");
 	CHECK_INT(find("kdup", NULL, &l, &e), OPMFU_OK);
-	CHECK_INT(l.n, 2);
-	if (l.n == 2) {
+	CHECK_INT(l.n, 3);
+	if (l.n == 3) {
+		/* rank 3 of Ascend and of Kineto are of two runs: both kept */
 		CHECK_STR(l.v[0].path, at(DB("kdup/y/host_1_20260101000000000_ascend_pt", 3)));
 		CHECK_STR(l.v[1].path, at("kdup/w_1.1700000000002.pt.trace.json"));
 		CHECK_STR(l.v[1].stamp, "1700000000002");
+		CHECK_STR(l.v[2].path, at("kdup/x/rank3.json"));
 	}
-	snprintf(want, sizeof(want),
-		 "rank 4 found twice: using %s (newer timestamp), ignoring %s\n"
-		 "rank 3 found twice: using %s (newer timestamp), ignoring %s\n",
-		 at("kdup/w_1.1700000000002.pt.trace.json"), at("kdup/w_2.1700000000001.pt.trace.json"),
-		 at("kdup/y/host_1_20260101000000000_ascend_pt"), at("kdup/x/rank3.json"));
+	/* within one run (one job's rank 4 twice) SPEC 1.1's rule holds */
+	snprintf(want, sizeof(want), "rank 4 found twice: using %s (newer timestamp), ignoring %s\n",
+		 at("kdup/w_1.1700000000002.pt.trace.json"), at("kdup/w_2.1700000000001.pt.trace.json"));
 	CHECK_STR(warnings, want);
 	opmfu_rank_list_release(&l);
 
@@ -580,6 +596,170 @@ static void test_kineto(void)
 	CHECK(l.n == 1 && l.v[0].reader == &opmfu_reader_ascend);
 	opmfu_rank_list_release(&l);
 
+}
+
+/* ---- runs (SPEC 17): their keys, IDs and --run ---- */
+
+static void check_slug(const char *name, size_t size, const char *want)
+{
+	char out[128];
+	size_t n = opmfu_run_slug(name, out, size);
+	CHECK_STR(out, want);
+	CHECK_INT(n, strlen(want));
+}
+
+static void test_slug(void)
+{
+	char big[200];
+	check_slug("kineto w8 Tesla V100-SXM2-32GB", 64, "kineto-w8-tesla-v100-sxm2-32gb");
+	check_slug("kineto w8 AMD Instinct MI300X", 64, "kineto-w8-amd-instinct-mi300x");
+	check_slug("kineto Qwen_Qwen1.5-0.5B-Chat__1016005", 64, "kineto-qwen_qwen1.5-0.5b-chat__1016005");
+	check_slug("ascend", 64, "ascend");
+	/* separators at either end dropped, a run of them one '-' */
+	check_slug("  /x -- y/ ", 64, "x-y");
+	check_slug("kineto r\xc3\xa9sultat", 64, "kineto-r-sultat");
+	/* nothing left */
+	check_slug("", 64, "run");
+	check_slug(" /", 64, "run");
+	check_slug(NULL, 64, "run");
+	/* cut to the buffer, never ending in '-' */
+	check_slug("abc def ghi", 8, "abc-def");
+	check_slug("abc def ghi", 5, "abc");
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	big[62] = ' ';
+	check_slug(big, OPMFU_RUN_ID_MAX, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+}
+
+static const char dist_head[] = "{\"deviceProperties\": [{\"id\": 0, \"name\": \"%s\"}, {\"id\": 1, \"name\": \"other\"}], "
+				"\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d}, "
+				"\"traceEvents\": []}";
+
+/* A trace of a job's rank on gpu. */
+static void put_rank(const char *rel, const char *gpu, int rank, int world)
+{
+	char text[512];
+	snprintf(text, sizeof(text), dist_head, gpu, rank, world);
+	put(rel, text);
+}
+
+static void test_runs(void)
+{
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	char want[4096];
+
+	/* one job of world 2 on H100s; a job of world 2 on A100s (the GPU
+	 * tells them apart); two single-device traces of the same file name in
+	 * two folders; ranks numbered by file name; a job whose GPU comes after
+	 * traceEvents (unknown); an Ascend rank */
+	put_rank("runs/h/w0.json", "NVIDIA H100 80GB HBM3", 0, 2);
+	put_rank("runs/h/w1.json", "NVIDIA H100 80GB HBM3", 1, 2);
+	put_rank("runs/a/w1.json", "NVIDIA A100-SXM4-80GB", 1, 2);
+	put("runs/s1/Model__7.json", "{\"traceEvents\": []}");
+	put("runs/s2/Model__7.json.gz", "{\"traceEvents\": []}");
+	put("runs/byname/rank0.json", "{\"traceEvents\": []}");
+	put("runs/byname/rank1.json", "{\"traceEvents\": []}");
+	put("runs/late/t.json", "{\"distributedInfo\": {\"rank\": 3, \"world_size\": 4}, \"traceEvents\": [], "
+				"\"deviceProperties\": [{\"name\": \"H100\"}]}");
+	put(DB("runs/c/host_1_20260101000000000_ascend_pt", 0), "");
+	CHECK_INT(find("runs", NULL, &l, &e), OPMFU_OK);
+	CHECK_STR(warnings, "");
+	CHECK_INT(l.n, 9);
+	if (l.n == 9) {
+		/* by ID; the two Model__7 traces collide and the second (by key:
+		 * real path) takes -2 */
+		CHECK_STR(l.v[0].run_id, "ascend");
+		CHECK_STR(l.v[1].run_id, "kineto-byname");
+		CHECK(l.v[1].rank == 0 && l.v[2].rank == 1);
+		CHECK_STR(l.v[2].run_id, "kineto-byname");
+		CHECK_STR(l.v[3].run_id, "kineto-model__7");
+		CHECK_STR(l.v[3].path, at("runs/s1/Model__7.json"));
+		CHECK_STR(l.v[4].run_id, "kineto-model__7-2");
+		CHECK_STR(l.v[4].path, at("runs/s2/Model__7.json.gz"));
+		CHECK_STR(l.v[5].run_id, "kineto-w2-nvidia-a100-sxm4-80gb");
+		CHECK(l.v[5].rank == 1);
+		CHECK_STR(l.v[6].run_id, "kineto-w2-nvidia-h100-80gb-hbm3");
+		CHECK_STR(l.v[7].run_id, "kineto-w2-nvidia-h100-80gb-hbm3");
+		CHECK(l.v[6].rank == 0 && l.v[7].rank == 1);
+		CHECK_STR(l.v[8].run_id, "kineto-w4");
+		CHECK(l.v[8].rank == 3);
+	}
+	/* several runs, no --run: refused with the list, the list unchanged */
+	CHECK_INT(opmfu_rank_list_pick_run(&l, NULL, "PATH", &e), OPMFU_ERR_USAGE);
+	CHECK_INT(l.n, 9);
+	/* at() keeps four paths at a time: the message in two pieces */
+	snprintf(want, sizeof(want),
+		 "PATH: 7 runs found, and a result is one run; use --run ID to pick one:\n"
+		 "  ascend  ascend, 1 rank (0): %s\n"
+		 "  kineto-byname  kineto, 2 ranks (0-1): %s\n"
+		 "  kineto-model__7  kineto, 1 rank (-1): %s\n"
+		 "  kineto-model__7-2  kineto, 1 rank (-1): %s\n",
+		 at("runs/c/host_1_20260101000000000_ascend_pt"), at("runs/byname/rank0.json"),
+		 at("runs/s1/Model__7.json"), at("runs/s2/Model__7.json.gz"));
+	snprintf(want + strlen(want), sizeof(want) - strlen(want),
+		 "  kineto-w2-nvidia-a100-sxm4-80gb  kineto, 1 rank (1): %s\n"
+		 "  kineto-w2-nvidia-h100-80gb-hbm3  kineto, 2 ranks (0-1): %s\n"
+		 "  kineto-w4  kineto, 1 rank (3): %s",
+		 at("runs/a/w1.json"), at("runs/h/w0.json"), at("runs/late/t.json"));
+	CHECK_STR(e.msg, want);
+	/* an unknown ID, and a prefix of several, name the IDs */
+	CHECK_INT(opmfu_rank_list_pick_run(&l, "kineto-x", "PATH", &e), OPMFU_ERR_USAGE);
+	CHECK_STR(e.msg, "--run kineto-x: no run found under PATH has that ID or one that starts so (runs: ascend, "
+			 "kineto-byname, kineto-model__7, kineto-model__7-2, kineto-w2-nvidia-a100-sxm4-80gb, "
+			 "kineto-w2-nvidia-h100-80gb-hbm3, kineto-w4)");
+	CHECK_INT(opmfu_rank_list_pick_run(&l, "kineto-w2", "PATH", &e), OPMFU_ERR_USAGE);
+	CHECK(strncmp(e.msg, "--run kineto-w2: 2 runs found under PATH have IDs that start so; give more of one (runs: ",
+		      88) == 0);
+	CHECK_INT(l.n, 9);
+	/* an exact ID wins over the longer IDs it starts */
+	CHECK_INT(opmfu_rank_list_pick_run(&l, "kineto-model__7", "PATH", &e), OPMFU_OK);
+	CHECK_INT(l.n, 1);
+	if (l.n == 1)
+		CHECK_STR(l.v[0].path, at("runs/s1/Model__7.json"));
+	/* one run: no --run needed, and a wrong one is still refused */
+	CHECK_INT(opmfu_rank_list_pick_run(&l, NULL, "PATH", &e), OPMFU_OK);
+	CHECK_INT(opmfu_rank_list_pick_run(&l, "ascend", "PATH", &e), OPMFU_ERR_USAGE);
+	CHECK_INT(l.n, 1);
+	opmfu_rank_list_release(&l);
+
+	/* a unique prefix picks its run */
+	CHECK_INT(find("runs", NULL, &l, &e), OPMFU_OK);
+	CHECK_INT(opmfu_rank_list_pick_run(&l, "kineto-w2-nvidia-h", "PATH", &e), OPMFU_OK);
+	CHECK(l.n == 2 && l.v[0].rank == 0 && l.v[1].rank == 1);
+	if (l.n == 2)
+		CHECK_STR(l.v[1].path, at("runs/h/w1.json"));
+	opmfu_rank_list_release(&l);
+
+	/* the same single-device trace through two paths is one run, read once */
+	{
+		const char *two[2];
+		two[0] = at("runs/s1");
+		two[1] = at("runs/s1/Model__7.json");
+		memset(&l, 0, sizeof(l));
+		warnings[0] = '\0';
+		CHECK_INT(opmfu_discover(two, 2, NULL, 0, &l, on_warn, NULL, &e), OPMFU_OK);
+		CHECK_INT(l.n, 1);
+		CHECK_INT(opmfu_rank_list_pick_run(&l, NULL, "the 2 paths given", &e), OPMFU_OK);
+		opmfu_rank_list_release(&l);
+	}
+
+	/* many runs: the message keeps whole lines and counts the rest */
+	{
+		int k;
+		char rel[64];
+		for (k = 0; k < 80; k++) {
+			snprintf(rel, sizeof(rel), "many/single_device_trace_number_%02d.json", k);
+			put(rel, "{\"traceEvents\": []}");
+		}
+		CHECK_INT(find("many", NULL, &l, &e), OPMFU_OK);
+		CHECK_INT(l.n, 80);
+		CHECK_INT(opmfu_rank_list_pick_run(&l, NULL, "many", &e), OPMFU_ERR_USAGE);
+		CHECK(strlen(e.msg) < OPMFU_ERR_MSG_MAX - 1);
+		CHECK(strstr(e.msg, "more runs") != NULL);
+		CHECK(strstr(e.msg, "kineto-single_device_trace_number_00  kineto, 1 rank (-1): ") != NULL);
+		opmfu_rank_list_release(&l);
+	}
 }
 
 /* Every allocation of a discovery of rel failing in turn: out of memory,
@@ -612,6 +792,8 @@ static void test_nomem(void)
 	nomem_walk("mix", readers);
 	/* the Kineto probe: files read, gzip inflated, JSON sniffed */
 	nomem_walk("kin", NULL);
+	/* runs named and sorted */
+	nomem_walk("runs", NULL);
 }
 
 static void test_device(void)
@@ -732,6 +914,8 @@ int main(void)
 	test_several();
 	test_mixed();
 	test_kineto();
+	test_slug();
+	test_runs();
 	test_nomem();
 	test_device();
 	test_hostile();

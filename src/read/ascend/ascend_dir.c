@@ -277,7 +277,7 @@ enum opmfu_status opmfu_ascend_device(const char *dir, struct opmfu_device *dev,
 		return opmfu_err_set(err, st, "%s", e.msg);
 	if (st) {
 		/* a rank with no peak is still analysed: the message goes with the results */
-		snprintf(dev->no_peak, sizeof(dev->no_peak), "%s", e.msg);
+		snprintf(dev->no_peak, sizeof(dev->no_peak), "%.*s", (int)sizeof(dev->no_peak) - 1, e.msg);
 		return OPMFU_OK;
 	}
 	dev->ai_core_num = ci.ai_core_num;

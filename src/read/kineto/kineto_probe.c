@@ -6,10 +6,19 @@
  * in the file name, else -1; the timestamp that settles duplicate ranks is
  * the one torch.profiler's default file names carry. Reading more than the
  * head of a trace here would cost as much as analysing it.
+ *
+ * The run a rank is of (SPEC 17) comes from the same head: the ranks of one
+ * job share distributedInfo.world_size and, running on one kind of GPU,
+ * the name of deviceProperties' first device (when it comes before
+ * traceEvents); ranks numbered only by their file names are one run per
+ * folder; a trace with neither is a run of its own.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/sbuf.h"
 #include "read/dirwalk.h"
 #include "read/kineto/kineto.h"
 #include "read/kineto/kineto_parse.h"
@@ -22,26 +31,38 @@ struct sniff {
 	int key_dist;     /* the value after the last top-level key is distributedInfo */
 	int in_dist;      /* inside distributedInfo (depth 2) */
 	int key_rank;     /* the next value is distributedInfo.rank */
-	int64_t rank;
-	int has_rank;
+	int key_world;    /* the next value is distributedInfo.world_size */
+	int key_devs;     /* the value after the last top-level key is deviceProperties */
+	int in_devs;      /* inside deviceProperties (an array, depth 2) */
+	int devs_seen;    /* objects opened in it */
+	int key_name;     /* the next value is the first device's name */
+	int64_t rank, world;
+	int has_rank, has_world;
+	char gpu[128];    /* the first device's name; "" when not met */
 };
 
 static int sniff_value(struct sniff *s, int open, int is_number, const char *text, size_t n)
 {
 	if (s->depth == 0 && !open)
 		return opmfu_json_stop(&s->json, OPMFU_ERR_FORMAT, "not an object");
-	if (s->depth == 2 && s->in_dist && s->key_rank && is_number && !s->has_rank) {
+	if (s->depth == 2 && s->in_dist && (s->key_rank || s->key_world) && is_number) {
 		int64_t v;
-		if (!opmfu_kineto_int(text, n, &v) && v >= 0 && v <= 0x7fffffff) {
-			s->rank = v;
-			s->has_rank = 1;
+		int *has = s->key_rank ? &s->has_rank : &s->has_world;
+		if (!*has && !opmfu_kineto_int(text, n, &v) && v >= 0 && v <= 0x7fffffff) {
+			*(s->key_rank ? &s->rank : &s->world) = v;
+			*has = 1;
 		}
 	}
 	if (open) {
-		s->in_dist = s->depth == 1 && s->key_dist && open == 1;
+		if (s->depth == 1) {
+			s->in_dist = s->key_dist && open == 1;
+			s->in_devs = s->key_devs && open == 2;
+		}
+		if (s->depth == 2 && s->in_devs && open == 1)
+			s->devs_seen++;
 		s->depth++;
 	}
-	s->key_rank = 0;
+	s->key_rank = s->key_world = s->key_name = 0;
 	return 1;
 }
 
@@ -63,8 +84,9 @@ static int s_number(void *ctx, const char *t, size_t n)
 
 static int s_string(void *ctx, const unsigned char *t, size_t n)
 {
-	(void)t;
-	(void)n;
+	struct sniff *s = ctx;
+	if (s->depth == 3 && s->in_devs && s->devs_seen == 1 && s->key_name && !s->gpu[0])
+		snprintf(s->gpu, sizeof(s->gpu), "%.*s", (int)(n < sizeof(s->gpu) ? n : sizeof(s->gpu) - 1), t);
 	return sniff_value(ctx, 0, 0, NULL, 0);
 }
 
@@ -88,7 +110,7 @@ static int s_end(void *ctx)
 {
 	struct sniff *s = ctx;
 	if (--s->depth == 1)
-		s->in_dist = 0;
+		s->in_dist = s->in_devs = 0;
 	return 1;
 }
 
@@ -102,8 +124,12 @@ static int s_key(void *ctx, const unsigned char *k, size_t n)
 			return opmfu_json_stop(&s->json, OPMFU_ERR_FORMAT, "found");
 		}
 		s->key_dist = n == 15 && !memcmp(k, "distributedInfo", 15);
+		s->key_devs = n == 16 && !memcmp(k, "deviceProperties", 16);
 	} else if (s->depth == 2 && s->in_dist) {
 		s->key_rank = n == 4 && !memcmp(k, "rank", 4);
+		s->key_world = n == 10 && !memcmp(k, "world_size", 10);
+	} else if (s->depth == 3 && s->in_devs) {
+		s->key_name = n == 4 && !memcmp(k, "name", 4);
 	}
 	return 1;
 }
@@ -112,9 +138,9 @@ static const yajl_callbacks sniff_callbacks = {
 	s_null, s_bool, NULL, NULL, s_number, s_string, s_map, s_key, s_end, s_array, s_end
 };
 
-/* Reads the head of path. Returns 1 if it is a trace, 0 if not (or it
- * cannot be read: reading it says why), -1 when out of memory. */
-static int sniff_file(const char *path, int *rank)
+/* Reads the head of path into s. Returns 1 if it is a trace, 0 if not (or
+ * it cannot be read: reading it says why), -1 when out of memory. */
+static int sniff_file(const char *path, struct sniff *sp)
 {
 	struct sniff s;
 	struct kin_in in;
@@ -140,9 +166,9 @@ static int sniff_file(const char *path, int *rank)
 	opmfu_json_release(&s.json);
 	opmfu_kin_in_close(&in);
 	opmfu_free(buf);
+	*sp = s;
 	if (oom)
 		return -1;
-	*rank = s.has_rank ? (int)s.rank : -1;
 	return s.found && s.top_object;
 }
 
@@ -160,19 +186,75 @@ static int fill_input(const char *path, struct opmfu_rank_input *in)
 	return in->path && in->dir ? 0 : -1;
 }
 
+/* The file's name without .json, .json.gz and a .pt.trace before them. */
+static size_t stem_len(const char *base)
+{
+	size_t n = strlen(base);
+	if (n > 3 && !strcmp(base + n - 3, ".gz"))
+		n -= 3;
+	if (n > 5 && !memcmp(base + n - 5, ".json", 5))
+		n -= 5;
+	if (n > 9 && !memcmp(base + n - 9, ".pt.trace", 9))
+		n -= 9;
+	return n;
+}
+
+/* in's run (reader.h): its key groups ranks, its name makes the run's ID
+ * ("kineto-w8-tesla-v100-sxm2-32gb"). Paths in keys are real paths, so a
+ * folder or file reached two ways is one run. -1 when out of memory. */
+static int fill_run(const char *path, const struct sniff *s, int name_rank, struct opmfu_rank_input *in)
+{
+	struct sbuf key, name;
+	char *real = NULL;
+	int ok;
+
+	sbuf_init(&key);
+	sbuf_init(&name);
+	if (s->has_rank || s->has_world) {
+		/* one job: one world size, one kind of GPU; either may be unknown */
+		sbuf_addf(&key, "kineto world %lld on %s", s->has_world ? (long long)s->world : -1LL,
+			  s->gpu[0] ? s->gpu : "?");
+		sbuf_adds(&name, "kineto");
+		if (s->has_world)
+			sbuf_addf(&name, " w%lld", (long long)s->world);
+		if (s->gpu[0])
+			sbuf_addf(&name, " %s", s->gpu);
+	} else if (name_rank >= 0) {
+		/* ranks numbered by their file names: those of one folder */
+		real = realpath(in->dir, NULL);
+		sbuf_addf(&key, "kineto ranks by file name in %s", real ? real : in->dir);
+		sbuf_addf(&name, "kineto %s", opmfu_base_of(in->dir));
+	} else {
+		/* a single-device trace: a run of its own, named by its file */
+		const char *base = opmfu_base_of(path);
+		real = realpath(path, NULL);
+		sbuf_addf(&key, "kineto file %s", real ? real : path);
+		sbuf_addf(&name, "kineto %.*s", (int)stem_len(base), base);
+	}
+	free(real);
+	in->run_key = sbuf_detach(&key);
+	in->run_name = sbuf_detach(&name);
+	ok = in->run_key && in->run_name;
+	sbuf_release(&key);
+	sbuf_release(&name);
+	return ok ? 0 : -1;
+}
+
 enum opmfu_probe opmfu_kineto_probe_file(const char *path, int named, struct opmfu_rank_input *in)
 {
-	int rank = -1, is;
+	struct sniff s;
+	int is, name_rank;
 
 	if (!opmfu_kineto_trace_name(opmfu_base_of(path)))
 		return OPMFU_PROBE_NO;
-	is = sniff_file(path, &rank);
+	is = sniff_file(path, &s);
 	if (is < 0)
 		return OPMFU_PROBE_NOMEM;
 	if (!is && !named)
 		return OPMFU_PROBE_NO;
-	in->rank = rank >= 0 ? rank : opmfu_kineto_name_rank(opmfu_base_of(path));
-	if (fill_input(path, in)) {
+	name_rank = opmfu_kineto_name_rank(opmfu_base_of(path));
+	in->rank = s.has_rank ? (int)s.rank : name_rank;
+	if (fill_input(path, in) || fill_run(path, &s, name_rank, in)) {
 		opmfu_rank_input_release(in);
 		return OPMFU_PROBE_NOMEM;
 	}
