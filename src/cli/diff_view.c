@@ -109,9 +109,9 @@ static void print_steps(const struct opmfu_diff *d)
 		const char *name, *label;
 	} parts[] = {
 		{ "inefficiency", "FLOP kernels below peak" },
-		{ "other_compute", "compute without FLOPs" },
+		{ "other_compute", "busy without FLOPs" },
 		{ "comm_exposed", "communication not hidden under compute" },
-		{ "idle", "idle device" },
+		{ "idle", "idle device (nothing ran)" },
 	};
 	const struct opmfu_diff_row *m = find(d, OPMFU_DIFF_STEP_SHARE, "trace_mfu");
 	double useful[2];

@@ -42,7 +42,7 @@ static const struct {
 } parts[] = {
 	{ "trace_mfu", "Trace MFU over all steps", 0x2E7D32 },
 	{ "inefficiency", "FLOP kernels below peak", 0xF9A825 },
-	{ "other_compute", "Compute without FLOPs", 0x8E7CC3 },
+	{ "other_compute", "Busy without FLOPs", 0x8E7CC3 },
 	{ "comm_exposed", "Exposed communication", 0x1F77B4 },
 	{ "idle", "Idle", 0xBDBDBD },
 };

@@ -225,7 +225,7 @@ static const char diff_want[] =
 	"A30=Kind (s) s1\nB30=Part (s) s1\nC30=BASE (s) s1\nD30=NEW (s) s1\n"
 	"A31=step_share (s) s3\nB31=Trace MFU over all steps (s) s3\nC31=0.4 (n) s6\nD31=0.25 (n) s6\n"
 	"A32=step_share (s) s3\nB32=FLOP kernels below peak (s) s3\nC32=0.4 (n) s6\nD32=0.333333333333 (n) s6\n"
-	"A33=step_share (s) s3\nB33=Compute without FLOPs (s) s3\nC33=0.1 (n) s6\nD33=0.166666666667 (n) s6\n"
+	"A33=step_share (s) s3\nB33=Busy without FLOPs (s) s3\nC33=0.1 (n) s6\nD33=0.166666666667 (n) s6\n"
 	"A34=step_share (s) s3\nB34=Exposed communication (s) s3\nC34=0.05 (n) s6\nD34=0.208333333333 (n) s6\n"
 	"A35=step_share (s) s3\nB35=Idle (s) s3\nC35=0.05 (n) s6\nD35=0.041666666667 (n) s6\n"
 	"A51=Largest changes in lost time (the chart's data) (s) s2\n"
