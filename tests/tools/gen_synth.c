@@ -43,6 +43,7 @@ static const char usage[] =
 	"  -l, --layers L      decoder layers of the model (default 32)\n"
 	"  -s, --seed S        random seed (default 1); the output depends only on the options\n"
 	"  -q, --quiet         no progress on stderr\n"
+	"  -S, --step-marks    a STEP_TIME row per training step (its host span)\n"
 	"  -h, --help          show this help\n";
 
 #define T0 INT64_C(1753437664000000000) /* 2025-07-25, the first host timestamp */
@@ -701,11 +702,16 @@ static const char ddl[] =
 	"groupName INTEGER,opId INTEGER PRIMARY KEY,relay INTEGER,retry INTEGER,dataType INTEGER,"
 	"algType INTEGER,count NUMERIC,opType INTEGER, waitNs INTEGER);"
 	"CREATE TABLE META_DATA (name TEXT, value TEXT);";
+/* with --step-marks: one row per training step, its host span (what torch_npu's
+ * profiler writes with a schedule) */
+static const char ddl_steps[] = "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);";
 
-static void write_rank_db(const char *path, int rank, int64_t kernels, int layers, uint64_t seed, int quiet)
+static void write_rank_db(const char *path, int rank, int64_t kernels, int layers, uint64_t seed, int quiet,
+			  int step_marks)
 {
 	struct gen g;
-	sqlite3_stmt *s;
+	sqlite3_stmt *s, *ins_step = NULL;
+	int64_t step = 0;
 	uint32_t i;
 	static const int hiddens[] = { 4096, 5120, 8192 };
 
@@ -758,8 +764,19 @@ static void write_rank_db(const char *path, int rank, int64_t kernels, int layer
 	g.d_flops = str(&g, "mfu_flops");
 	g.d_module = str(&g, "Module");
 
+	if (step_marks) {
+		exec_or_die(g.db, ddl_steps);
+		prepare(&g, &ins_step, "INSERT INTO STEP_TIME VALUES (?,?,?)");
+	}
 	while (g.budget > 0) {
+		int64_t start = g.host;
 		train_step(&g);
+		if (ins_step) {
+			sqlite3_bind_int64(ins_step, 1, ++step);
+			sqlite3_bind_int64(ins_step, 2, start);
+			sqlite3_bind_int64(ins_step, 3, g.host);
+			step_or_die(&g, ins_step);
+		}
 		if (!quiet)
 			fprintf(stderr, "\rrank %d: %" PRId64 " of %" PRId64 " kernels", rank, kernels - g.budget,
 				kernels);
@@ -783,6 +800,7 @@ static void write_rank_db(const char *path, int rank, int64_t kernels, int layer
 	sqlite3_finalize(g.ins_api);
 	sqlite3_finalize(g.ins_mstx);
 	sqlite3_finalize(g.ins_comm);
+	sqlite3_finalize(ins_step);
 	/* real exports index TASK like this */
 	exec_or_die(g.db, "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)");
 	exec_or_die(g.db, "COMMIT");
@@ -853,7 +871,7 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL;
 	long long ranks = 1, kernels = 100000, layers = 32, seed = 1;
-	int quiet = 0, i, r;
+	int quiet = 0, step_marks = 0, i, r;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -862,6 +880,9 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = 1;
+			continue;
+		} else if (!strcmp(a, "-S") || !strcmp(a, "--step-marks")) {
+			step_marks = 1;
 			continue;
 		}
 		if (!v)
@@ -892,7 +913,7 @@ int main(int argc, char **argv)
 		pathf(path, sizeof(path), "%s/ASCEND_PROFILER_OUTPUT", dir);
 		mkdir_or_die(path);
 		pathf(path, sizeof(path), "%s/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_%d.db", dir, r);
-		write_rank_db(path, r, kernels, (int)layers, (uint64_t)seed, quiet);
+		write_rank_db(path, r, kernels, (int)layers, (uint64_t)seed, quiet, step_marks);
 		write_info_json(dir, r % 8);
 	}
 	return 0;
