@@ -66,12 +66,20 @@ void opmfu_steps_release(struct opmfu_steps *res)
  * names (cuBLAS, cuBLASLt, CUTLASS, rocBLAS/Tensile "Cijk_", hipBLASLt,
  * cuDNN, MIOpen, flash attention, torch ops, Ascend op types), matched
  * without case. A match only says the FLOPs are missing for work that has
- * them, not that it is slow.
+ * them, not that it is slow. The cuDNN pass names (fprop, dgrad, wgrad)
+ * count only as a word of their own, after a non-alphanumeric byte or at the
+ * start: "AdaptiveAvgPool3dGrad" is a pooling gradient.
  */
-static const char *const matmul_words[] = {
-	"gemm", "matmul", "cublas", "cutlass", "xmma", "nvjet", "cijk_", "linear", "addmm", "bmm", "aten::mm",
-	"convolution", "convolve", "conv1d", "conv2d", "conv3d", "conv_fwd", "conv_bwd", "conv_wrw", "fprop",
-	"dgrad", "wgrad", "flash", "fmha", "attention", "sdpa", "_attn",
+static const struct {
+	const char *w;
+	int word; /* must not follow a letter or digit */
+} matmul_words[] = {
+	{ "gemm", 0 },	      { "matmul", 0 },	    { "cublas", 0 },	{ "cutlass", 0 },     { "xmma", 0 },
+	{ "nvjet", 0 },	      { "cijk_", 0 },	    { "linear", 0 },	{ "addmm", 0 },	      { "bmm", 0 },
+	{ "aten::mm", 0 },    { "convolution", 0 }, { "convolve", 0 },	{ "conv1d", 0 },      { "conv2d", 0 },
+	{ "conv3d", 0 },      { "conv_fwd", 0 },    { "conv_bwd", 0 },	{ "conv_wrw", 0 },    { "fprop", 1 },
+	{ "dgrad", 1 },	      { "wgrad", 1 },	    { "flash", 0 },	{ "fmha", 0 },	      { "attention", 0 },
+	{ "sdpa", 0 },	      { "_attn", 0 },
 };
 
 int opmfu_matmul_name(const char *s, size_t n)
@@ -82,9 +90,14 @@ int opmfu_matmul_name(const char *s, size_t n)
 	for (i = 0; i < m; i++)
 		low[i] = (char)tolower((unsigned char)s[i]);
 	low[m] = 0;
-	for (k = 0; k < sizeof(matmul_words) / sizeof(matmul_words[0]); k++)
-		if (strstr(low, matmul_words[k]))
-			return 1;
+	for (k = 0; k < sizeof(matmul_words) / sizeof(matmul_words[0]); k++) {
+		const char *p = low;
+		while ((p = strstr(p, matmul_words[k].w)) != NULL) {
+			if (!matmul_words[k].word || p == low || !isalnum((unsigned char)p[-1]))
+				return 1;
+			p++;
+		}
+	}
 	return 0;
 }
 

@@ -475,9 +475,11 @@ static void t_matmul_names(void)
 	static const char *const yes[] = { "ampere_fp16_s16816gemm_fp16_128x128", "aten::addmm", "aten::linear",
 					   "MatMulV3", "Conv2DBackpropFilter", "flash_fwd_kernel",
 					   "Cijk_Alik_Bljk_HHS_BH", "nvjet_tst_128x256", "aten::_scaled_dot_product_flash_attention",
-					   "aten::convolution_backward", "sm90_xmma_gemm_bf16bf16" };
+					   "aten::convolution_backward", "sm90_xmma_gemm_bf16bf16", "dgrad2d_alg1_1",
+					   "cudnn::wgrad_engine" };
 	static const char *const no[] = { "aten::add", "vectorized_elementwise_kernel", "Memcpy HtoD",
-					  "aten::_convert_indices", "batched_transpose_16x32_half", "RmsNorm" };
+					  "aten::_convert_indices", "batched_transpose_16x32_half", "RmsNorm",
+					  "aclnnAdaptiveAvgPool2dBackward_AdaptiveAvgPool3dGradAiCore_AdaptiveAvgPool3dGrad" };
 	size_t i;
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
 		CHECK(opmfu_matmul_name(yes[i], strlen(yes[i])));
