@@ -124,9 +124,10 @@ struct opmfu_trace {
 				     since the reference reads that format; 0 (every other format):
 				     the peak of the kernel's SPEC 8 class (SPEC 16) */
 	size_t n_compute, n_comm_op, n_comm_sched; /* links per source, in that order */
-	int comm_from_tasks;      /* the COMM ranges are the collectives' device tasks (Ascend
-				     COMMUNICATION_TASK_INFO), not their whole spans: the comm links'
-				     spans then take no part in the device timeline */
+	int comm_from_tasks;      /* the COMM ranges alone are the communication on the device timeline, the
+				     comm links' spans taking no part. No reader sets it today: on the real
+				     Ascend exports torch_npu counts each collective's whole span (the gaps
+				     between its tasks included), and opmfu agrees with it */
 	size_t n_ops;             /* op instance ids in use (0 .. n_ops - 1) */
 	uint32_t shape_unknown;   /* the sid links carry for shapes not known (init: matches none) */
 	struct opmfu_dtype *dtypes; /* [0] is "no list"; see opmfu_trace_dtype */

@@ -595,9 +595,11 @@ static int op_before(const void *ctx, size_t i, const void *key)
 }
 
 /*
- * The communication ranges. A collective's span also holds the gaps between
- * its tasks, so where the export has tasks they are the communication, and
- * a collective without any adds nothing; otherwise the spans stand in.
+ * The communication ranges: the collectives' device tasks where the export
+ * has them (what SPEC 19's wait and transfer split reads), else their spans.
+ * The timeline unites them with the linked collectives' spans, which hold the
+ * gaps between a collective's tasks, as torch_npu's StepTraceTime counts
+ * them (docs/output-schema.md); t->comm_from_tasks stays 0 for that reason.
  */
 static int emit_comm(const struct opmfu_ajoin *j, struct opmfu_trace *t)
 {
