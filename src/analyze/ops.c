@@ -13,7 +13,7 @@
 #include "base/sat.h"
 #include "base/sort.h"
 
-_Static_assert(sizeof(struct opmfu_unit) == 64, "a unit per op instance: keep it small");
+_Static_assert(sizeof(struct opmfu_unit) == 72, "a unit per op instance: keep it small (64 bytes, and its bytes since SPEC 18)");
 
 #define NONE OPMFU_UNIT_NONE
 
@@ -114,12 +114,15 @@ static int measure(struct build *b, struct opmfu_unit *u, size_t n, int64_t *sha
 		return -1;
 	u->kernel_ns = 0;
 	u->kernels = 0;
+	u->bytes = -1;
 	for (i = 0; i < n; i++) {
 		const struct opmfu_link *l = &L[b->lk[i]];
 		int64_t d = l->k_end - l->k_start;
 		if (i && l->k_start == L[b->lk[i - 1]].k_start && l->k_end == L[b->lk[i - 1]].k_end)
 			continue;
 		u->kernels++;
+		if (b->fl->bytes && b->fl->bytes[b->lk[i]] >= 0)
+			u->bytes = opmfu_sat_add(u->bytes < 0 ? 0 : u->bytes, b->fl->bytes[b->lk[i]]);
 		if (d > 0)
 			u->kernel_ns = opmfu_sat_add(u->kernel_ns, d);
 		/* a kernel that ends before it starts (junk times) can still be the only one */

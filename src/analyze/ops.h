@@ -26,6 +26,8 @@ struct opmfu_unit {
 	int64_t start, end;  /* its op instances' span */
 	int64_t kernel_ns;   /* its compute kernels' time, a kernel span counted once */
 	int64_t flops;       /* 0 when src is -1 */
+	int64_t bytes;       /* bytes its kernels move (struct opmfu_flops' bytes, over its distinct
+				kernels), -1: none known */
 	int64_t step;        /* index into t->steps of the step whose window holds its (first) op's
 				start, or OPMFU_NO_STEP */
 	uint32_t first_link; /* a link of its first op instance (the op name) */

@@ -49,6 +49,7 @@ void opmfu_flops_release(struct opmfu_flops *fl)
 	free_states(fl);
 	opmfu_free(fl->facts);
 	opmfu_free(fl->cover);
+	opmfu_free(fl->bytes);
 	opmfu_flops_init(fl);
 }
 

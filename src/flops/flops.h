@@ -47,6 +47,11 @@ struct opmfu_flops {
 	size_t n_cover, cap_cover;
 	size_t drops[OPMFU_DROP__COUNT]; /* FLOPs ranges that gave no fact (no kernel inside) */
 	size_t shape_failed;             /* calls of a type with a formula whose shapes did not fit it */
+	/* bytes[i] (i < t->n_compute; NULL: none known): the bytes compute link i's work must move to
+	 * and from device memory (SPEC 18, docs/roofline.md), -1 unknown. Shapes of the op (Kineto):
+	 * the op instance's bytes on its first link by index, 0 on its others; of the kernel
+	 * (Ascend): each kernel's own. */
+	int64_t *bytes;
 	/* from opmfu_flops_prepare until the run: each source's link-only work */
 	void *state[OPMFU_FLOPS__NSRC];
 	int prepared;

@@ -14,6 +14,8 @@ struct opmfu_rank_peaks {
 	const char *source[OPMFU_PREC__COUNT]; /* where each came from ("override (--peak)", "built-in
 						  table: H100 SXM (...)", "info.json PATH (...)", or a stated
 						  fallback rule); NULL: none. Owned by the filler. */
+	double bw;                             /* dense peak memory bandwidth, bytes/s (SPEC 18); 0: none */
+	const char *bw_source;                 /* where it came from, as source[]; NULL: none */
 };
 
 /* The peak for class p (enum opmfu_prec), 0 when p has none or is no class. */

@@ -133,7 +133,7 @@ static void build(void)
 
 static void t_units(void)
 {
-	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 2e12, 0 }, { NULL } };
+	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 2e12, 0 }, { NULL }, 0, NULL };
 	struct opmfu_ops res;
 	struct opmfu_modules mods;
 	struct opmfu_err e = OPMFU_ERR_INIT;
@@ -239,7 +239,7 @@ static void t_op_scope(void)
 {
 	struct opmfu_trace save = T;
 	struct opmfu_flops save_fl = FL;
-	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL } };
+	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL }, 0, NULL };
 	struct opmfu_ops res;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	uint32_t f16, l[2];
@@ -266,7 +266,7 @@ static void t_op_scope(void)
 /* Every allocation failing in turn: OPMFU_ERR_NOMEM and nothing held, or the same result. */
 static void t_nomem(void)
 {
-	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 2e12, 0 }, { NULL } };
+	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 2e12, 0 }, { NULL }, 0, NULL };
 	long n;
 	for (n = 1; n < 200; n++) { /* the n-th allocation fails */
 		struct opmfu_ops res;

@@ -97,7 +97,7 @@ static const char *text(const struct opmfu_cell *c)
 
 static void t_registered(void)
 {
-	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL } };
+	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL }, 0, NULL };
 	const struct opmfu_analysis *reg[] = { &opmfu_analysis_ops, &opmfu_analysis_steps, &opmfu_analysis_hotspots,
 					       NULL };
 	void *state[3];
@@ -248,7 +248,7 @@ static void t_registered(void)
  * copy of the rows; state freed. */
 static struct opmfu_steps_state *run_steps(void *state[2])
 {
-	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL } };
+	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL }, 0, NULL };
 	const struct opmfu_analysis *reg[] = { &opmfu_analysis_ops, &opmfu_analysis_steps, NULL };
 	struct opmfu_rank_ctx ctx;
 	struct opmfu_err e = OPMFU_ERR_INIT;
