@@ -324,6 +324,34 @@ double opmfu_unit_lost_ns(const struct opmfu_ops *res, const struct opmfu_unit *
 	return lost > 0 ? lost : 0;
 }
 
+double opmfu_unit_roofline_ns(const struct opmfu_ops *res, const struct opmfu_unit *u)
+{
+	double peak = opmfu_unit_peak(res, u), bw = res->pk->bw, t = -1;
+	if (u->src >= 0 && peak > 0)
+		t = (double)u->flops / peak * 1e9;
+	if (u->bytes >= 0 && bw > 0 && (double)u->bytes / bw * 1e9 > t)
+		t = (double)u->bytes / bw * 1e9;
+	return t;
+}
+
+double opmfu_unit_recoverable_ns(const struct opmfu_ops *res, const struct opmfu_unit *u)
+{
+	double r = opmfu_unit_roofline_ns(res, u);
+	if (r < 0)
+		return (double)u->kernel_ns; /* nothing says what it needs: all of it, as lost time */
+	/* faster than the roofline (wrong FLOPs, bytes or peaks: warned about) gives nothing back */
+	return (double)u->kernel_ns > r ? (double)u->kernel_ns - r : 0;
+}
+
+const char *opmfu_unit_bound(const struct opmfu_ops *res, const struct opmfu_unit *u)
+{
+	double peak = opmfu_unit_peak(res, u), bw = res->pk->bw;
+	if (u->src < 0 || u->bytes <= 0 || !(peak > 0) || !(bw > 0))
+		return u->src < 0 && u->bytes > 0 && bw > 0 ? "memory" : "unknown";
+	/* the ridge point: the intensity (FLOPs per byte) at which both roofs take the same time */
+	return (double)u->flops / (double)u->bytes >= peak / bw ? "compute" : "memory";
+}
+
 /* The rank's sums; the main peak is the class with the most FLOP-bearing time. */
 static void sum_up(struct opmfu_ops *res)
 {

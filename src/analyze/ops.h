@@ -89,6 +89,15 @@ double opmfu_unit_mfu(const struct opmfu_ops *res, const struct opmfu_unit *u);
 /* Kernel time the unit would save at peak, ns: all of it without FLOPs or
  * peak, none with an MFU above 1. */
 double opmfu_unit_lost_ns(const struct opmfu_ops *res, const struct opmfu_unit *u);
+/* SPEC 18. The least time the unit could take on this chip: max(FLOPs / peak,
+ * bytes / bandwidth), from what is known of the two (ns; -1: neither). Its
+ * recoverable time: kernel_ns minus that, at least 0; all of kernel_ns when
+ * nothing is known (as lost time). Its bound: "compute" or "memory" by the
+ * chip's ridge point (peak / bandwidth) against its FLOPs per byte; "memory"
+ * for work with bytes and no FLOPs; "unknown" otherwise. */
+double opmfu_unit_roofline_ns(const struct opmfu_ops *res, const struct opmfu_unit *u);
+double opmfu_unit_recoverable_ns(const struct opmfu_ops *res, const struct opmfu_unit *u);
+const char *opmfu_unit_bound(const struct opmfu_ops *res, const struct opmfu_unit *u);
 
 /* The index of the step range whose [start, end) holds ts, or
  * OPMFU_NO_STEP; steps in start order. */
