@@ -18,5 +18,12 @@ CREATE TABLE "OpmfuOps" (
     "achieved_tflops" REAL,    -- flops / kernel time
     "mfu" REAL,                -- achieved / peak; NULL without FLOPs or peak
     "lost_ns" INTEGER,         -- kernel_ns - flops / peak: all of kernel_ns without FLOPs or peak
-    "flops_name" TEXT          -- the record's op name (record rows)
+    "flops_name" TEXT,         -- the record's op name (record rows)
+    "bytes" INTEGER,           -- bytes its kernels move to and from device memory (docs/roofline.md); NULL: unknown
+    "intensity" REAL,          -- flops / bytes
+    "achieved_tbps" REAL,      -- bytes / kernel time, TB/s
+    "bound" TEXT,              -- compute | memory (by the chip's ridge point, peak / bandwidth) | unknown
+    "roofline_ns" INTEGER,     -- max(flops / peak, bytes / bandwidth): the least time it could take here
+    "roofline_eff" REAL,       -- roofline_ns / kernel_ns
+    "recoverable_ns" INTEGER   -- kernel_ns - roofline_ns (at least 0); all of kernel_ns when neither is known
 );

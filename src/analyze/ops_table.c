@@ -28,6 +28,13 @@ static const struct opmfu_column cols[] = {
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
 	{ "flops_name", OPMFU_COL_TEXT, "FLOPs Name", 0, 0 },
+	{ "bytes", OPMFU_COL_INT, "Bytes", 18, 0 },
+	{ "intensity", OPMFU_COL_REAL, "FLOPs per Byte", 0, 0 },
+	{ "achieved_tbps", OPMFU_COL_REAL, "Achieved TB/s", 0, 0 },
+	{ "bound", OPMFU_COL_TEXT, "Bound", 0, 0 },
+	{ "roofline_ns", OPMFU_COL_INT, "Roofline Time(ns)", 15, 0 },
+	{ "roofline_eff", OPMFU_COL_REAL, "Roofline Efficiency", 10, OPMFU_COLF_PERCENT },
+	{ "recoverable_ns", OPMFU_COL_INT, "Recoverable Time(ns)", 15, 0 },
 };
 
 const struct opmfu_table_def opmfu_ops_def = {
@@ -39,6 +46,21 @@ static struct opmfu_cell sid_cell(const struct opmfu_trace *t, uint32_t sid, uin
 	const char *s = opmfu_strtab_str(&t->strs, sid);
 	uint32_t n = opmfu_strtab_len(&t->strs, sid);
 	return s && off <= n ? opmfu_cell_text(s + off, n - off) : opmfu_cell_null();
+}
+
+/* SPEC 18: bytes, FLOPs per byte, TB/s, the bound, the roofline time, its
+ * share of the kernel time and the time above it (ops.h). */
+static void roofline_cells(const struct opmfu_ops *res, const struct opmfu_unit *u, struct opmfu_cell *c)
+{
+	double roof = opmfu_unit_roofline_ns(res, u);
+	c[0] = u->bytes >= 0 ? opmfu_cell_int(u->bytes) : opmfu_cell_null();
+	c[1] = u->src >= 0 && u->bytes > 0 ? opmfu_cell_real((double)u->flops / (double)u->bytes) : opmfu_cell_null();
+	c[2] = u->bytes >= 0 && u->kernel_ns > 0 ? opmfu_cell_real((double)u->bytes / (double)u->kernel_ns / 1e3)
+						 : opmfu_cell_null();
+	c[3] = opmfu_cell_str(opmfu_unit_bound(res, u));
+	c[4] = roof >= 0 ? opmfu_cell_int(opmfu_sat_round(roof)) : opmfu_cell_null();
+	c[5] = roof >= 0 && u->kernel_ns > 0 ? opmfu_cell_real(roof / (double)u->kernel_ns) : opmfu_cell_null();
+	c[6] = opmfu_cell_int(opmfu_sat_round(opmfu_unit_recoverable_ns(res, u)));
 }
 
 static void ops_row(const void *src, size_t i, struct opmfu_cell *c)
@@ -74,6 +96,7 @@ static void ops_row(const void *src, size_t i, struct opmfu_cell *c)
 	} else {
 		c[16] = opmfu_cell_null();
 	}
+	roofline_cells(res, u, c + 17);
 }
 
 struct opmfu_table opmfu_ops_table(const struct opmfu_ops_table *src)

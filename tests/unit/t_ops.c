@@ -235,6 +235,15 @@ static void t_units(void)
 }
 
 /* Op-scope shapes (Kineto): a fact covers all kernels of an op instance and counts once. */
+static const char *text_of(const struct opmfu_cell *c)
+{
+	static char buf[64];
+	if (c->null)
+		return "(null)";
+	snprintf(buf, sizeof(buf), "%.*s", (int)c->v.t.n, c->v.t.s);
+	return buf;
+}
+
 static void t_op_scope(void)
 {
 	struct opmfu_trace save = T;
@@ -256,6 +265,103 @@ static void t_op_scope(void)
 	/* 1.5e5 over 300 ns = 5e11 -> 0.5; no step marks: no step */
 	CHECK(res.n == 1 && res.v[0].flops == 150000 && res.v[0].kernel_ns == 300 && res.v[0].kernels == 2);
 	CHECK(res.n == 1 && fabs(opmfu_unit_mfu(&res, &res.v[0]) - 0.5) < 1e-12 && res.v[0].step == OPMFU_NO_STEP);
+	opmfu_ops_release(&res);
+	opmfu_flops_release(&FL);
+	opmfu_trace_release(&T);
+	T = save;
+	FL = save_fl;
+}
+
+/*
+ * SPEC 18 on hand-set bytes: peak 1e12 FLOPS (fp16), bandwidth 1e12 bytes/s,
+ * so the ridge point is 1 FLOP per byte and 1 ns moves 1000 bytes or does
+ * 1000 FLOPs. Op scope (the op's bytes on its first link, 0 on the other):
+ *  op0 mm: gemm 100..300 + splitk 300..400 (300 ns), 1.5e5 FLOPs, 5e4 bytes:
+ *    intensity 3 >= 1: compute; roofline max(150, 50) = 150 ns, eff 0.5,
+ *    recoverable 150; achieved 5e4 / 300 ns = 0.1667 TB/s;
+ *  op1 add: 500..700 (200 ns), no FLOPs, 1e5 bytes: memory; roofline 100 ns,
+ *    eff 0.5, recoverable 100 (its lost time is all 200);
+ *  op2 relu: 800..900 (100 ns), no FLOPs, bytes unknown: unknown, no
+ *    roofline, recoverable 100 (all of it);
+ *  op3 mul: 1000..1010 (10 ns), 2e4 bytes: roofline 20 ns is above its time
+ *    (wrong bytes or bandwidth): recoverable 0, eff 2.
+ */
+static void t_roofline(void)
+{
+	struct opmfu_trace save = T;
+	struct opmfu_flops save_fl = FL;
+	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL }, 1e12, "test" };
+	struct opmfu_ops res;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	struct opmfu_ops_table view;
+	struct opmfu_table tab;
+	struct opmfu_cell c[64];
+	static const char *const names[] = { "bytes", "intensity", "achieved_tbps", "bound", "roofline_ns",
+					     "roofline_eff", "recoverable_ns", "lost_ns" };
+	int col[8], k;
+	uint32_t f16, l[5];
+	size_t i;
+
+	opmfu_trace_init(&T);
+	opmfu_flops_init(&FL);
+	f16 = dt(OPMFU_PREC_FP16);
+	T.shape_scope = OPMFU_SHAPES_OP;
+	l[0] = link(0, "aten::mm", 10, 20, "gemm", 100, 300, f16);
+	l[1] = link(0, "aten::mm", 10, 20, "splitk_reduce", 300, 400, f16);
+	l[2] = link(1, "aten::add", 30, 40, "add_k", 500, 700, f16);
+	l[3] = link(2, "aten::relu", 50, 60, "relu_k", 800, 900, f16);
+	l[4] = link(3, "aten::mul", 70, 80, "mul_k", 1000, 1010, f16);
+	fact(OPMFU_FLOPS_SHAPE, 150000, 1, l, 2);
+	FL.bytes = opmfu_malloc(5 * sizeof(*FL.bytes));
+	CHECK(FL.bytes != NULL);
+	if (!FL.bytes)
+		return;
+	FL.bytes[l[0]] = 50000;
+	FL.bytes[l[1]] = 0;
+	FL.bytes[l[2]] = 100000;
+	FL.bytes[l[3]] = -1;
+	FL.bytes[l[4]] = 20000;
+	opmfu_ops_init(&res);
+	CHECK_INT(opmfu_ops_run(&T, &FL, &pk, &res, &e), OPMFU_OK);
+	CHECK_INT(res.n, 4);
+	view.ops = &res;
+	view.rank = 0;
+	tab = opmfu_ops_table(&view);
+	for (k = 0; k < 8; k++)
+		CHECK((col[k] = opmfu_table_col(tab.def, names[k])) >= 0);
+	for (i = 0; i < res.n && i < 4; i++) {
+		tab.row(tab.src, i, c);
+		switch (i) {
+		case 0:
+			CHECK_INT(c[col[0]].v.i, 50000);
+			CHECK(fabs(c[col[1]].v.r - 3) < 1e-12);
+			CHECK(fabs(c[col[2]].v.r - 50000.0 / 300 / 1e3) < 1e-12);
+			CHECK_STR(text_of(&c[col[3]]), "compute");
+			CHECK_INT(c[col[4]].v.i, 150);
+			CHECK(fabs(c[col[5]].v.r - 0.5) < 1e-12);
+			CHECK_INT(c[col[6]].v.i, 150);
+			CHECK_INT(c[col[7]].v.i, 150);
+			break;
+		case 1:
+			CHECK_INT(c[col[0]].v.i, 100000);
+			CHECK(c[col[1]].null);
+			CHECK_STR(text_of(&c[col[3]]), "memory");
+			CHECK_INT(c[col[4]].v.i, 100);
+			CHECK(fabs(c[col[5]].v.r - 0.5) < 1e-12);
+			CHECK_INT(c[col[6]].v.i, 100);
+			CHECK_INT(c[col[7]].v.i, 200);
+			break;
+		case 2:
+			CHECK(c[col[0]].null && c[col[2]].null && c[col[4]].null && c[col[5]].null);
+			CHECK_STR(text_of(&c[col[3]]), "unknown");
+			CHECK_INT(c[col[6]].v.i, 100);
+			break;
+		default:
+			CHECK_INT(c[col[4]].v.i, 20);
+			CHECK(fabs(c[col[5]].v.r - 2) < 1e-12);
+			CHECK_INT(c[col[6]].v.i, 0);
+		}
+	}
 	opmfu_ops_release(&res);
 	opmfu_flops_release(&FL);
 	opmfu_trace_release(&T);
@@ -302,6 +408,7 @@ int main(void)
 	build();
 	t_units();
 	t_op_scope();
+	t_roofline();
 	t_nomem();
 	opmfu_flops_release(&FL);
 	opmfu_trace_release(&T);
