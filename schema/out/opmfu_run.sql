@@ -29,5 +29,7 @@ CREATE TABLE "OpmfuRun" (
     "share_idle_device" REAL,
     "profiler_step_ns" INTEGER,  -- that step's host span; NULL: none
     "backlog_ns" INTEGER,        -- the median rank's backlog window; NULL: none
-    "step_windows" TEXT          -- how the median rank's windows were cut
+    "step_windows" TEXT,         -- how the median rank's windows were cut
+    "share_memory_bound" REAL,   -- that step's memory-bound work with known bytes (SPEC 18)
+    "memory_bound_eff" REAL      -- its bandwidth efficiency
 );

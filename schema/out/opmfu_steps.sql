@@ -6,7 +6,7 @@
 -- device-side step annotation where the trace has consistent ones, else a
 -- step's first device work to the next step's (the last step to its last
 -- work). Every ns of a window is in exactly one of flops_ns,
--- matmul_noflops_ns, other_compute_ns, comm_exposed_ns, memcpy_ns,
+-- matmul_noflops_ns, memory_bound_ns, other_compute_ns, comm_exposed_ns, memcpy_ns,
 -- idle_host_ns, idle_ns (unions of device intervals, in that order of
 -- precedence); comm_overlapped_ns is beside them.
 -- trace_mfu + share_idle + share_comm + share_other_compute +
@@ -22,7 +22,7 @@ CREATE TABLE "OpmfuSteps" (
     "preparing_ns" INTEGER,       -- from the host step's start to the window's (the host's head of the step)
     "flops_ns" INTEGER,           -- compute of ops with FLOPs (and a peak)
     "matmul_noflops_ns" INTEGER,  -- GEMM, convolution or attention kernels whose FLOPs are unknown
-    "other_compute_ns" INTEGER,   -- other compute without FLOPs
+    "other_compute_ns" INTEGER,   -- other compute without FLOPs (bytes unknown)
     "comm_exposed_ns" INTEGER,    -- communication under no compute
     "comm_overlapped_ns" INTEGER, -- communication under compute
     "memcpy_ns" INTEGER,          -- copies and memsets under no compute or communication
@@ -35,11 +35,16 @@ CREATE TABLE "OpmfuSteps" (
     "trace_mfu" REAL,             -- FLOPs / (window x peak)
     "share_idle" REAL,            -- (idle_host_ns + idle_ns) / window
     "share_comm" REAL,            -- exposed communication
-    "share_other_compute" REAL,   -- busy without FLOPs: (matmul_noflops_ns + other_compute_ns + memcpy_ns) / window
+    "share_other_compute" REAL,   -- busy without FLOPs: (matmul_noflops_ns + memory_bound_ns + other_compute_ns
+                                  -- + memcpy_ns) / window
     "share_inefficiency" REAL,    -- flops_ns / window - trace_mfu: FLOP compute not turned into FLOPs
     "share_matmul_noflops" REAL,  -- the parts of share_other_compute and share_idle, each ns / window
     "share_other_kernels" REAL,
     "share_memcpy" REAL,
     "share_idle_host" REAL,
-    "share_idle_device" REAL
+    "share_idle_device" REAL,
+    "memory_bound_ns" INTEGER,    -- kernels of ops without FLOPs whose bytes are known (SPEC 18), not under FLOP
+                                  -- or GEMM compute: a part of busy without FLOPs, taken out of other compute
+    "share_memory_bound" REAL,    -- memory_bound_ns / window
+    "memory_bound_eff" REAL       -- those ops' bytes / peak bandwidth over their kernel time (ops starting in the step)
 );

@@ -68,5 +68,7 @@ CREATE TABLE "OpmfuRankSummary" (
     "preparing_ns" INTEGER,       -- its head on the host before its first device work
     "backlog_ns" INTEGER,         -- the backlog's window (work queued before profiling); NULL: none
     "step_windows" TEXT,          -- how the windows were cut: 'device annotation', 'device work', 'whole trace'
-    "steps_spilled" INTEGER       -- steps whose work runs past the next step's start (a warning)
+    "steps_spilled" INTEGER,      -- steps whose work runs past the next step's start (a warning)
+    "share_memory_bound" REAL,    -- the median step's memory-bound work with known bytes (OpmfuSteps)
+    "memory_bound_eff" REAL       -- its bandwidth efficiency
 );

@@ -16,7 +16,7 @@
 #include "base/sort.h"
 
 /* Kinds of device interval (the categories of a busy ns, by precedence). */
-enum { C_FLOPS, C_MATMUL, C_OTHER, C_COMM, C_COPY, C_N };
+enum { C_FLOPS, C_MATMUL, C_MEMBOUND, C_OTHER, C_COMM, C_COPY, C_N };
 
 /* One end of a device interval. 16 bytes. */
 struct ev {
@@ -143,6 +143,13 @@ static int flop_unit(const struct opmfu_ops *ops, const struct opmfu_unit *u, in
 	return u->src >= 0 && (!any_peak || opmfu_unit_peak(ops, u) > 0);
 }
 
+/* A unit without FLOPs whose bytes are known, on a chip with a bandwidth:
+ * memory-bound work (SPEC 18) */
+static int mem_unit(const struct opmfu_ops *ops, const struct opmfu_unit *u)
+{
+	return u->src < 0 && u->bytes > 0 && ops->pk->bw > 0;
+}
+
 /* Every device interval as two events, and each step's attributed work:
  * the links whose op starts in the step's host span (the step that
  * launched them, wherever they ran). */
@@ -159,8 +166,10 @@ static int collect(struct build *b)
 			uint32_t u = b->ops->op_unit ? b->ops->op_unit[l->op] : OPMFU_UNIT_NONE;
 			if (u != OPMFU_UNIT_NONE && flop_unit(b->ops, &b->ops->v[u], peaks))
 				kind = C_FLOPS;
+			else if (mm_sid(b, l->k_name) || mm_sid(b, l->op_name))
+				kind = C_MATMUL;
 			else
-				kind = mm_sid(b, l->k_name) || mm_sid(b, l->op_name) ? C_MATMUL : C_OTHER;
+				kind = u != OPMFU_UNIT_NONE && mem_unit(b->ops, &b->ops->v[u]) ? C_MEMBOUND : C_OTHER;
 		}
 		if (b->n_steps && l->k_end > l->k_start) {
 			int64_t s = opmfu_step_at(&t->steps, l->op_start);
@@ -453,12 +462,13 @@ static void sweep(struct build *b)
 			for (k = 0; k < C_N; k++)
 				busy |= count[k] > 0;
 			if (busy) {
-				int compute = count[C_FLOPS] + count[C_MATMUL] + count[C_OTHER] > 0;
-				c = count[C_FLOPS]    ? OPMFU_T_FLOPS
-				    : count[C_MATMUL] ? OPMFU_T_MATMUL
-				    : count[C_OTHER]  ? OPMFU_T_OTHER
-				    : count[C_COMM]   ? OPMFU_T_COMM
-						      : OPMFU_T_COPY;
+				int compute = count[C_FLOPS] + count[C_MATMUL] + count[C_MEMBOUND] + count[C_OTHER] > 0;
+				c = count[C_FLOPS]	? OPMFU_T_FLOPS
+				    : count[C_MATMUL]	? OPMFU_T_MATMUL
+				    : count[C_MEMBOUND] ? OPMFU_T_MEMBOUND
+				    : count[C_OTHER]	? OPMFU_T_OTHER
+				    : count[C_COMM]	? OPMFU_T_COMM
+							: OPMFU_T_COPY;
 				b->res->outside_ns = opmfu_sat_add(
 					b->res->outside_ns, (t - prev) - put(b, &w, prev, t, c, compute && count[C_COMM]));
 			} else {
@@ -511,11 +521,15 @@ static void add_units(const struct build *b, struct opmfu_steps *res)
 		const struct opmfu_unit *u = &ops->v[i];
 		struct opmfu_step_row *s;
 		double peak = opmfu_unit_peak(ops, u);
-		if (u->src < 0)
-			continue;
 		if (b->n_steps && (u->step == OPMFU_NO_STEP || (size_t)u->step >= res->n_steps))
 			continue;
 		s = &res->v[b->n_steps ? (size_t)u->step : 0];
+		if (mem_unit(ops, u)) {
+			s->mb_roof_ns += (double)u->bytes / ops->pk->bw * 1e9;
+			s->mb_unit_ns += (double)u->kernel_ns;
+		}
+		if (u->src < 0)
+			continue;
 		s->flops = opmfu_sat_add(s->flops, u->flops);
 		if (u->src == OPMFU_FLOPS_RECORD)
 			s->flops_record = opmfu_sat_add(s->flops_record, u->flops);
@@ -552,13 +566,21 @@ double opmfu_step_share(const struct opmfu_step_row *s, enum opmfu_tcat c)
 	return w > 0 ? (double)s->ns[c] / (double)w : -1;
 }
 
+double opmfu_step_mb_eff(const struct opmfu_step_row *s)
+{
+	return s->mb_unit_ns > 0 ? s->mb_roof_ns / s->mb_unit_ns : -1;
+}
+
 void opmfu_step_shares(const struct opmfu_step_row *s, double shares[4])
 {
 	double w = (double)opmfu_step_window(s), mfu = opmfu_step_trace_mfu(s);
 	const int64_t *ns = s->ns;
 	shares[0] = w > 0 ? (double)opmfu_sat_add(ns[OPMFU_T_IDLE], ns[OPMFU_T_IDLE_HOST]) / w : -1;
 	shares[1] = w > 0 ? (double)ns[OPMFU_T_COMM] / w : -1;
-	shares[2] = w > 0 ? (double)opmfu_sat_add(opmfu_sat_add(ns[OPMFU_T_MATMUL], ns[OPMFU_T_OTHER]), ns[OPMFU_T_COPY]) / w
+	shares[2] = w > 0 ? (double)opmfu_sat_add(opmfu_sat_add(opmfu_sat_add(ns[OPMFU_T_MATMUL], ns[OPMFU_T_MEMBOUND]),
+								   ns[OPMFU_T_OTHER]),
+						    ns[OPMFU_T_COPY]) /
+				    w
 			  : -1;
 	/* what the FLOP-bearing kernels' time holds beyond the trace MFU */
 	shares[3] = w > 0 && mfu >= 0 ? (double)ns[OPMFU_T_FLOPS] / w - mfu : 0;

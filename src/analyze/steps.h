@@ -29,6 +29,7 @@ enum opmfu_window_kind {
 enum opmfu_tcat {
 	OPMFU_T_FLOPS,       /* kernels of ops with FLOPs (and a peak, when the rank has one) */
 	OPMFU_T_MATMUL,      /* GEMM, convolution or attention kernels whose FLOPs are unknown */
+	OPMFU_T_MEMBOUND,    /* kernels of ops without FLOPs whose bytes are known (memory-bound work) */
 	OPMFU_T_OTHER,       /* other compute */
 	OPMFU_T_COMM,        /* communication under no compute (exposed) */
 	OPMFU_T_COPY,        /* copies and memsets under no compute or communication */
@@ -49,6 +50,8 @@ struct opmfu_step_row {
 	double flops_peaked;     /* FLOPs of those with a peak */
 	double cap;              /* their kernel time x peak (FLOPs at peak) */
 	double unit_ns;          /* their kernel time */
+	double mb_roof_ns;       /* ops without FLOPs with known bytes that start in the step: bytes / bandwidth */
+	double mb_unit_ns;       /* their kernel time */
 };
 
 struct opmfu_steps {
@@ -83,6 +86,9 @@ double opmfu_step_trace_mfu(const struct opmfu_step_row *s);
 void opmfu_step_shares(const struct opmfu_step_row *s, double shares[4]);
 /* The share of the window in category c (-1 for an empty window). */
 double opmfu_step_share(const struct opmfu_step_row *s, enum opmfu_tcat c);
+/* The step's memory-bound work's bandwidth efficiency: the time its bytes need
+ * at the peak bandwidth over its kernel time (-1: none). */
+double opmfu_step_mb_eff(const struct opmfu_step_row *s);
 /* Whether a kernel or op name names GEMM, convolution or attention work
  * (docs/glossary.md lists the words). */
 int opmfu_matmul_name(const char *s, size_t n);

@@ -35,6 +35,9 @@ static const struct opmfu_column cols[] = {
 	{ "share_memcpy", OPMFU_COL_REAL, "Copies and Memsets", 10, OPMFU_COLF_PERCENT },
 	{ "share_idle_host", OPMFU_COL_REAL, "Idle, Host Late", 10, OPMFU_COLF_PERCENT },
 	{ "share_idle_device", OPMFU_COL_REAL, "Idle, Other", 10, OPMFU_COLF_PERCENT },
+	{ "memory_bound_ns", OPMFU_COL_INT, "Memory-Bound, Bytes Known(ns)", 15, 0 },
+	{ "share_memory_bound", OPMFU_COL_REAL, "Memory-Bound, Bytes Known", 10, OPMFU_COLF_PERCENT },
+	{ "memory_bound_eff", OPMFU_COL_REAL, "Memory-Bound Bandwidth Efficiency", 10, OPMFU_COLF_PERCENT },
 };
 
 const struct opmfu_table_def opmfu_steps_def = {
@@ -79,6 +82,9 @@ static void steps_row(const void *src, size_t i, struct opmfu_cell *c)
 		c[21 + k] = w > 0 && (k < 3 || mfu >= 0) ? opmfu_cell_real(shares[k]) : opmfu_cell_null();
 	for (k = 0; k < 5; k++)
 		c[25 + k] = w > 0 ? opmfu_cell_real(opmfu_step_share(s, sub[k])) : opmfu_cell_null();
+	c[30] = opmfu_cell_int(s->ns[OPMFU_T_MEMBOUND]);
+	c[31] = w > 0 ? opmfu_cell_real(opmfu_step_share(s, OPMFU_T_MEMBOUND)) : opmfu_cell_null();
+	c[32] = opmfu_cell_known(opmfu_step_mb_eff(s));
 }
 
 struct opmfu_table opmfu_steps_table(const struct opmfu_steps_table *src)

@@ -175,6 +175,7 @@ static void print_waterfall(const struct opmfu_rows *run)
 		{ "FLOP kernels below peak (their time minus trace MFU)", "share_inefficiency", 0 },
 		{ "busy without FLOPs", "share_other_compute", 0 },
 		{ "GEMM/conv/attention kernels, FLOPs unknown", "share_matmul_noflops", 1 },
+		{ "memory-bound kernels, bytes known", "share_memory_bound", 1 },
 		{ "other kernels (no FLOPs by convention)", "share_other_kernels", 1 },
 		{ "copies and memsets", "share_memcpy", 1 },
 		{ "communication not hidden under compute", "share_comm", 0 },
@@ -205,6 +206,9 @@ static void print_waterfall(const struct opmfu_rows *run)
 		opmfu_printf("  %s%-*s %6s  ", lines[k].part ? "  " : "", lines[k].part ? 51 : 53, lines[k].what,
 			     pct1(v, p, sizeof(p)));
 		bar(v, 30);
+		if (!strcmp(lines[k].col, "share_memory_bound") && !isnan(opmfu_cell(run, 0, "memory_bound_eff")))
+			opmfu_printf(" at %s of the memory bandwidth",
+				     pct1(opmfu_cell(run, 0, "memory_bound_eff"), p, sizeof(p)));
 		opmfu_printf("\n");
 	}
 	if (!isnan(backlog) && backlog > 0) {

@@ -161,6 +161,7 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 		for (k = 0; k < OPMFU_NPART; k++)
 			rep->ranks[i].parts[k] = -1;
 		rep->ranks[i].profiler_step_ns = rep->ranks[i].preparing_ns = rep->ranks[i].backlog_ns = -1;
+		rep->ranks[i].mb_share = rep->ranks[i].mb_eff = -1;
 		if (!(rep->ranks[i].db_path = opmfu_strdup(list->v[i].path)))
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	}

@@ -143,7 +143,7 @@ static void report_steps(const struct opmfu_steps *st, struct opmfu_rank_report 
 		rr->shares[k] = -1;
 	for (k = 0; k < OPMFU_NPART; k++)
 		rr->parts[k] = -1;
-	rr->profiler_step_ns = rr->preparing_ns = rr->backlog_ns = -1;
+	rr->profiler_step_ns = rr->preparing_ns = rr->backlog_ns = rr->mb_share = rr->mb_eff = -1;
 	rr->windows_from_device = !st->n_steps ? 2 : st->from_device;
 	rr->steps_spilled = st->n_spill;
 	for (k = 0; k < 4; k++)
@@ -165,6 +165,8 @@ static void report_steps(const struct opmfu_steps *st, struct opmfu_rank_report 
 	rr->comm_overlapped = opmfu_step_share(med, OPMFU_T_COMM_OVERLAP);
 	for (k = 0; k < OPMFU_NPART; k++)
 		rr->parts[k] = opmfu_step_share(med, parts[k]);
+	rr->mb_share = opmfu_step_share(med, OPMFU_T_MEMBOUND);
+	rr->mb_eff = opmfu_step_mb_eff(med);
 	if (med->host_end > med->host_start) {
 		rr->profiler_step_ns = (double)(med->host_end - med->host_start);
 		rr->preparing_ns = med->start > med->host_start ? (double)(med->start - med->host_start) : 0;

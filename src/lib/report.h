@@ -91,6 +91,9 @@ struct opmfu_rank_report {
 	 * without FLOPs, other kernels without FLOPs, copies (these three are
 	 * OPMFU_SHARE_OTHER), idle with the host late, other idle (these two OPMFU_SHARE_IDLE) */
 	double parts[OPMFU_NPART];
+	double mb_share;            /* the median step's memory-bound work with known bytes (SPEC 18, a part
+				       of OPMFU_SHARE_OTHER); -1: unknown */
+	double mb_eff;              /* its bandwidth efficiency; -1: none */
 	double profiler_step_ns;    /* the median step's host span; -1: none */
 	double preparing_ns;        /* its head before the first device work; -1: none */
 	double backlog_ns;          /* the backlog's window (work queued before profiling); -1: none */

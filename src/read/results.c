@@ -167,6 +167,10 @@ static const char *const step_cols[] = { "rank_id", "window_ns", "flops_ns", "ot
 static const char *const step_cols17[] = { "rank_id", "window_ns", "flops_ns", "other_compute_ns", "comm_exposed_ns",
 					   "idle_ns", "flops", "trace_mfu", "matmul_noflops_ns", "memcpy_ns",
 					   "idle_host_ns", NULL };
+/* SPEC 18's: memory-bound work taken out of other compute */
+static const char *const step_cols18[] = { "rank_id", "window_ns", "flops_ns", "other_compute_ns", "comm_exposed_ns",
+					   "idle_ns", "flops", "trace_mfu", "matmul_noflops_ns", "memcpy_ns",
+					   "idle_host_ns", "memory_bound_ns", NULL };
 static const char *const model_cols[] = { "convention", "step_ns", "model_flops_per_device", "model_mfu", "rank_id",
 					  "step", NULL };
 
@@ -220,12 +224,14 @@ static enum opmfu_status step_row(struct rd *d)
 	    (st = num(d, 3, &w->other_ns)) || (st = num(d, 4, &w->comm_ns)) || (st = num(d, 5, &w->idle_ns)) ||
 	    (st = num(d, 6, &w->flops)) || (st = num(d, 7, &w->trace_mfu)))
 		return st;
-	if (d->cols == step_cols17) {
+	if (d->cols == step_cols17 || d->cols == step_cols18) {
 		/* the old meanings: other compute held everything busy without FLOPs, idle all idle */
-		double mm, cp, ih;
-		if ((st = num(d, 8, &mm)) || (st = num(d, 9, &cp)) || (st = num(d, 10, &ih)))
+		double mm, cp, ih, mb = 0;
+		if ((st = num(d, 8, &mm)) || (st = num(d, 9, &cp)) || (st = num(d, 10, &ih)) ||
+		    (d->cols == step_cols18 && (st = num(d, 11, &mb))))
 			return st;
-		w->other_ns = (isnan(w->other_ns) ? 0 : w->other_ns) + (isnan(mm) ? 0 : mm) + (isnan(cp) ? 0 : cp);
+		w->other_ns = (isnan(w->other_ns) ? 0 : w->other_ns) + (isnan(mm) ? 0 : mm) + (isnan(cp) ? 0 : cp) +
+			      (isnan(mb) ? 0 : mb);
 		w->idle_ns = (isnan(w->idle_ns) ? 0 : w->idle_ns) + (isnan(ih) ? 0 : ih);
 	}
 	r->n_steps++;
@@ -348,13 +354,19 @@ enum opmfu_status opmfu_results_read(const char *path, struct opmfu_intern *name
 	if (st == OPMFU_OK) {
 		/* a result of SPEC 17 or later has kind (and the backlog is in no step); older ones not */
 		sqlite3_stmt *probe = NULL;
+		int new18;
 		/* bare names: SQLite takes an unknown "quoted" name for a string */
 		int new17 = sqlite3_prepare_v2(d.db, "SELECT kind, matmul_noflops_ns, memcpy_ns, idle_host_ns "
 						     "FROM \"OpmfuSteps\" LIMIT 0", -1, &probe,
 						     NULL) == SQLITE_OK;
 		sqlite3_finalize(probe);
-		st = new17 ? scan(&d, "OpmfuSteps", step_cols17, "\"kind\" IS NOT 'backlog'", step_row, 0, NULL)
-			   : scan(&d, "OpmfuSteps", step_cols, NULL, step_row, 0, NULL);
+		probe = NULL;
+		new18 = sqlite3_prepare_v2(d.db, "SELECT memory_bound_ns FROM \"OpmfuSteps\" LIMIT 0", -1, &probe, NULL) ==
+			SQLITE_OK;
+		sqlite3_finalize(probe);
+		st = new18   ? scan(&d, "OpmfuSteps", step_cols18, "\"kind\" IS NOT 'backlog'", step_row, 0, NULL)
+		     : new17 ? scan(&d, "OpmfuSteps", step_cols17, "\"kind\" IS NOT 'backlog'", step_row, 0, NULL)
+			     : scan(&d, "OpmfuSteps", step_cols, NULL, step_row, 0, NULL);
 	}
 	if (st == OPMFU_OK)
 		st = scan(&d, "OpmfuModel", model_cols, "\"rank_id\" IS NULL AND \"step\" IS NULL", model_row, 1,
