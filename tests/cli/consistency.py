@@ -142,14 +142,18 @@ def check_terminal(c, out, db):
         # the five shares that sum to 1 (lines indented by two), each followed by its parts (by four)
         shown = {}
         for l in lines[i + 1:]:
-            m = re.match(r"^(  |    )(\S.*?)\s+(\S+)  #*$", l)
+            m = re.match(r"^(  |    )(\S.*?)\s+(\S+)  #*( at \S+ of the memory bandwidth)?$", l)
             if not m:
                 break
             shown[m.group(2)] = m.group(3)
+            if m.group(4):
+                c.eq("waterfall memory_bound_eff", " at %s of the memory bandwidth" % pct(r["memory_bound_eff"]),
+                     m.group(4))
         labels = (("trace_mfu", "useful math: trace MFU (FLOPs / (step time x peak))"),
                   ("share_inefficiency", "FLOP kernels below peak (their time minus trace MFU)"),
                   ("share_other_compute", "busy without FLOPs"),
                   ("share_matmul_noflops", "GEMM/conv/attention kernels, FLOPs unknown"),
+                  ("share_memory_bound", "memory-bound kernels, bytes known"),
                   ("share_other_kernels", "other kernels (no FLOPs by convention)"),
                   ("share_memcpy", "copies and memsets"),
                   ("share_comm", "communication not hidden under compute"),

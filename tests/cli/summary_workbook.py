@@ -127,7 +127,7 @@ class Sheet:
             problem(self.case, "%s row %d %s: %r, expected %r" % (self.name, row + 1, title, got, want))
 
 
-# OpmfuRun's row on the Overview (A4:B30), in order: label, column, shown in ms
+# OpmfuRun's row on the Overview (A4:B32), in order: label, column, shown in ms
 RUN_KEYS = [("Run ID", "run_id", 0), ("Source", "source", 0), ("Ranks", "ranks", 0),
             ("Ranks analysed", "ranks_analysed", 0), ("Ranks failed", "ranks_failed", 0), ("Chip", "chip", 0),
             ("Peak (TFLOPS)", "peak_tflops", 0), ("Peak source", "peak_source", 0),
@@ -135,6 +135,8 @@ RUN_KEYS = [("Run ID", "run_id", 0), ("Source", "source", 0), ("Ranks", "ranks",
             ("Trace MFU", "trace_mfu", 0), ("FLOP kernels below peak", "share_inefficiency", 0),
             ("Busy without FLOPs", "share_other_compute", 0),
             ("  GEMM/conv/attention, FLOPs unknown", "share_matmul_noflops", 0),
+            ("  Memory-bound, bytes known", "share_memory_bound", 0),
+            ("    at this share of the bandwidth", "memory_bound_eff", 0),
             ("  Other kernels", "share_other_kernels", 0), ("  Copies and memsets", "share_memcpy", 0),
             ("Exposed communication", "share_comm", 0), ("Idle", "share_idle", 0),
             ("  Host late", "share_idle_host", 0), ("  Other idle", "share_idle_device", 0),
@@ -198,6 +200,8 @@ def check_ranks(case, sh, ranks, run):
                                ("Busy MFU", "mfu_busy", 0), ("Recorded MFU", "mfu_recorded", 0),
                                ("FLOPs coverage", "flops_coverage", 0),
                                ("GEMM/conv/attention without FLOPs", "share_matmul_noflops", 0),
+                               ("Memory-bound, bytes known", "share_memory_bound", 0),
+                               ("Memory-bound bandwidth efficiency", "memory_bound_eff", 0),
                                ("Other kernels without FLOPs", "share_other_kernels", 0),
                                ("Copies and memsets", "share_memcpy", 0), ("Idle, host late", "share_idle_host", 0),
                                ("Idle, other", "share_idle_device", 0), ("Step windows", "step_windows", 0),
@@ -220,6 +224,8 @@ def check_steps(case, sh, steps):
                                ("Step time (ms)", "window_ns", 1), ("Profiler step (ms)", "profiler_step_ns", 1),
                                ("Preparing (ms)", "preparing_ns", 1), ("FLOP kernels (ms)", "flops_ns", 1),
                                ("GEMM/conv/attention without FLOPs (ms)", "matmul_noflops_ns", 1),
+                               ("Memory-bound, bytes known (ms)", "memory_bound_ns", 1),
+                               ("Memory-bound bandwidth efficiency", "memory_bound_eff", 0),
                                ("Other compute (ms)", "other_compute_ns", 1),
                                ("Copies and memsets (ms)", "memcpy_ns", 1),
                                ("Idle, host late (ms)", "idle_host_ns", 1), ("Idle, other (ms)", "idle_ns", 1),

@@ -17,6 +17,7 @@
 
 static struct opmfu_trace T;
 static struct opmfu_flops FL;
+static struct opmfu_rank_peaks PK; /* the peaks run_steps uses (reset sets fp16 1e12) */
 
 static uint32_t S(const char *s)
 {
@@ -248,7 +249,7 @@ static void t_registered(void)
  * copy of the rows; state freed. */
 static struct opmfu_steps_state *run_steps(void *state[2])
 {
-	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL }, 0, NULL };
+	struct opmfu_rank_peaks pk = PK;
 	const struct opmfu_analysis *reg[] = { &opmfu_analysis_ops, &opmfu_analysis_steps, NULL };
 	struct opmfu_rank_ctx ctx;
 	struct opmfu_err e = OPMFU_ERR_INIT;
@@ -281,6 +282,8 @@ static void free_steps(void *state[2])
 
 static void reset(void)
 {
+	memset(&PK, 0, sizeof(PK));
+	PK.flops[OPMFU_PREC_FP16] = 1e12;
 	opmfu_flops_release(&FL);
 	opmfu_trace_release(&T);
 	opmfu_trace_init(&T);
@@ -468,6 +471,36 @@ static void t_timeline(void)
 	CHECK_INT(r->ns[OPMFU_T_IDLE], 800);
 	CHECK_INT(r->ns[OPMFU_T_IDLE_HOST], 0);
 	free_steps(state);
+
+	/* SPEC 18: the add of step 1 (add_k 500..600, no FLOPs) moves 5e4 bytes, at 1e12 bytes/s
+	 * 50 ns: memory-bound work with known bytes, its 100 ns taken out of other compute, at a
+	 * bandwidth efficiency of 50 / 100 = 0.5; step 2's add and mul stay other compute */
+	reset();
+	build_timeline(1);
+	FL.bytes = opmfu_malloc(T.n_compute * sizeof(*FL.bytes));
+	CHECK(FL.bytes != NULL);
+	if (FL.bytes) {
+		size_t i;
+		for (i = 0; i < T.n_compute; i++)
+			FL.bytes[i] = -1;
+		FL.bytes[1] = 50000; /* the second link: add_k of op1 */
+	}
+	PK.bw = 1e12;
+	st = &run_steps(state)->steps;
+	r = row_of(st, 0);
+	CHECK_INT(r->ns[OPMFU_T_MEMBOUND], 100);
+	CHECK_INT(r->ns[OPMFU_T_OTHER], 0);
+	CHECK(fabs(opmfu_step_mb_eff(r) - 0.5) < 1e-12);
+	{
+		double sh[4];
+		opmfu_step_shares(r, sh);
+		CHECK(fabs(sh[2] - 200.0 / 750) < 1e-12); /* busy without FLOPs: memory-bound 100 + copy 100 */
+	}
+	r = row_of(st, 1);
+	CHECK_INT(r->ns[OPMFU_T_MEMBOUND], 0);
+	CHECK_INT(r->ns[OPMFU_T_OTHER], 100);
+	CHECK(opmfu_step_mb_eff(r) < 0);
+	free_steps(state);
 }
 
 static void t_matmul_names(void)
@@ -493,6 +526,7 @@ int main(void)
 	opmfu_flops_init(&FL);
 	build();
 	t_registered();
+	reset();
 	t_timeline();
 	t_matmul_names();
 	opmfu_flops_release(&FL);
