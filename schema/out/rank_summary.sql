@@ -68,5 +68,8 @@ CREATE TABLE "OpmfuRankSummary" (
     "preparing_ns" INTEGER,       -- its head on the host before its first device work
     "backlog_ns" INTEGER,         -- the backlog's window (work queued before profiling); NULL: none
     "step_windows" TEXT,          -- how the windows were cut: 'device annotation', 'device work', 'whole trace'
-    "steps_spilled" INTEGER       -- steps whose work runs past the next step's start (a warning)
+    "steps_spilled" INTEGER,      -- steps whose work runs past the next step's start (a warning)
+    "peak_bw_tbps" REAL,          -- peak memory bandwidth (HBM/GDDR), TB/s (SPEC 18); NULL: none
+    "peak_bw_source" TEXT         -- where it came from: "override (--peak-bw)", "built-in table: H100 SXM
+                                  -- (NVIDIA H100 datasheet, SXM HBM3)"; NULL: none
 );

@@ -75,6 +75,8 @@ static const struct opmfu_column cols[] = {
 	{ "backlog_ns", OPMFU_COL_INT, "Backlog(ns)", 0, 0 },
 	{ "step_windows", OPMFU_COL_TEXT, "Step Windows", 0, 0 },
 	{ "steps_spilled", OPMFU_COL_INT, "Steps Spilling into the Next", 0, 0 },
+	{ "peak_bw_tbps", OPMFU_COL_REAL, "Peak Memory Bandwidth (TB/s)", 0, 0 },
+	{ "peak_bw_source", OPMFU_COL_TEXT, "Peak Memory Bandwidth Source", 0, 0 },
 };
 
 /* no workbook: the reference writes none */
@@ -88,7 +90,7 @@ static struct opmfu_cell text_or_null(const char *s)
 	return s[0] ? opmfu_cell_str(s) : opmfu_cell_null();
 }
 
-_Static_assert(sizeof(cols) / sizeof(cols[0]) == 67, "summary_row fills every column");
+_Static_assert(sizeof(cols) / sizeof(cols[0]) == 69, "summary_row fills every column");
 
 /* The peak the rank's numbers divide by, TFLOPS: its median step's (over
  * the classes of its FLOPs); without FLOPs there, its fp16 peak, else its
@@ -182,6 +184,8 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[64] = rr->backlog_ns >= 0 ? opmfu_cell_int(opmfu_sat_round(rr->backlog_ns)) : opmfu_cell_null();
 	c[65] = rr->step_ns_median >= 0 ? opmfu_cell_str(windows[rr->windows_from_device]) : opmfu_cell_null();
 	c[66] = opmfu_cell_int((int64_t)rr->steps_spilled);
+	c[67] = opmfu_cell_pos(rr->peak_bw_tbps);
+	c[68] = text_or_null(rr->peak_bw_source);
 }
 
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr)
