@@ -74,6 +74,10 @@ struct opmfu_opts {
 	void (*on_warning)(void *ctx, const char *msg);
 	void (*on_progress)(void *ctx, const struct opmfu_progress *p);
 	void *ctx;
+	/* Peak memory bandwidth override in TB/s (SPEC 18); 0 = not overridden.
+	 * peak_bw_origin names where it came from ("--peak-bw", "OPMFU_PEAK"). */
+	double peak_bw_tbps;
+	const char *peak_bw_origin;
 };
 
 /*
@@ -146,14 +150,20 @@ enum opmfu_stage {
 /* Seconds of stage for OpmfuRankSummary's row i; -1 past the end. */
 double opmfu_run_stage_seconds(const struct opmfu_run *run, size_t i, enum opmfu_stage stage);
 
-/* Parses "fp16=353.9,int8=707.8" (classes OPMFU_PEAK_CLASSES; TFLOPS) into
- * tflops[OPMFU_NCLASS]. Returns 0, or -1 with a message in msg. */
-int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t msgsz);
+/* Parses "fp16=353.9,int8=707.8,bw=3.35" (classes OPMFU_PEAK_CLASSES; TFLOPS;
+ * bw: peak memory bandwidth, TB/s) into tflops[OPMFU_NCLASS] and *bw_tbps (0
+ * when not given). bw_tbps NULL: bw= is refused as an unknown class. Returns
+ * 0, or -1 with a message in msg. */
+int opmfu_parse_peak_spec(const char *spec, double *tflops, double *bw_tbps, char *msg, size_t msgsz);
+/* Parses --peak-bw's TBPS: 0, or -1 with a message naming the value in msg. */
+int opmfu_parse_peak_bw(const char *arg, double *bw_tbps, char *msg, size_t msgsz);
 
 /* Built-in chip table access for `opmfu chips`. */
 struct opmfu_chip_row {
 	const char *name, *aliases, *source;
 	double fp32, tf32, fp16, fp8, int8;
+	double bw;             /* peak memory bandwidth, TB/s; 0 = no public figure */
+	const char *bw_source;
 };
 /* Returns row i, or 0 past the end. */
 int opmfu_chip_row(size_t i, struct opmfu_chip_row *row);

@@ -70,5 +70,8 @@ CREATE TABLE "OpmfuRankSummary" (
     "step_windows" TEXT,          -- how the windows were cut: 'device annotation', 'device work', 'whole trace'
     "steps_spilled" INTEGER,      -- steps whose work runs past the next step's start (a warning)
     "share_memory_bound" REAL,    -- the median step's memory-bound work with known bytes (OpmfuSteps)
-    "memory_bound_eff" REAL       -- its bandwidth efficiency
+    "memory_bound_eff" REAL,      -- its bandwidth efficiency
+    "peak_bw_tbps" REAL,          -- peak memory bandwidth (HBM/GDDR), TB/s (SPEC 18); NULL: none
+    "peak_bw_source" TEXT         -- where it came from: "override (--peak-bw)", "built-in table: H100 SXM
+                                  -- (NVIDIA H100 datasheet, SXM HBM3)"; NULL: none
 );

@@ -1,5 +1,6 @@
 /*
- * chips.h - built-in table of dense (no 2:4 sparsity) vendor peak FLOPS.
+ * chips.h - built-in table of dense (no 2:4 sparsity) vendor peak FLOPS and
+ * peak memory bandwidth (SPEC 6, 18).
  */
 #ifndef OPMFU_CHIPS_H
 #define OPMFU_CHIPS_H
@@ -19,6 +20,9 @@ struct opmfu_chip {
 	double fp32, tf32, fp16, fp8, int8; /* TFLOPS; 0 = not given */
 	const char *source;
 	unsigned flags;      /* enum opmfu_chip_flags */
+	double bw;           /* peak device-memory (HBM/GDDR) bandwidth, TB/s (10^12 bytes/s); 0 = no public
+				figure (SPEC 18) */
+	const char *bw_source; /* the vendor document that gives bw, or why there is none */
 };
 
 /* The table, terminated by an entry with name NULL. */

@@ -34,6 +34,8 @@ static const char usage_analyze[] =
 	"                         (classes: fp32, tf32 (= hf32), fp16 (= bf16), fp8\n"
 	"                         (= hif8), int8, fp4); overrides the trace's chip;\n"
 	"                         also read from OPMFU_PEAK\n"
+	"      --peak-bw TBPS     peak memory bandwidth in TB/s, e.g. 3.35; overrides\n"
+	"                         the trace's chip; also bw=TBPS in --peak or OPMFU_PEAK\n"
 	"      --chip NAME        use the built-in peaks of NAME (see 'opmfu chips')\n"
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
 	"      --run ID           analyse this run of those found under PATH (its ID, or\n"
@@ -93,6 +95,7 @@ struct analyze_args {
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
+	{ "peak-bw", required_argument, NULL, 'W' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 	{ "csv-verbatim", no_argument, NULL, 'X' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },

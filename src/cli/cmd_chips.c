@@ -1,5 +1,6 @@
 /*
- * cmd_chips.c - `opmfu chips`: the built-in peak table.
+ * cmd_chips.c - `opmfu chips`: the built-in peak table (FLOPS, then memory
+ * bandwidth), then where each chip's bandwidth comes from.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,12 +13,14 @@ int opmfu_cmd_chips(int argc, char **argv)
 	size_t i;
 	(void)argv;
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		puts("usage: opmfu chips\n\nList the built-in dense peak TFLOPS table (use a name with --chip).");
+		puts("usage: opmfu chips\n\nList the built-in dense peak TFLOPS and peak memory bandwidth (TB/s)\n"
+		     "table, and the source of each bandwidth (use a name with --chip).");
 		return 0;
 	}
 	if (argc > 1)
 		opmfu_die_usage("chips ", "chips takes no arguments, got '%s'", argv[1]);
-	printf("%-12s %9s %9s %9s %9s %9s  %s\n", "chip", "fp32", "tf32", "bf16/fp16", "fp8", "int8", "aliases");
+	printf("%-12s %9s %9s %9s %9s %9s %6s  %s\n", "chip", "fp32", "tf32", "bf16/fp16", "fp8", "int8", "TB/s",
+	       "aliases");
 	for (i = 0; opmfu_chip_row(i, &r); i++) {
 		double v[5] = { r.fp32, r.tf32, r.fp16, r.fp8, r.int8 };
 		int k;
@@ -28,8 +31,15 @@ int opmfu_cmd_chips(int argc, char **argv)
 			else
 				printf(" %9s", "-");
 		}
+		if (r.bw > 0)
+			printf(" %6.3f", r.bw);
+		else
+			printf(" %6s", "-");
 		printf("  %s\n", r.aliases ? r.aliases : "");
 	}
+	puts("\nmemory bandwidth (TB/s) from:");
+	for (i = 0; opmfu_chip_row(i, &r); i++)
+		printf("%-12s %s%s\n", r.name, r.bw_source ? r.bw_source : "", r.bw > 0 ? "" : " (give --peak-bw)");
 	return 0;
 }
 

@@ -33,6 +33,7 @@ static const char usage_diff[] =
 	"                         spreadsheet does not take them for formulas)\n"
 	"      --peak SPEC        for input paths: peak TFLOPS per class, as analyze takes\n"
 	"                         it (also read from OPMFU_PEAK)\n"
+	"      --peak-bw TBPS     for input paths: peak memory bandwidth in TB/s\n"
 	"      --chip NAME        for input paths: the built-in peaks of NAME\n"
 	"  -j, --jobs N           for input paths: analyse N ranks at once\n"
 	"      --model CONFIG     for input paths: model MFU as 'analyze --model' (with its\n"
@@ -68,6 +69,7 @@ struct diff_args {
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
+	{ "peak-bw", required_argument, NULL, 'W' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
 	{ "csv-verbatim", no_argument, NULL, 'X' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },

@@ -75,7 +75,7 @@ static void take_option(struct model_args *a, int c, const char *arg, int *have_
 		break;
 	case O_CHIP: o->chip = arg; break;
 	case O_PEAK:
-		if (opmfu_parse_peak_spec(arg, o->peak_tflops, msg, sizeof(msg)))
+		if (opmfu_parse_peak_spec(arg, o->peak_tflops, NULL, msg, sizeof(msg)))
 			opmfu_die_usage("model ", "--peak: %s", msg);
 		o->peak_origin = "--peak";
 		*have_cli_peak = 1;
@@ -115,7 +115,8 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 		opmfu_die_usage("model ", "model takes one CONFIG, got also '%s'", argv[optind + 1]);
 	a->m.o.config = argv[optind];
 	if (!have_cli_peak && env_peak && *env_peak) {
-		if (opmfu_parse_peak_spec(env_peak, a->m.o.peak_tflops, msg, sizeof(msg)))
+		double bw; /* model MFU needs no bandwidth: OPMFU_PEAK's bw= is for analyze */
+		if (opmfu_parse_peak_spec(env_peak, a->m.o.peak_tflops, &bw, msg, sizeof(msg)))
 			opmfu_die_usage("model ", "OPMFU_PEAK: %s", msg);
 		a->m.o.peak_origin = "OPMFU_PEAK";
 	}

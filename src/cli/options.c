@@ -1,7 +1,8 @@
 /*
  * options.c - options more than one command takes: rank lists
  * (--rank-list), export lists (--export), and the options of analysing
- * inputs (--peak, --chip, -j, --model, OPMFU_PEAK) that analyze and diff share.
+ * inputs (--peak, --peak-bw, --chip, -j, --model, OPMFU_PEAK) that analyze
+ * and diff share.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,10 +95,21 @@ void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const
 	char msg[256];
 
 	switch (c) {
-	case 'P':
-		if (opmfu_parse_peak_spec(arg, o->peak_tflops, msg, sizeof(msg)))
+	case 'P': {
+		double bw;
+		if (opmfu_parse_peak_spec(arg, o->peak_tflops, &bw, msg, sizeof(msg)))
 			opmfu_die_usage(cmd, "--peak: %s", msg);
 		o->peak_origin = "--peak";
+		if (bw > 0) { /* the last of --peak bw= and --peak-bw counts */
+			o->peak_bw_tbps = bw;
+			o->peak_bw_origin = "--peak";
+		}
+		break;
+	}
+	case 'W':
+		if (opmfu_parse_peak_bw(arg, &o->peak_bw_tbps, msg, sizeof(msg)))
+			opmfu_die_usage(cmd, "--peak-bw: %s", msg);
+		o->peak_bw_origin = "--peak-bw";
 		break;
 	case 'C':
 		o->chip = arg;
@@ -133,16 +145,29 @@ void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const
 	}
 }
 
+/* OPMFU_PEAK: its classes unless --peak gave classes, its bw= unless the
+ * command line gave a bandwidth (--peak-bw, --peak bw=). It is checked
+ * whenever set, so a bad value is never silently ignored. */
 static void peak_from_env(const char *cmd, struct opmfu_opts *o)
 {
 	const char *env = getenv("OPMFU_PEAK");
+	double tflops[OPMFU_NCLASS], bw;
 	char msg[256];
+	int c;
 
-	if (o->peak_origin || !env || !*env)
-		return; /* --peak wins */
-	if (opmfu_parse_peak_spec(env, o->peak_tflops, msg, sizeof(msg)))
+	if (!env || !*env || (o->peak_origin && o->peak_bw_origin))
+		return; /* the command line wins */
+	if (opmfu_parse_peak_spec(env, tflops, &bw, msg, sizeof(msg)))
 		opmfu_die_usage(cmd, "OPMFU_PEAK: %s", msg);
-	o->peak_origin = "OPMFU_PEAK";
+	if (!o->peak_origin) {
+		for (c = 0; c < OPMFU_NCLASS; c++)
+			o->peak_tflops[c] = tflops[c];
+		o->peak_origin = "OPMFU_PEAK";
+	}
+	if (!o->peak_bw_origin && bw > 0) {
+		o->peak_bw_tbps = bw;
+		o->peak_bw_origin = "OPMFU_PEAK";
+	}
 }
 
 void opmfu_end_input_options(const char *cmd, struct opmfu_opts *o, struct opmfu_model_args *m)

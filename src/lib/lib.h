@@ -27,6 +27,7 @@ struct peak_choice {
 	struct opmfu_rank_peaks prec; /* SPEC 8's classes, for every MFU (OperatorMFU of an Ascend trace
 					 maps the reference's classes onto them); sources point into labels */
 	char labels[PL__COUNT][700];
+	char bw_label[700];           /* where prec.bw came from; prec.bw_source points here */
 	char no_peak_why[1400];       /* when no class has a peak: why, and what to give */
 	char chip_warn[400];          /* --chip contradicts what the trace says it ran on; empty: it does not */
 };

@@ -1,7 +1,8 @@
 /*
- * peaks.c - which peak FLOPS a rank uses and where each came from (SPEC 1.4,
- * 6, 8): an override, then the built-in chip table, then what the trace's
- * own device information implies (its reader worked that out).
+ * peaks.c - which peak FLOPS and peak memory bandwidth a rank uses and where
+ * each came from (SPEC 1.4, 6, 8, 18): an override, then the built-in chip
+ * table, then what the trace's own device information implies (its reader
+ * worked that out).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -112,6 +113,32 @@ static void check_chip(const struct opmfu_chip *chip, const struct opmfu_device 
 			 named ? dc->name : "", named ? ")" : "");
 }
 
+/* The peak memory bandwidth by the same order as the FLOPs: an override,
+ * --chip, then the chip the trace names (a GPU's device name, an NPU's chip)
+ * in the table. A chip without a public figure (bw 0) gives none, so the
+ * next source is tried; no source leaves bw 0 and bw_source NULL. */
+static void resolve_bw(const struct opmfu_opts *o, const struct opmfu_chip *chip, const struct opmfu_device *dev,
+		       struct peak_choice *pc)
+{
+	const struct opmfu_chip *dc;
+	char *l = pc->bw_label;
+	size_t n = sizeof(pc->bw_label);
+
+	if (o->peak_bw_tbps > 0) {
+		pc->prec.bw = o->peak_bw_tbps * 1e12;
+		snprintf(l, n, "override (%s)", o->peak_bw_origin ? o->peak_bw_origin : "--peak-bw");
+	} else if (chip && chip->bw > 0) {
+		pc->prec.bw = chip->bw * 1e12;
+		snprintf(l, n, "built-in table: %s (%s)", chip->name, chip->bw_source);
+	} else if (dev->chip[0] && (dc = opmfu_chip_find_device(dev->chip)) && dc->bw > 0) {
+		pc->prec.bw = dc->bw * 1e12;
+		snprintf(l, n, "built-in table: %s (%s), the trace's device '%s'", dc->name, dc->bw_source, dev->chip);
+	} else {
+		return;
+	}
+	pc->prec.bw_source = l;
+}
+
 void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *dev, struct peak_choice *pc)
 {
 	const struct opmfu_chip *chip = o->chip ? opmfu_chip_find(o->chip) : NULL;
@@ -137,6 +164,7 @@ void opmfu_resolve_peaks(const struct opmfu_opts *o, const struct opmfu_device *
 		take(pc, OPMFU_PREC_FP32, pc->prec.flops[OPMFU_PREC_FP16], PL_FALLBACK);
 		take(pc, OPMFU_PREC_TF32, pc->prec.flops[OPMFU_PREC_FP16], PL_FALLBACK);
 	}
+	resolve_bw(o, chip, dev, pc);
 	if (!opmfu_rank_any_peak(&pc->prec))
 		explain_no_peak(dev, pc);
 }
@@ -176,6 +204,9 @@ void opmfu_peak_source_text(const struct peak_choice *pc, char *out, size_t size
 	}
 }
 
+/* the largest peak bandwidth taken, TB/s: far above any chip, below nonsense */
+#define OPMFU_PEAK_BW_MAX 1000.0
+
 /* SPEC 8's class of a --peak name, or -1 */
 static int peak_class(const char *name)
 {
@@ -192,19 +223,34 @@ static int peak_class(const char *name)
 	return -1;
 }
 
-int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t msgsz)
+/* a positive number up to max, the whole of s or up to a ',' when comma; 0, or -1 */
+static int positive(const char *s, double max, int comma, double *v, const char **end)
+{
+	char *e;
+	errno = 0;
+	*v = strtod(s, &e);
+	if (e == s || errno || !(*v > 0) || *v > max || (*e && !(comma && *e == ',')))
+		return -1;
+	*end = e;
+	return 0;
+}
+
+int opmfu_parse_peak_spec(const char *spec, double *tflops, double *bw_tbps, char *msg, size_t msgsz)
 {
 	const char *p = spec;
 	int c;
 	for (c = 0; c < OPMFU_NCLASS; c++)
 		tflops[c] = 0;
+	if (bw_tbps)
+		*bw_tbps = 0;
 	while (*p) {
-		const char *eq = strchr(p, '='), *comma;
-		char name[16], *end;
+		const char *eq = strchr(p, '='), *end;
+		char name[16];
 		size_t n;
 		double v;
 		if (!eq) {
-			snprintf(msg, msgsz, "'%s': expected CLASS=TFLOPS (classes %s)", p, OPMFU_PEAK_CLASSES);
+			snprintf(msg, msgsz, "'%s': expected CLASS=TFLOPS (classes %s)%s", p, OPMFU_PEAK_CLASSES,
+				 bw_tbps ? " or bw=TBPS" : "");
 			return -1;
 		}
 		n = (size_t)(eq - p);
@@ -212,19 +258,34 @@ int opmfu_parse_peak_spec(const char *spec, double *tflops, char *msg, size_t ms
 			n = sizeof(name) - 1;
 		memcpy(name, p, n);
 		name[n] = '\0';
-		if ((c = peak_class(name)) < 0) {
-			snprintf(msg, msgsz, "unknown peak class '%s' (use %s)", name, OPMFU_PEAK_CLASSES);
+		if (bw_tbps && !strcmp(name, "bw")) {
+			if (positive(eq + 1, OPMFU_PEAK_BW_MAX, 1, &v, &end)) {
+				snprintf(msg, msgsz, "bw=%.*s: the memory bandwidth must be a positive number of TB/s",
+					 (int)strcspn(eq + 1, ","), eq + 1);
+				return -1;
+			}
+			*bw_tbps = v;
+		} else if ((c = peak_class(name)) < 0) {
+			snprintf(msg, msgsz, "unknown peak class '%s' (use %s%s)", name, OPMFU_PEAK_CLASSES,
+				 bw_tbps ? "; bw for the memory bandwidth in TB/s" : "");
 			return -1;
-		}
-		errno = 0;
-		v = strtod(eq + 1, &end);
-		comma = strchr(eq + 1, ',');
-		if (end == eq + 1 || errno || !(v > 0) || v > 1e9 || (*end && *end != ',')) {
+		} else if (positive(eq + 1, 1e9, 1, &v, &end)) {
 			snprintf(msg, msgsz, "peak for %s must be a positive number of TFLOPS", name);
 			return -1;
+		} else {
+			tflops[c] = v;
 		}
-		tflops[c] = v;
-		p = comma ? comma + 1 : end;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int opmfu_parse_peak_bw(const char *arg, double *bw_tbps, char *msg, size_t msgsz)
+{
+	const char *end;
+	if (positive(arg, OPMFU_PEAK_BW_MAX, 0, bw_tbps, &end)) {
+		snprintf(msg, msgsz, "'%s' is not a positive number of TB/s (at most %g)", arg, OPMFU_PEAK_BW_MAX);
+		return -1;
 	}
 	return 0;
 }
@@ -238,7 +299,7 @@ int opmfu_chip_row(size_t i, struct opmfu_chip_row *row)
 			return 0;
 	if (!c[i].name)
 		return 0;
-	*row = (struct opmfu_chip_row){ c[i].name, c[i].aliases, c[i].source, c[i].fp32,
-					c[i].tf32, c[i].fp16, c[i].fp8, c[i].int8 };
+	*row = (struct opmfu_chip_row){ c[i].name, c[i].aliases, c[i].source, c[i].fp32, c[i].tf32,
+					c[i].fp16,  c[i].fp8,     c[i].int8,   c[i].bw,   c[i].bw_source };
 	return 1;
 }

@@ -107,6 +107,8 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	for (c = 0; c < OPMFU_NCLASS; c++)
 		rr->peak_tflops[c] = pc->prec.flops[c] / 1e12;
 	opmfu_peak_source_text(pc, rr->peak_source, sizeof(rr->peak_source));
+	rr->peak_bw_tbps = pc->prec.bw / 1e12;
+	snprintf(rr->peak_bw_source, sizeof(rr->peak_bw_source), "%s", pc->prec.bw_source ? pc->prec.bw_source : "");
 	chip_seen(&w->trace.device, rr);
 	if (pc->chip_warn[0])
 		snprintf(rr->warning, sizeof(rr->warning), "%s", pc->chip_warn);

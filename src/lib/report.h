@@ -104,6 +104,9 @@ struct opmfu_rank_report {
 	double peak_tflops[OPMFU_NCLASS]; /* per OPMFU_CLASS_*; 0 = none */
 	char peak_source[1400];     /* "fp16, int8 from info.json PATH (24 AI cores at 1800 MHz); fp32, tf32
 				       at the fp16 rate (...)"; empty: none */
+	double peak_bw_tbps;        /* peak memory bandwidth, TB/s (SPEC 18); 0 = none */
+	char peak_bw_source[700];   /* "built-in table: H100 SXM (NVIDIA H100 datasheet, SXM HBM3)",
+				       "override (--peak-bw)"; empty: none */
 	char chip_seen[320];        /* the chip the trace names, and what else it says of it: "Ascend910B
 				       (NPU_INFO Ascend910B, AICORE_FREQ 1800 MHz)"; empty: nothing */
 	char warning[2100];         /* one warning about this rank's results (no peak, --chip contradicts

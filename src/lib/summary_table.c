@@ -77,6 +77,8 @@ static const struct opmfu_column cols[] = {
 	{ "steps_spilled", OPMFU_COL_INT, "Steps Spilling into the Next", 0, 0 },
 	{ "share_memory_bound", OPMFU_COL_REAL, "Memory-Bound, Bytes Known", 0, OPMFU_COLF_PERCENT },
 	{ "memory_bound_eff", OPMFU_COL_REAL, "Memory-Bound Bandwidth Efficiency", 0, OPMFU_COLF_PERCENT },
+	{ "peak_bw_tbps", OPMFU_COL_REAL, "Peak Memory Bandwidth (TB/s)", 0, 0 },
+	{ "peak_bw_source", OPMFU_COL_TEXT, "Peak Memory Bandwidth Source", 0, 0 },
 };
 
 /* no workbook: the reference writes none */
@@ -90,7 +92,7 @@ static struct opmfu_cell text_or_null(const char *s)
 	return s[0] ? opmfu_cell_str(s) : opmfu_cell_null();
 }
 
-_Static_assert(sizeof(cols) / sizeof(cols[0]) == 69, "summary_row fills every column");
+_Static_assert(sizeof(cols) / sizeof(cols[0]) == 71, "summary_row fills every column");
 
 /* The peak the rank's numbers divide by, TFLOPS: its median step's (over
  * the classes of its FLOPs); without FLOPs there, its fp16 peak, else its
@@ -186,6 +188,8 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[66] = opmfu_cell_int((int64_t)rr->steps_spilled);
 	c[67] = opmfu_cell_known(rr->mb_share);
 	c[68] = opmfu_cell_known(rr->mb_eff);
+	c[69] = opmfu_cell_pos(rr->peak_bw_tbps);
+	c[70] = text_or_null(rr->peak_bw_source);
 }
 
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr)

@@ -35,7 +35,8 @@ int main(void)
 	CHECK((c = opmfu_chip_find_device("AMD Instinct MI300X")) != NULL && c->fp16 == 1307.4);
 	CHECK((c = opmfu_chip_find_device("AMD Instinct MI300X VF")) != NULL && !strcmp(c->name, "MI300X"));
 	CHECK((c = opmfu_chip_find_device("Tesla V100-SXM2-32GB")) != NULL && c->fp16 == 125 && c->fp32 == 15.7);
-	CHECK((c = opmfu_chip_find_device("NVIDIA A100-SXM4-40GB MIG 1g.5gb")) != NULL && !strcmp(c->name, "A100"));
+	CHECK((c = opmfu_chip_find_device("NVIDIA A100-SXM4-40GB MIG 1g.5gb")) != NULL &&
+	      !strcmp(c->name, "A100 40GB"));
 	CHECK((c = opmfu_chip_find_device("NVIDIA H100 80GB HBM3 ")) != NULL && !strcmp(c->name, "H100 SXM"));
 	CHECK(opmfu_chip_find_device("NVIDIA H100") == NULL);      /* SXM, PCIe or NVL: not said */
 	CHECK(opmfu_chip_find_device("NVIDIA GeForce RTX 4090") == NULL);
@@ -43,6 +44,28 @@ int main(void)
 	CHECK(opmfu_chip_find_device(" VF") == NULL);
 	CHECK((c = opmfu_chip_find("Ascend910B")) != NULL && (c->flags & OPMFU_CHIP_CUBE));
 	CHECK((c = opmfu_chip_find("H20")) != NULL && !(c->flags & OPMFU_CHIP_CUBE));
+
+	/* peak memory bandwidth, TB/s (SPEC 18): every chip has a figure and its source, or 0 and why not */
+	CHECK((c = opmfu_chip_find_device("NVIDIA H100 80GB HBM3")) != NULL && c->bw == 3.35 &&
+	      !strcmp(c->bw_source, "NVIDIA H100 datasheet, SXM HBM3"));
+	/* the A100's FLOPs are one, its memory three: 80 GB SXM4, 40 GB, 80 GB PCIe */
+	CHECK((c = opmfu_chip_find_device("NVIDIA A100-SXM4-80GB")) != NULL && c->bw == 2.039 && c->fp16 == 312);
+	CHECK((c = opmfu_chip_find_device("NVIDIA A100-PCIE-40GB")) != NULL && c->bw == 1.555 && c->fp16 == 312);
+	CHECK((c = opmfu_chip_find_device("NVIDIA A100 80GB PCIe")) != NULL && c->bw == 1.935 && c->fp16 == 312);
+	CHECK((c = opmfu_chip_find("A100 PCIe")) != NULL && c->bw == 1.935);
+	CHECK((c = opmfu_chip_find("H100 PCIe")) != NULL && c->bw == 2.0);
+	CHECK((c = opmfu_chip_find("H200 SXM")) != NULL && c->bw == 4.8);
+	CHECK((c = opmfu_chip_find("B200")) != NULL && c->bw == 8.0);
+	CHECK((c = opmfu_chip_find("V100")) != NULL && c->bw == 0.9);
+	CHECK((c = opmfu_chip_find("MI300X")) != NULL && c->bw == 5.3);
+	/* no vendor-published figure: 0, and the source says so */
+	CHECK((c = opmfu_chip_find("Ascend910B")) != NULL && c->bw == 0 &&
+	      !strcmp(c->bw_source, "no vendor-published figure"));
+	for (c = opmfu_chips(); c->name; c++) {
+		CHECK(c->bw >= 0 && c->bw < 100);
+		CHECK(c->bw_source != NULL && c->bw_source[0]);
+		CHECK(c->bw == 0 || strstr(c->bw_source, "datasheet") || strstr(c->bw_source, "documentation"));
+	}
 
 	/* did you mean: closest first (edit distance of the normalised names), ties in table order */
 	{

@@ -46,6 +46,9 @@ static void t_ascend(void)
 			"Ascend cube unit runs fp32 and hf32 inputs at it, the reference's rule)");
 	CHECK_STR(pc.no_peak_why, "");
 	CHECK_STR(pc.chip_warn, "");
+	/* the trace names Ascend910B, whose bandwidth has no public figure: none, however its FLOPs came */
+	CHECK_DBL(pc.prec.bw, 0);
+	CHECK(pc.prec.bw_source == NULL);
 
 	/* an fp16 override on an NPU without info.json: fp32/tf32 follow it, int8 has none */
 	ascend_device(&dev, 0);
@@ -95,6 +98,10 @@ static void t_gpu(void)
 	opmfu_peak_source_text(&pc, text, sizeof(text));
 	CHECK_STR(text, "fp32, tf32, fp16, fp8, int8 from built-in table: H100 SXM (NVIDIA H100 datasheet, dense), "
 			"the trace's device 'NVIDIA H100 80GB HBM3'");
+	/* the bandwidth by the same order: here the trace's device */
+	CHECK_DBL(pc.prec.bw, 3.35 * 1e12);
+	CHECK_STR(pc.prec.bw_source, "built-in table: H100 SXM (NVIDIA H100 datasheet, SXM HBM3), the trace's "
+				     "device 'NVIDIA H100 80GB HBM3'");
 
 	/* --chip against the trace's device: the chip wins, with a warning; an override wins over both */
 	o.chip = "A100";
@@ -106,6 +113,28 @@ static void t_gpu(void)
 	opmfu_peak_source_text(&pc, text, sizeof(text));
 	CHECK_STR(text, "fp8 from override (--peak); fp32, tf32, fp16, int8 from built-in table: A100 (NVIDIA A100 "
 			"datasheet, dense)");
+	/* --chip over the trace's device */
+	CHECK_DBL(pc.prec.bw, 2.039 * 1e12); /* as the table's TB/s times 10^12 */
+	CHECK_STR(pc.prec.bw_source, "built-in table: A100 (NVIDIA A100 datasheet, 80GB SXM HBM2e)");
+	/* an override over --chip, with where it came from */
+	o.peak_bw_tbps = 1.5;
+	o.peak_bw_origin = "--peak-bw";
+	opmfu_resolve_peaks(&o, &dev, &pc);
+	CHECK_DBL(pc.prec.bw, 1.5e12);
+	CHECK_STR(pc.prec.bw_source, "override (--peak-bw)");
+	o.peak_bw_origin = "OPMFU_PEAK";
+	opmfu_resolve_peaks(&o, &dev, &pc);
+	CHECK_STR(pc.prec.bw_source, "override (OPMFU_PEAK)");
+	/* a bandwidth override alone leaves the FLOPs to the chip, and the other way round */
+	CHECK_DBL(pc.prec.flops[OPMFU_PREC_FP16], 312e12);
+	o.peak_bw_tbps = 0;
+	o.peak_bw_origin = NULL;
+	/* --chip without a figure (Ascend910B): the next source, the trace's device, gives it */
+	o.chip = "Ascend910B";
+	opmfu_resolve_peaks(&o, &dev, &pc);
+	CHECK_DBL(pc.prec.bw, 3.35 * 1e12);
+	CHECK_STR(pc.prec.bw_source, "built-in table: H100 SXM (NVIDIA H100 datasheet, SXM HBM3), the trace's "
+				     "device 'NVIDIA H100 80GB HBM3'");
 
 	/* a GPU the table does not know */
 	memset(&o, 0, sizeof(o));
@@ -114,22 +143,71 @@ static void t_gpu(void)
 	CHECK_DBL(pc.prec.flops[OPMFU_PREC_FP16], 0);
 	CHECK_STR(pc.no_peak_why, "the trace's device 'NVIDIA GeForce RTX 4090' is not in the built-in table; the "
 				  "trace names its chip 'NVIDIA GeForce RTX 4090'");
+	CHECK_DBL(pc.prec.bw, 0);
+	CHECK(pc.prec.bw_source == NULL);
+	/* nor a trace that names no chip, but an override still gives one */
+	memset(&dev, 0, sizeof(dev));
+	opmfu_resolve_peaks(&o, &dev, &pc);
+	CHECK(pc.prec.bw == 0 && pc.prec.bw_source == NULL);
+	o.peak_bw_tbps = 2;
+	opmfu_resolve_peaks(&o, &dev, &pc);
+	CHECK_DBL(pc.prec.bw, 2e12);
+	CHECK_STR(pc.prec.bw_source, "override (--peak-bw)");
 }
 
 static void t_spec(void)
 {
-	double v[OPMFU_NCLASS];
+	double v[OPMFU_NCLASS], bw;
 	char msg[256];
-	CHECK_INT(opmfu_parse_peak_spec("hf32=1,hif8=2,fp4=3.5,bf16=4,fp32=5,int8=6", v, msg, sizeof(msg)), 0);
+	CHECK_INT(opmfu_parse_peak_spec("hf32=1,hif8=2,fp4=3.5,bf16=4,fp32=5,int8=6", v, NULL, msg, sizeof(msg)), 0);
 	CHECK_DBL(v[OPMFU_CLASS_TF32], 1);
 	CHECK_DBL(v[OPMFU_CLASS_FP8], 2);
 	CHECK_DBL(v[OPMFU_CLASS_FP4], 3.5);
 	CHECK_DBL(v[OPMFU_CLASS_FP16], 4);
 	CHECK_DBL(v[OPMFU_CLASS_FP32], 5);
 	CHECK_DBL(v[OPMFU_CLASS_INT8], 6);
-	CHECK_INT(opmfu_parse_peak_spec("fp64=1", v, msg, sizeof(msg)), -1);
+	CHECK_INT(opmfu_parse_peak_spec("fp64=1", v, NULL, msg, sizeof(msg)), -1);
 	CHECK_STR(msg, "unknown peak class 'fp64' (use fp32, tf32 (= hf32), fp16 (= bf16), fp8 (= hif8), int8, fp4)");
 	CHECK_DBL(v[OPMFU_CLASS_FP16], 0);
+	/* without room for a bandwidth (opmfu model), bw= is no class */
+	CHECK_INT(opmfu_parse_peak_spec("bw=3", v, NULL, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "unknown peak class 'bw' (use fp32, tf32 (= hf32), fp16 (= bf16), fp8 (= hif8), int8, fp4)");
+
+	/* OPMFU_PEAK's bw=TBPS beside the classes, anywhere in the list */
+	CHECK_INT(opmfu_parse_peak_spec("fp16=100,bw=3.35,int8=200", v, &bw, msg, sizeof(msg)), 0);
+	CHECK_DBL(bw, 3.35);
+	CHECK_DBL(v[OPMFU_CLASS_FP16], 100);
+	CHECK_DBL(v[OPMFU_CLASS_INT8], 200);
+	CHECK_INT(opmfu_parse_peak_spec("bw=1.6", v, &bw, msg, sizeof(msg)), 0);
+	CHECK_DBL(bw, 1.6);
+	CHECK_DBL(v[OPMFU_CLASS_FP16], 0);
+	CHECK_INT(opmfu_parse_peak_spec("fp16=1", v, &bw, msg, sizeof(msg)), 0);
+	CHECK_DBL(bw, 0);
+	CHECK_INT(opmfu_parse_peak_spec("fp16=1,bw=fast", v, &bw, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "bw=fast: the memory bandwidth must be a positive number of TB/s");
+	CHECK_INT(opmfu_parse_peak_spec("bw=-2,fp16=1", v, &bw, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "bw=-2: the memory bandwidth must be a positive number of TB/s");
+	CHECK_INT(opmfu_parse_peak_spec("bw=0", v, &bw, msg, sizeof(msg)), -1);
+	CHECK_INT(opmfu_parse_peak_spec("bw=1e6", v, &bw, msg, sizeof(msg)), -1);
+	CHECK_INT(opmfu_parse_peak_spec("bw=3x", v, &bw, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "bw=3x: the memory bandwidth must be a positive number of TB/s");
+	CHECK_INT(opmfu_parse_peak_spec("fp64=1", v, &bw, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "unknown peak class 'fp64' (use fp32, tf32 (= hf32), fp16 (= bf16), fp8 (= hif8), int8, fp4; bw "
+		       "for the memory bandwidth in TB/s)");
+	CHECK_INT(opmfu_parse_peak_spec("bw", v, &bw, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "'bw': expected CLASS=TFLOPS (classes fp32, tf32 (= hf32), fp16 (= bf16), fp8 (= hif8), int8, "
+		       "fp4) or bw=TBPS");
+
+	/* --peak-bw TBPS */
+	CHECK_INT(opmfu_parse_peak_bw("3.35", &bw, msg, sizeof(msg)), 0);
+	CHECK_DBL(bw, 3.35);
+	CHECK_INT(opmfu_parse_peak_bw("0", &bw, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "'0' is not a positive number of TB/s (at most 1000)");
+	CHECK_INT(opmfu_parse_peak_bw("3.35,", &bw, msg, sizeof(msg)), -1);
+	CHECK_STR(msg, "'3.35,' is not a positive number of TB/s (at most 1000)");
+	CHECK_INT(opmfu_parse_peak_bw("", &bw, msg, sizeof(msg)), -1);
+	CHECK_INT(opmfu_parse_peak_bw("nan", &bw, msg, sizeof(msg)), -1);
+	CHECK_INT(opmfu_parse_peak_bw("1001", &bw, msg, sizeof(msg)), -1);
 }
 
 int main(void)
