@@ -795,12 +795,10 @@ static int64_t link_bytes(const struct opmfu_trace *t, size_t i, struct centry *
 	const struct opmfu_link *l = &t->links[i];
 	const struct opmfu_kext *kx = &t->kx[i];
 	const struct opmfu_dtype *dt = opmfu_trace_dtype(t, l->dtype);
-	uint32_t k[6] = { kx->type, l->in_shapes, l->out_shapes, l->dtype, kx->attrs, 0 };
+	uint32_t k[6] = { kx->type, l->in_shapes, l->out_shapes, l->dtype, kx->attrs, kx->out_dtypes };
 	uint32_t h = 2166136261u;
 	struct centry *e;
 	struct opmfu_shape_call c;
-	/* the readers keep no output dtypes yet: outputs take their inputs' (docs/roofline.md) */
-	struct opmfu_text out_dtypes = { NULL, 0 };
 	size_t j;
 
 	for (j = 0; j < 6; j++)
@@ -815,7 +813,7 @@ static int64_t link_bytes(const struct opmfu_trace *t, size_t i, struct centry *
 	c.out_formats = sid_text(t, kx->out_formats);
 	c.attrs = sid_text(t, kx->attrs);
 	memcpy(e->k, k, sizeof(k));
-	e->v = opmfu_shape_bytes(&c, sid_text(t, dt ? dt->text : 0), out_dtypes,
+	e->v = opmfu_shape_bytes(&c, sid_text(t, dt ? dt->text : 0), sid_text(t, kx->out_dtypes),
 				 t->shape_scope == OPMFU_SHAPES_OP);
 	return e->v;
 }
