@@ -755,6 +755,8 @@ int64_t opmfu_shape_bytes(const struct opmfu_shape_call *c, struct opmfu_text in
 	b.n = sf_count(&b.k.in);
 	if (b.n > MAX_ARGS)
 		return -1;
+	/* arguments past the call's are no tensors (rank 0, no dtype): the rules may look at them */
+	memset(b.a, 0, sizeof(b.a));
 	for (i = 0; i < b.n; i++) {
 		struct sf_t t = sf_tensor(&b.k.in, i);
 		struct opmfu_text d = list_entry(in_dtypes, i);
