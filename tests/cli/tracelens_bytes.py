@@ -122,7 +122,8 @@ def expected(path):
 def main():
     opmfu = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="opmfu-tracelens-bytes-")
-    fails = checked = 0
+    fails = checked = fb_checked = 0
+    worst = worst_fb = 0.0
     diffs_used = collections.Counter()
     try:
         for reports in sorted(glob.glob(os.path.join(KINETO, "*", "*_perf_report_csvs"))):
@@ -176,7 +177,12 @@ def main():
                               sorted(collections.Counter(h for h, _ in have.get(op, [])).items())[:8]))
                     fails += 1
                     continue
+                worst = max(worst, sorted(abs(hb - b) / b for hb, _ in near)[calls - 1])
                 if fb is not None:
+                    fb_checked += 1
+                    errs = sorted(abs(hf / hb - fb) / fb for hb, hf in near if hf)
+                    if len(errs) >= calls:
+                        worst_fb = max(worst_fb, errs[calls - 1])
                     bad = [(hb, hf) for hb, hf in near if not hf or abs(hf / hb - fb) > 0.01 * fb]
                     if len(near) - len(bad) < calls:
                         print("%s: %s %s %s: FLOPS/Byte %.4g (TraceLens's, differences out), opmfu %s" % (
@@ -189,7 +195,9 @@ def main():
         fails += 1
     for why, n in sorted(diffs_used.items()):
         print("documented difference (%d calls): %s" % (n, why))
-    print("tracelens_bytes: %d rows checked, %s" % (checked, "ok" if not fails else "%d failures" % fails))
+    print("tracelens_bytes: %d rows checked (%d of them for FLOPS/Byte too; worst relative difference: bytes "
+          "%.3g %%, FLOPS/Byte %.3g %%), %s" % (checked, fb_checked, 100 * worst, 100 * worst_fb,
+                                             "ok" if not fails else "%d failures" % fails))
     return 1 if fails else 0
 
 
