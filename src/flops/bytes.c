@@ -211,6 +211,7 @@ enum bfam {
 	BF_SOFTMAX, BF_SOFTMAX_BWD,
 	BF_LAYER_NORM, BF_LAYER_NORM_BWD, BF_RMS_NORM, BF_BATCH_NORM, BF_BATCH_NORM_BWD, BF_GROUP_NORM,
 	BF_EMBEDDING, BF_EMBEDDING_BWD, BF_INDEX_SELECT, BF_GATHER, BF_DROPOUT,
+	BF_MAX_POOL, BF_AVG_POOL, BF_ADAPTIVE_POOL, BF_POOL_BWD, BF_LOSS, BF_LOSS_BWD,
 };
 
 struct bop {
@@ -299,6 +300,22 @@ static const struct bop bops[] = {
 	{ "embedding", BF_EMBEDDING, 0 }, { "embedding_dense_backward", BF_EMBEDDING_BWD, 2 },
 	{ "embedding_backward", BF_EMBEDDING_BWD, 2 }, { "index_select", BF_INDEX_SELECT, 0 },
 	{ "gather", BF_GATHER, 0 }, { "native_dropout", BF_DROPOUT, 0 }, { "dropout", BF_DROPOUT, 0 },
+	/* pooling: pos is where the backward's indices are (-1: none) */
+	{ "max_pool1d_with_indices", BF_MAX_POOL, 0 }, { "max_pool2d_with_indices", BF_MAX_POOL, 0 },
+	{ "max_pool3d_with_indices", BF_MAX_POOL, 0 }, { "avg_pool1d", BF_AVG_POOL, 0 },
+	{ "avg_pool2d", BF_AVG_POOL, 0 }, { "avg_pool3d", BF_AVG_POOL, 0 },
+	{ "adaptive_avg_pool1d", BF_ADAPTIVE_POOL, 0 }, { "adaptive_avg_pool2d", BF_ADAPTIVE_POOL, 0 },
+	{ "_adaptive_avg_pool2d", BF_ADAPTIVE_POOL, 0 }, { "adaptive_avg_pool3d", BF_ADAPTIVE_POOL, 0 },
+	{ "_adaptive_avg_pool3d", BF_ADAPTIVE_POOL, 0 },
+	{ "max_pool2d_with_indices_backward", BF_POOL_BWD, 7 }, { "max_pool3d_with_indices_backward", BF_POOL_BWD, 7 },
+	{ "avg_pool2d_backward", BF_POOL_BWD, -1 }, { "avg_pool3d_backward", BF_POOL_BWD, -1 },
+	{ "_adaptive_avg_pool2d_backward", BF_POOL_BWD, -1 }, { "_adaptive_avg_pool3d_backward", BF_POOL_BWD, -1 },
+	/* pointwise losses (self, target, reduction): reduction 0 keeps the shape */
+	{ "mse_loss", BF_LOSS, 0 }, { "l1_loss", BF_LOSS, 0 }, { "smooth_l1_loss", BF_LOSS, 0 },
+	{ "huber_loss", BF_LOSS, 0 }, { "binary_cross_entropy", BF_LOSS, 0 },
+	{ "mse_loss_backward", BF_LOSS_BWD, 0 }, { "l1_loss_backward", BF_LOSS_BWD, 0 },
+	{ "smooth_l1_loss_backward", BF_LOSS_BWD, 0 }, { "huber_loss_backward", BF_LOSS_BWD, 0 },
+	{ "binary_cross_entropy_backward", BF_LOSS_BWD, 0 },
 };
 
 static const struct bop *find_bop(struct opmfu_text name, int *inplace)
@@ -411,6 +428,57 @@ static int mm_out(const struct barg *A, const struct barg *B, int64_t *out)
 	if (sf_prod(out, f, 2) != 0 || sf_mul(out, batch) != 0)
 		return -1;
 	return 0;
+}
+
+/* a list argument of Concrete Inputs broadcast to ns values (one value, or ns); dflt when empty */
+static int spatial(const struct bcall *b, size_t pos, size_t ns, const int64_t *dflt, int64_t fill, int64_t *out)
+{
+	struct opmfu_text v;
+	size_t n = 0, i;
+	if (!sf_attr_pos(b->attrs, pos, &v) || sf_ints(v, out, ns, &n) != 0 || n == 0) {
+		for (i = 0; i < ns; i++)
+			out[i] = dflt ? dflt[i] : fill;
+		return 0;
+	}
+	if (n == 1)
+		for (i = 1; i < ns; i++)
+			out[i] = out[0];
+	else if (n != ns)
+		return -1;
+	return 0;
+}
+
+#define MAX_POOL_DIMS 3
+
+/* the pooled output numel of x: kernel, stride (empty: the kernel), padding, dilation at
+ * Concrete Inputs 1..4 (dil < 0: none, 1), floor((in + 2p - d(k - 1) - 1) / s) + 1 per pooled dim */
+static int pooled(const struct bcall *b, int dil, int64_t *numel)
+{
+	const struct barg *x = &b->a[0];
+	int64_t k[MAX_POOL_DIMS], st[MAX_POOL_DIMS], p[MAX_POOL_DIMS], d[MAX_POOL_DIMS], o[64];
+	struct opmfu_text v;
+	size_t ns = 0, i, j;
+	if (!sf_attr_pos(b->attrs, 1, &v) || sf_ints(v, k, MAX_POOL_DIMS, &ns) != 0 || ns == 0)
+		return -1;
+	if (ns == 1 && x->rank >= 3)
+		ns = x->rank - 2 > MAX_POOL_DIMS ? MAX_POOL_DIMS : x->rank - 2;
+	if (ns > MAX_POOL_DIMS || ns > x->rank || x->rank > 64 || spatial(b, 1, ns, NULL, 1, k) ||
+	    spatial(b, 2, ns, k, 1, st) || spatial(b, 3, ns, NULL, 0, p) ||
+	    spatial(b, dil < 0 ? 99 : (size_t)dil, ns, NULL, 1, d))
+		return -1;
+	for (i = 0; i < x->rank; i++)
+		o[i] = x->d[i];
+	for (j = 0; j < ns; j++) {
+		int64_t in = x->d[x->rank - ns + j], span;
+		if (st[j] < 1 || d[j] < 1 || p[j] < 0 || k[j] < 1 || in > INT64_MAX / 8 || p[j] > INT64_MAX / 8 ||
+		    k[j] - 1 > INT64_MAX / 8 / d[j])
+			return -1;
+		span = d[j] * (k[j] - 1) + 1;
+		if (in + 2 * p[j] < span)
+			return -1;
+		o[x->rank - ns + j] = (in + 2 * p[j] - span) / st[j] + 1;
+	}
+	return sf_prod(numel, o, x->rank);
 }
 
 /* elementwise: operands args[0..arity), an out= tensor past them; in place: the output is args[0] */
@@ -680,6 +748,40 @@ static int op_bytes(const struct bcall *b, const struct bop *op, int inplace, in
 		if (!is_tensor(b, 0) || read_arg(b, 0, acc) || acc_add(acc, a[0].numel, a[0].bits))
 			return -1;
 		return acc_add(acc, a[0].numel, 8);
+	case BF_MAX_POOL:
+	case BF_AVG_POOL:
+		/* x read; the pooled output written (max: and its int64 indices) */
+		if (!is_tensor(b, 0) || pooled(b, op->fam == BF_MAX_POOL ? 4 : -1, &n) || read_arg(b, 0, acc) ||
+		    acc_add(acc, n, a[0].bits))
+			return -1;
+		return op->fam == BF_MAX_POOL ? acc_add(acc, n, 64) : 0;
+	case BF_ADAPTIVE_POOL: {
+		/* x read; N, C and output_size written */
+		int64_t sz[MAX_POOL_DIMS];
+		struct opmfu_text v;
+		size_t ns = 0;
+		if (!is_tensor(b, 0) || !sf_attr_pos(b->attrs, 1, &v) || sf_ints(v, sz, MAX_POOL_DIMS, &ns) ||
+		    ns == 0 || ns > MAX_POOL_DIMS || ns > a[0].rank || sf_prod(&n, a[0].d, a[0].rank - ns) ||
+		    sf_prod(&x, sz, ns) || sf_mul(&n, x) || read_arg(b, 0, acc))
+			return -1;
+		return acc_add(acc, n, a[0].bits);
+	}
+	case BF_POOL_BWD:
+		/* (dy, x, ..., indices): dy (and max pooling's indices) read, dx (x's shape) written */
+		if (!is_tensor(b, 0) || !is_tensor(b, 1) || read_arg(b, 0, acc) ||
+		    (op->pos >= 0 && read_arg(b, (size_t)op->pos, acc)))
+			return -1;
+		return acc_add(acc, a[1].numel, a[1].bits);
+	case BF_LOSS:
+		/* self, target read; reduction 0 (none): self's shape written, else one element */
+		if (!is_tensor(b, 0) || read_arg(b, 0, acc) || read_arg(b, 1, acc))
+			return -1;
+		return acc_add(acc, attr_int(b, 2, &x) == 0 && x == 0 ? a[0].numel : 1, a[0].bits);
+	case BF_LOSS_BWD:
+		/* (dy, self, target, reduction): every tensor read, dself written */
+		if (!is_tensor(b, 1) || read_all(b, acc))
+			return -1;
+		return acc_add(acc, a[1].numel, a[1].bits);
 	case BF_NONE:
 		break;
 	}

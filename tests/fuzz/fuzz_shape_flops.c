@@ -37,7 +37,8 @@ static const char *const types[] = {
 	/* bytes only */
 	"aten::add_", "aten::mul", "aten::where", "aten::eq", "aten::copy_", "aten::_to_copy", "aten::mean",
 	"aten::max", "aten::native_layer_norm", "aten::native_batch_norm_backward", "aten::embedding",
-	"aten::index_select", "aten::gather", "aten::_softmax", "Cast",
+	"aten::index_select", "aten::gather", "aten::_softmax", "Cast", "aten::max_pool2d_with_indices",
+	"aten::avg_pool2d", "aten::adaptive_avg_pool2d", "aten::mse_loss",
 };
 
 static char *dup_exact(const uint8_t *p, size_t n, int attrs)

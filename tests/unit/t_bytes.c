@@ -226,6 +226,30 @@ static void t_gather(void)
 	OP(192, "aten::gather", "4,10;;4,3;", "float;Scalar;long int;Scalar", "|1||False");
 }
 
+static void t_pooling(void)
+{
+	/* max_pool2d_with_indices(bf16 10x64x112x112, [3, 3], [2, 2], [1, 1], [1, 1]): out
+	 * (112 + 2 - 2 - 1) / 2 + 1 = 56 per side, 10x64x56x56 = 2007040. x 8028160 x 2 = 16056320
+	 * read; values 2007040 x 2 = 4014080 and int64 indices 2007040 x 8 = 16056320 written: 36126720 */
+	OP(36126720, "aten::max_pool2d_with_indices", "10,64,112,112;;;;;", BF ";ScalarList;ScalarList;ScalarList;"
+	   "ScalarList;Scalar", "|[3, 3]|[2, 2]|[1, 1]|[1, 1]|False");
+	/* its backward: dy 4014080 and indices 16056320 read, dx 16056320 written: 36126720 */
+	OP(36126720, "aten::max_pool2d_with_indices_backward", "10,64,56,56;10,64,112,112;;;;;;10,64,56,56",
+	   BF ";" BF ";ScalarList;ScalarList;ScalarList;ScalarList;Scalar;long int",
+	   "||[3, 3]|[2, 2]|[1, 1]|[1, 1]|False|");
+	/* avg_pool2d(float 1x1x4x4, [2, 2]) (stride: the kernel): 64 read, 1x1x2x2 x 4 = 16 written: 80 */
+	OP(80, "aten::avg_pool2d", "1,1,4,4;;;;;;", "float;ScalarList;ScalarList;ScalarList;Scalar;Scalar;",
+	   "|[2, 2]|[]|[0, 0]|False|True|");
+	/* adaptive_avg_pool2d(bf16 10x512x7x7, [1, 1]): 250880 x 2 read, 10x512 x 2 written: 512000 */
+	OP(512000, "aten::adaptive_avg_pool2d", "10,512,7,7;", BF ";ScalarList", "|[1, 1]");
+	/* mse_loss(bf16 10x1000, bf16 10x1000, mean): 2 x 20000 read, one element written: 40002 */
+	OP(40002, "aten::mse_loss", "10,1000;10,1000;", BF ";" BF ";Scalar", "||1");
+	/* reduction none: 20000 written: 60000 */
+	OP(60000, "aten::mse_loss", "10,1000;10,1000;", BF ";" BF ";Scalar", "||0");
+	/* mse_loss_backward(dy 0-dim, self, target): 2 + 20000 + 20000 read, dself 20000 written: 60002 */
+	OP(60002, "aten::mse_loss_backward", ";10,1000;10,1000;", BF ";" BF ";" BF ";Scalar", "|||1");
+}
+
 static void t_unknown(void)
 {
 	OP(-1, "aten::no_such_op", "4,4", "float", NULL);
@@ -306,6 +330,7 @@ int main(void)
 	t_reductions();
 	t_norms();
 	t_gather();
+	t_pooling();
 	t_unknown();
 	t_ascend_real();
 	return check_done();
