@@ -103,6 +103,8 @@ enum opmfu_status opmfu_flops_run(struct opmfu_flops *fl, struct opmfu_trace *t,
 		if (sources[i])
 			rc = sources[i]->run(fl, t, fl->state[i]);
 	free_states(fl);
+	if (!rc)
+		rc = opmfu_flops_bytes(fl, t);
 	return rc ? nomem(err) : OPMFU_OK;
 }
 

@@ -80,6 +80,10 @@ enum opmfu_status opmfu_flops_prepare(struct opmfu_flops *fl, const struct opmfu
 enum opmfu_status opmfu_flops_run(struct opmfu_flops *fl, struct opmfu_trace *t, const uint32_t *by_op,
 				  size_t n_by_op, struct opmfu_err *err);
 
+/* Fills fl->bytes from t's shapes and dtypes (flops/bytes.c, docs/roofline.md); the run calls it
+ * last. Returns 0, or -1 when out of memory (fl->bytes then NULL). */
+int opmfu_flops_bytes(struct opmfu_flops *fl, const struct opmfu_trace *t);
+
 /* ---- for sources ---- */
 
 /* A FLOPs source: one file, one entry in flops.c's table. */

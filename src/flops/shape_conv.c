@@ -348,3 +348,24 @@ enum opmfu_shape_status sf_conv(const struct sf_call *k, int64_t *flops)
 	const struct conv_op *op = find_op(k->name);
 	return op ? aten(k, op, flops) : ascend(k, flops);
 }
+
+enum opmfu_shape_status sf_conv_numel(const struct sf_call *k, int64_t *numel)
+{
+	const struct conv_op *op = find_op(k->name);
+	struct sf_t x = sf_tensor(&k->in, 0), w = sf_tensor(&k->in, 1);
+	size_t off;
+	if (!op || op->mask >= 0)
+		return OPMFU_SHAPE_NO_FORMULA;
+	if (!x.present || !w.present || w.rank < 3 || w.rank - 2 > MAX_SPATIAL)
+		return OPMFU_SHAPE_MISMATCH;
+	if (x.rank == w.rank)
+		off = 2;
+	else if (x.rank + 1 == w.rank)
+		off = 1;
+	else
+		return OPMFU_SHAPE_MISMATCH;
+	/* a transposed convolution's output grows: not derived here */
+	if (is_transposed(k, op) != 0)
+		return OPMFU_SHAPE_NO_ATTR;
+	return out_numel(k, op, x, w, off, numel);
+}

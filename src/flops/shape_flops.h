@@ -62,4 +62,15 @@ const char *opmfu_shape_status_name(enum opmfu_shape_status st);
  * hold any bytes. Uses about 40 KiB of stack. */
 enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int64_t *flops);
 
+/*
+ * The bytes c must move to and from device memory (SPEC 18, docs/roofline.md,
+ * flops/bytes.c), or -1 when its shapes or dtypes do not say. in_dtypes and
+ * out_dtypes: ';'-joined dtype names, one per tensor of in_shapes and
+ * out_shapes (absent: unknown; outputs then take their inputs'). op_scope:
+ * c is a framework op whose in_shapes are its arguments (Kineto: outputs
+ * inferred from the op's semantics); else a kernel with inputs and outputs.
+ */
+int64_t opmfu_shape_bytes(const struct opmfu_shape_call *c, struct opmfu_text in_dtypes, struct opmfu_text out_dtypes,
+			  int op_scope);
+
 #endif

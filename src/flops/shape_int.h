@@ -92,5 +92,7 @@ int sf_conv_knows(struct opmfu_text name);
 enum opmfu_shape_status sf_matmul(const struct sf_call *k, int64_t *flops);
 enum opmfu_shape_status sf_attention(const struct sf_call *k, int64_t *flops);
 enum opmfu_shape_status sf_conv(const struct sf_call *k, int64_t *flops);
+/* an aten convolution's forward output numel (bytes.c); not for transposed ones or the backward */
+enum opmfu_shape_status sf_conv_numel(const struct sf_call *k, int64_t *numel);
 
 #endif

@@ -13,7 +13,7 @@
 /* a link per (kernel, op) row: 10^6 kernels cost 56 MB of them */
 _Static_assert(sizeof(struct opmfu_link) == 56, "struct opmfu_link must stay 56 bytes");
 _Static_assert(sizeof(struct opmfu_range) == 32, "struct opmfu_range is 32 bytes");
-_Static_assert(sizeof(struct opmfu_kext) == 16, "struct opmfu_kext is 16 bytes");
+_Static_assert(sizeof(struct opmfu_kext) == 20, "struct opmfu_kext is 20 bytes");
 
 void opmfu_trace_init(struct opmfu_trace *t)
 {

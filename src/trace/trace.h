@@ -50,7 +50,7 @@ enum opmfu_range_kind {
 /*
  * What the shape FLOPs formulas (SPEC 9) need of a compute link beyond its
  * shapes and dtypes, parallel to links[0 .. n_compute) when the reader has
- * it (t->kx non-NULL). All sids; 0: unknown. 16 bytes.
+ * it (t->kx non-NULL). All sids; 0: unknown. 20 bytes.
  */
 struct opmfu_kext {
 	uint32_t type;        /* the op type the shapes describe: Ascend opType ("MatMulV2"), Kineto the
@@ -61,6 +61,8 @@ struct opmfu_kext {
 	uint32_t attrs;       /* attributes, entries separated by OPMFU_ATTR_SEP: "key=value" is named
 				 (Ascend: "sparse_mode=3"), anything else is the next positional value
 				 (Kineto's Concrete Inputs, in order; an empty entry is a tensor) */
+	uint32_t out_dtypes;  /* ';'-joined output dtypes as the trace names them (Ascend outputDataTypes), for
+				 the bytes of SPEC 18; 0: not given (Kineto: outputs are inferred) */
 };
 #define OPMFU_ATTR_SEP '\x1f'
 

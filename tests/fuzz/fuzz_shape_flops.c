@@ -7,6 +7,10 @@
  * Each field is copied to a buffer of its exact size (no terminating NUL),
  * so AddressSanitizer catches a read past it.
  *
+ * The same call goes through the bytes of SPEC 18 (opmfu_shape_bytes), the
+ * two format fields standing for the input and output dtype lists, at op
+ * and at kernel scope: bytes >= -1, the same answer twice.
+ *
  * Invariants: no crash; a status in range; FLOPs >= 0 when OK and 0
  * otherwise; NO_FORMULA exactly for types of no family; the same answer
  * twice; a field left absent (NULL) behaves as documented (no input
@@ -30,6 +34,11 @@ static const char *const types[] = {
 	"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv3DBackpropInputD", "Conv2DTranspose",
 	"aten::convolution", "aten::conv2d", "aten::cudnn_convolution", "aten::convolution_backward",
 	"aten::conv_transpose2d", "TransData",
+	/* bytes only */
+	"aten::add_", "aten::mul", "aten::where", "aten::eq", "aten::copy_", "aten::_to_copy", "aten::mean",
+	"aten::max", "aten::native_layer_norm", "aten::native_batch_norm_backward", "aten::embedding",
+	"aten::index_select", "aten::gather", "aten::_softmax", "Cast", "aten::max_pool2d_with_indices",
+	"aten::avg_pool2d", "aten::adaptive_avg_pool2d", "aten::mse_loss",
 };
 
 static char *dup_exact(const uint8_t *p, size_t n, int attrs)
@@ -77,6 +86,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(strcmp(opmfu_shape_status_name(st), "?") != 0);
 	st2 = opmfu_shape_flops(&c, &again);
 	FUZZ_ASSERT(st2 == st && again == flops);
+	for (k = 0; k < 2; k++) {
+		int64_t b = opmfu_shape_bytes(&c, f[3], f[4], (int)k);
+		FUZZ_ASSERT(b >= -1);
+		FUZZ_ASSERT(opmfu_shape_bytes(&c, f[3], f[4], (int)k) == b);
+	}
 	/* without input shapes nothing with a formula is known */
 	c.in_shapes = (struct opmfu_text){ NULL, 0 };
 	st2 = opmfu_shape_flops(&c, &again);

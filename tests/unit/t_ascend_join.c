@@ -51,11 +51,11 @@ static void run(int64_t k, size_t hint)
 	/* COMPUTE_TASK_INFO out of globalTaskId order, one schedule task */
 	if (hint)
 		opmfu_ajoin_expect(&j, OPMFU_AJ_INFO, hint);
-	info = (struct opmfu_aj_info){ N(12), N(1), N(2), N(3), N(4), N(5), N(6) };
+	info = (struct opmfu_aj_info){ N(12), N(1), N(2), N(3), N(4), N(5), N(6), 0 };
 	CHECK_INT(opmfu_ajoin_add_info(&j, 12 * k, &info), 0);
-	info = (struct opmfu_aj_info){ N(10), N(1), N(2), N(3), N(4), N(5), N(6) };
+	info = (struct opmfu_aj_info){ N(10), N(1), N(2), N(3), N(4), N(5), N(6), 0 };
 	CHECK_INT(opmfu_ajoin_add_info(&j, 10 * k, &info), 0);
-	info = (struct opmfu_aj_info){ N(13), N(1), N(2), N(3), N(4), N(5), N(6) };
+	info = (struct opmfu_aj_info){ N(13), N(1), N(2), N(3), N(4), N(5), N(6), 0 };
 	CHECK_INT(opmfu_ajoin_add_info(&j, 13 * k, &info), 0);
 	CHECK_INT(opmfu_ajoin_add_sched(&j, 99 * k, N(990)), 0);
 	CHECK_INT(opmfu_ajoin_index_info(&j), 0);

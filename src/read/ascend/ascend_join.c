@@ -703,7 +703,7 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 					l->dtype = in->dtype;
 					l->out_shapes = in->out_shapes;
 					t->kx[t->n_links] = (struct opmfu_kext){ in->type, in->in_formats,
-										 in->out_formats, 0 };
+										 in->out_formats, 0, in->out_dtypes };
 				} else {
 					l->k_name = k->ref;
 					l->in_shapes = l->dtype = l->out_shapes = 0;

@@ -60,6 +60,7 @@ struct opmfu_ajoin {
 	struct opmfu_aj_info {
 		uint32_t name, in_shapes, dtype, out_shapes; /* dtype: index into the trace's dtypes */
 		uint32_t type, in_formats, out_formats;     /* opType and normalised formats (struct opmfu_kext) */
+		uint32_t out_dtypes;                         /* outputDataTypes as the export has it (struct opmfu_kext) */
 	} *info;
 	size_t n_info, cap_info;
 	uint32_t *info_sorted;    /* info rows by (globalTaskId, row); NULL: already so */

@@ -386,6 +386,7 @@ static int info_row(struct scan *sc, sqlite3_value **v)
 	in.type = value_sid(sc->r, v[5]);
 	in.in_formats = format_of(sc, value_sid(sc->r, v[6]));
 	in.out_formats = format_of(sc, value_sid(sc->r, v[7]));
+	in.out_dtypes = value_sid(sc->r, v[8]);
 	if (dtype_of(sc, value_sid(sc->r, v[3]), &in.dtype))
 		return -1;
 	return opmfu_ajoin_add_info(sc->j, gid, &in);
@@ -692,13 +693,13 @@ static int has_columns(struct reader *r, const char *table, const char *const *c
 static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int has_comm, int has_sched,
 				     struct str_maps *maps)
 {
-	static const char *const fmt_cols[] = { "inputFormats", "outputFormats", NULL };
+	static const char *const fmt_cols[] = { "inputFormats", "outputFormats", "outputDataTypes", NULL };
 	static const char *const type_cols[] = { "taskType", NULL };
 	static const char *const ct_cols[] = { "globalTaskId", "opId", "name", NULL };
 	static const char *const op_cols[] = { "opId", "opName", NULL };
 	static const char *const cann_cols[] = { "connectionId", "startNs", NULL };
 	int has_formats, has_ct, has_cann;
-	struct scan info = { .row = info_row, .n_cols = 8, .j = j, .maps = maps };
+	struct scan info = { .row = info_row, .n_cols = 9, .j = j, .maps = maps };
 	struct scan sched = { .row = sched_row, .n_cols = 2, .j = j };
 	struct scan ct = { .row = ctinfo_row, .n_cols = 3, .j = j };
 	struct scan cann = { .row = launch_row, .n_cols = 2, .j = j };
