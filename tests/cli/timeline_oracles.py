@@ -39,8 +39,8 @@ import sys
 import tarfile
 import tempfile
 
-CATS = ("flops_ns", "matmul_noflops_ns", "other_compute_ns", "comm_exposed_ns", "memcpy_ns", "idle_host_ns",
-        "idle_ns")
+CATS = ("flops_ns", "matmul_noflops_ns", "memory_bound_ns", "other_compute_ns", "comm_exposed_ns", "memcpy_ns",
+        "idle_host_ns", "idle_ns")
 fails = []
 
 
@@ -120,7 +120,7 @@ def check_tracelens(name, rows, tl):
     s = {c: sum(r[c] for r in steps) for c in CATS + ("window_ns",)}
     total = tl[("total_time", "False")]
     near(name, "total (the steps' windows)", total, s["window_ns"], total)
-    comp = s["flops_ns"] + s["matmul_noflops_ns"] + s["other_compute_ns"]
+    comp = s["flops_ns"] + s["matmul_noflops_ns"] + s["memory_bound_ns"] + s["other_compute_ns"]
     rec = tl.get(("computation_time", "True"), 0)
     near(name, "computation + exposed memcpy", tl[("computation_time", "False")] + rec +
          tl[("exposed_memcpy_time", "False")], comp + s["memcpy_ns"], total)
