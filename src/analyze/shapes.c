@@ -50,9 +50,8 @@ static int key_cmp(const struct key *a, const struct key *b)
 
 static int less_unit(const void *ctx, uint32_t a, uint32_t b)
 {
-	const struct opmfu_ops *ops = ctx;
-	struct key ka = unit_key(ops, &ops->v[a]), kb = unit_key(ops, &ops->v[b]);
-	int c = key_cmp(&ka, &kb);
+	const struct key *k = ctx;
+	int c = key_cmp(&k[a], &k[b]);
 	return c ? c < 0 : a < b;
 }
 
@@ -90,19 +89,22 @@ enum opmfu_status opmfu_shapes_run(const struct opmfu_ops *ops, double per_step_
 {
 	size_t n = ops->n, i;
 	uint32_t *ord = opmfu_malloc((n + 1) * sizeof(*ord));
+	struct key *keys = opmfu_malloc((n + 1) * sizeof(*keys));
 	int rc = -1;
 
 	res->ops = ops;
 	res->per_step_ns = per_step_ns > 0 ? per_step_ns : 0;
-	if (!ord || !(res->v = opmfu_malloc((n + 1) * sizeof(*res->v))))
+	if (!ord || !keys || !(res->v = opmfu_malloc((n + 1) * sizeof(*res->v))))
 		goto out;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ord[i] = (uint32_t)i;
-	if (opmfu_sort_idx(ord, n, less_unit, ops))
+		keys[i] = unit_key(ops, &ops->v[i]);
+	}
+	if (opmfu_sort_idx(ord, n, less_unit, keys))
 		goto out;
 	for (i = 0; i < n; i++) {
 		const struct opmfu_unit *u = &ops->v[ord[i]];
-		struct key k = unit_key(ops, u);
+		struct key k = keys[ord[i]];
 		struct opmfu_shape_row *r = res->n ? &res->v[res->n - 1] : NULL;
 		struct key rk;
 		if (r) {
@@ -127,6 +129,7 @@ enum opmfu_status opmfu_shapes_run(const struct opmfu_ops *ops, double per_step_
 	rc = 0;
 out:
 	opmfu_free(ord);
+	opmfu_free(keys);
 	if (rc) {
 		opmfu_shapes_release(res);
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory summing the op shapes");
