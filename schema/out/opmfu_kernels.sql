@@ -9,5 +9,6 @@ CREATE TABLE "OpmfuKernels" (
     "flops_kernel_ns" INTEGER, -- of which kernels of ops with FLOPs
     "flops" INTEGER,           -- their share of their ops' FLOPs
     "mfu" REAL,                -- time-weighted; NULL: none
-    "lost_ns" INTEGER
+    "lost_ns" INTEGER,
+    "recoverable_ns" INTEGER   -- its share of its ops' recoverable time, as lost_ns (SPEC 18)
 );

@@ -15,5 +15,7 @@ CREATE TABLE "OpmfuModules" (
     "self_kernel_ns" INTEGER,
     "self_flops" INTEGER,
     "self_mfu" REAL,
-    "self_lost_ns" INTEGER
+    "self_lost_ns" INTEGER,
+    "recoverable_ns" INTEGER,      -- kernel time beyond the roofline time (SPEC 18), summed over its ops
+    "self_recoverable_ns" INTEGER
 );

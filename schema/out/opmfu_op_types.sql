@@ -8,5 +8,6 @@ CREATE TABLE "OpmfuOpTypes" (
     "flops_kernel_ns" INTEGER, -- of which rows with FLOPs
     "flops" INTEGER,
     "mfu" REAL,                -- FLOPs / (their kernel time x peak), time-weighted; NULL: none
-    "lost_ns" INTEGER          -- sum of the rows' lost_ns
+    "lost_ns" INTEGER,         -- sum of the rows' lost_ns
+    "recoverable_ns" INTEGER   -- sum of the rows' recoverable_ns (SPEC 18)
 );

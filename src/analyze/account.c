@@ -9,6 +9,7 @@
 
 #include "base/mem.h"
 #include "base/sat.h"
+#include "base/sbuf.h"
 #include "base/sort.h"
 
 /* ---- the tables made ---- */
@@ -78,7 +79,7 @@ const struct opmfu_table_def opmfu_stragglers_def = { "OpmfuStragglers", strag_c
 
 const char *opmfu_hot_kind_name(int kind)
 {
-	static const char *const names[OPMFU_NHOT] = { "module", "op_type", "kernel" };
+	static const char *const names[OPMFU_NHOT] = { "module_class", "module", "op_type", "shape", "kernel" };
 	return kind >= 0 && kind < OPMFU_NHOT ? names[kind] : "?";
 }
 
@@ -122,16 +123,25 @@ size_t opmfu_median_index(const double *key, const double *tie, size_t n, int *n
 
 /* ---- gathering ---- */
 
-/* What one kind of hotspot reads from its table. */
+/* What one kind of hotspot reads from its table. Its name is the key
+ * column's text, then key2's and key3's where not NULL, joined by spaces. */
 struct hot_spec {
-	const char *table, *key, *calls, *kernel_ns, *lost_ns, *mfu, *weight;
+	const char *table, *key, *key2, *key3, *calls, *kernel_ns, *lost_ns, *recoverable_ns, *mfu, *weight;
 };
 
 static const struct hot_spec hot_specs[OPMFU_NHOT] = {
+	/* a class is charged everything under its instances (inclusive): the class is what one fixes */
+	{ "OpmfuModuleClasses", "module_class", NULL, NULL, "calls", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
+	  "flops_kernel_ns" },
 	/* a module path is charged its own ops (not its children's), so the root does not hide the rest */
-	{ "OpmfuModules", "module", "calls", "self_kernel_ns", "self_lost_ns", "self_mfu", "self_kernel_ns" },
-	{ "OpmfuOpTypes", "op_name", "ops", "kernel_ns", "lost_ns", "mfu", "flops_kernel_ns" },
-	{ "OpmfuKernels", "kernel_name", "kernels", "kernel_ns", "lost_ns", "mfu", "flops_kernel_ns" },
+	{ "OpmfuModules", "module", NULL, NULL, "calls", "self_kernel_ns", "self_lost_ns", "self_recoverable_ns",
+	  "self_mfu", "self_kernel_ns" },
+	{ "OpmfuOpTypes", "op_name", NULL, NULL, "ops", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
+	  "flops_kernel_ns" },
+	{ "OpmfuShapes", "op_name", "input_shapes", "input_dtypes", "calls", "kernel_ns", "lost_ns", "recoverable_ns",
+	  "mfu", "flops_kernel_ns" },
+	{ "OpmfuKernels", "kernel_name", NULL, NULL, "kernels", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
+	  "flops_kernel_ns" },
 };
 
 static double nz(double v)
@@ -232,10 +242,20 @@ enum opmfu_status opmfu_account_add(struct opmfu_account *a, const struct opmfu_
 	return OPMFU_OK;
 }
 
+/* " " and the text of column c of row, if any. */
+static void add_key(struct sbuf *sb, const struct opmfu_table_def *def, const struct opmfu_cell *row, int c)
+{
+	if (c < 0 || row[c].null || def->cols[c].type != OPMFU_COL_TEXT)
+		return;
+	sbuf_add(sb, " ", 1);
+	sbuf_add(sb, row[c].v.t.s, row[c].v.t.n);
+}
+
 static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *sp, struct opmfu_err *err)
 {
 	const struct opmfu_table_def *def = g->def;
-	int c_key, c_calls, c_ns, c_lost, c_mfu, c_w;
+	int c_key, c_key2, c_key3, c_calls, c_ns, c_lost, c_rec, c_mfu, c_w;
+	struct sbuf sb;
 	size_t i;
 
 	if (!def)
@@ -244,21 +264,41 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 	c_calls = opmfu_table_col(def, sp->calls);
 	c_ns = opmfu_table_col(def, sp->kernel_ns);
 	c_lost = opmfu_table_col(def, sp->lost_ns);
+	c_rec = opmfu_table_col(def, sp->recoverable_ns);
+	c_key2 = sp->key2 ? opmfu_table_col(def, sp->key2) : -1;
+	c_key3 = sp->key3 ? opmfu_table_col(def, sp->key3) : -1;
+	sbuf_init(&sb);
 	c_mfu = opmfu_table_col(def, sp->mfu);
 	c_w = opmfu_table_col(def, sp->weight);
 	for (i = 0; c_key >= 0 && i < g->pending.n_rows; i++) {
 		const struct opmfu_cell *row = g->pending.cells + i * def->n_cols;
 		struct opmfu_hot_sum *h;
 		double ns = nz(opmfu_cell_num(def, row, c_ns)), mfu = opmfu_cell_num(def, row, c_mfu);
-		double w = nz(opmfu_cell_num(def, row, c_w));
+		double w = nz(opmfu_cell_num(def, row, c_w)), lost = nz(opmfu_cell_num(def, row, c_lost));
+		const char *name;
+		size_t name_n;
 		uint32_t id;
 
 		/* a NULL name has nothing to be summed under; a path whose own ops took no time is no hotspot */
 		if (row[c_key].null || def->cols[c_key].type != OPMFU_COL_TEXT || ns <= 0)
 			continue;
-		id = opmfu_intern_add(&g->names, row[c_key].v.t.s, row[c_key].v.t.n);
-		if (id == OPMFU_IDTAB_NONE || (id == g->n && OPMFU_GROW(g->v, g->cap, g->n + 1)))
+		name = row[c_key].v.t.s;
+		name_n = row[c_key].v.t.n;
+		if (c_key2 >= 0 || c_key3 >= 0) {
+			sbuf_reset(&sb);
+			sbuf_add(&sb, name, name_n);
+			add_key(&sb, def, row, c_key2);
+			add_key(&sb, def, row, c_key3);
+			if (sb.oom)
+				break;
+			name = sb.buf ? sb.buf : "";
+			name_n = sb.len;
+		}
+		id = opmfu_intern_add(&g->names, name, name_n);
+		if (id == OPMFU_IDTAB_NONE || (id == g->n && OPMFU_GROW(g->v, g->cap, g->n + 1))) {
+			sbuf_release(&sb);
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory summing %s by %s", sp->table, sp->key);
+		}
 		if (id == g->n) {
 			memset(&g->v[g->n], 0, sizeof(g->v[0]));
 			g->v[g->n++].name = id;
@@ -267,7 +307,9 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 		h->ranks++;
 		h->calls += nz(opmfu_cell_num(def, row, c_calls));
 		h->kernel_ns += ns;
-		h->lost_ns += nz(opmfu_cell_num(def, row, c_lost));
+		h->lost_ns += lost;
+		/* a table without the column (read back from an older result) counts the lost time */
+		h->recoverable_ns += c_rec >= 0 ? nz(opmfu_cell_num(def, row, c_rec)) : lost;
 		if (!isnan(mfu) && w > 0) {
 			h->mfu_x += mfu * w;
 			h->mfu_w += w;
@@ -275,6 +317,11 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 	}
 	opmfu_cell_store_release(&g->pending);
 	g->pending.def = NULL;
+	if (sb.oom) {
+		sbuf_release(&sb);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory summing %s by %s", sp->table, sp->key);
+	}
+	sbuf_release(&sb);
 	return OPMFU_OK;
 }
 
@@ -432,14 +479,14 @@ static double m_step(const struct opmfu_account *a)
 struct hot_ref {
 	int kind;
 	uint32_t i;
-	double lost;
+	double rec;
 };
 
 static int hot_less(const void *a, const void *b)
 {
 	const struct hot_ref *x = a, *y = b;
-	if (x->lost != y->lost)
-		return x->lost > y->lost;
+	if (x->rec != y->rec)
+		return x->rec > y->rec;
 	if (x->kind != y->kind)
 		return x->kind < y->kind;
 	return x->i < y->i;
@@ -461,7 +508,7 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 		for (i = 0; i < a->hot[k].n; i++) {
 			r[n].kind = k;
 			r[n].i = (uint32_t)i;
-			r[n++].lost = a->hot[k].v[i].lost_ns;
+			r[n++].rec = a->hot[k].v[i].recoverable_ns;
 		}
 	if (opmfu_sort_array(r, n, sizeof(*r), hot_less) != 0) {
 		opmfu_free(r);
@@ -476,8 +523,7 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 		c[2] = opmfu_cell_int(h->ranks);
 		c[3] = opmfu_cell_int(opmfu_sat_round(h->calls));
 		c[4] = opmfu_cell_int(opmfu_sat_round(h->kernel_ns));
-		/* until ops have bytes (SPEC 18), all time lost to peak counts as recoverable */
-		c[5] = opmfu_cell_int(opmfu_sat_round(h->lost_ns));
+		c[5] = opmfu_cell_int(opmfu_sat_round(h->recoverable_ns));
 		c[6] = opmfu_cell_int(opmfu_sat_round(h->lost_ns));
 		c[7] = isnan(per) ? opmfu_cell_null() : opmfu_cell_real(h->kernel_ns / per);
 		c[8] = h->mfu_w > 0 ? opmfu_cell_real(h->mfu_x / h->mfu_w) : opmfu_cell_null();
@@ -581,8 +627,8 @@ static size_t acc_tables(void *s, struct opmfu_table *out)
 	return 3;
 }
 
-static const char *const acc_needs[] = { "OpmfuRankSummary", "OpmfuSteps", "OpmfuModules", "OpmfuOpTypes",
-					  "OpmfuKernels", NULL };
+static const char *const acc_needs[] = { "OpmfuRankSummary", "OpmfuSteps", "OpmfuModuleClasses", "OpmfuModules",
+					  "OpmfuOpTypes", "OpmfuShapes", "OpmfuKernels", NULL };
 static const struct opmfu_table_def *const acc_makes[] = { &opmfu_run_def, &opmfu_hotspots_def, &opmfu_stragglers_def,
 							   NULL };
 

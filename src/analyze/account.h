@@ -1,6 +1,7 @@
 /*
  * account.h - the run account (SPEC 16): fed every kept rank's tables
- * (OpmfuRankSummary, OpmfuSteps, OpmfuModules, OpmfuOpTypes, OpmfuKernels),
+ * (OpmfuRankSummary, OpmfuSteps, OpmfuModuleClasses, OpmfuModules, OpmfuOpTypes,
+ * OpmfuShapes, OpmfuKernels),
  * it makes OpmfuRun, OpmfuHotspots and OpmfuStragglers once for the run.
  * It reads cells by column name only, so results read back from a database
  * (diff, a shard merge) give it the same input as a fresh analysis. Every
@@ -18,14 +19,21 @@
 #include "trace/table.h"
 
 /* Hotspot kinds, in OpmfuHotspots' tie order. */
-enum opmfu_hot_kind { OPMFU_HOT_MODULE, OPMFU_HOT_OP_TYPE, OPMFU_HOT_KERNEL, OPMFU_NHOT };
+enum opmfu_hot_kind {
+	OPMFU_HOT_MODULE_CLASS,
+	OPMFU_HOT_MODULE,
+	OPMFU_HOT_OP_TYPE,
+	OPMFU_HOT_SHAPE,
+	OPMFU_HOT_KERNEL,
+	OPMFU_NHOT
+};
 const char *opmfu_hot_kind_name(int kind);
 
 /* One name of one kind summed over the ranks. */
 struct opmfu_hot_sum {
 	uint32_t name;      /* in the kind's intern */
 	uint32_t ranks;
-	double calls, kernel_ns, lost_ns;
+	double calls, kernel_ns, lost_ns, recoverable_ns;
 	double mfu_x, mfu_w; /* sum of mfu x weight, and of the weight, where mfu is known */
 };
 

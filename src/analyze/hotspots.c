@@ -43,6 +43,7 @@ static void add(struct opmfu_hot *h, const struct opmfu_ops *ops, const struct o
 	double peak = opmfu_unit_peak(ops, u);
 	h->kernel_ns = opmfu_sat_add(h->kernel_ns, ns);
 	h->lost_ns += opmfu_unit_lost_ns(ops, u) * share;
+	h->recoverable_ns += opmfu_unit_recoverable_ns(ops, u) * share;
 	if (u->src < 0)
 		return;
 	h->flops_kernel_ns = opmfu_sat_add(h->flops_kernel_ns, ns);
@@ -137,6 +138,7 @@ static const struct opmfu_column op_cols[] = {
 	{ "flops", OPMFU_COL_INT, "FLOPs", 18, 0 },
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
+	{ "recoverable_ns", OPMFU_COL_INT, "Recoverable Time(ns)", 15, 0 },
 };
 static const struct opmfu_column kernel_cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
@@ -147,6 +149,7 @@ static const struct opmfu_column kernel_cols[] = {
 	{ "flops", OPMFU_COL_INT, "FLOPs", 18, 0 },
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
+	{ "recoverable_ns", OPMFU_COL_INT, "Recoverable Time(ns)", 15, 0 },
 };
 
 const struct opmfu_table_def opmfu_op_types_def = { "OpmfuOpTypes", op_cols, sizeof(op_cols) / sizeof(op_cols[0]),
@@ -172,6 +175,7 @@ static void hot_row(const struct opmfu_hotspots_table *ht, const struct opmfu_ho
 	c[5] = opmfu_cell_int(h->flops);
 	c[6] = opmfu_cell_known(mfu);
 	c[7] = opmfu_cell_int(opmfu_sat_round(h->lost_ns));
+	c[8] = opmfu_cell_int(opmfu_sat_round(h->recoverable_ns));
 }
 
 static void op_row(const void *src, size_t i, struct opmfu_cell *c)

@@ -24,6 +24,7 @@ struct opmfu_hot {
 	double cap_flops;        /* kernel time x peak of those with FLOPs and a peak */
 	double flops_peaked;
 	double lost_ns;
+	double recoverable_ns;   /* opmfu_unit_recoverable_ns, shared as lost_ns */
 };
 
 struct opmfu_hotspots {

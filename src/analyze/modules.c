@@ -158,11 +158,12 @@ static int make_paths(struct build *b)
 	return 0;
 }
 
-static void add_unit(struct opmfu_msum *s, const struct opmfu_ops *ops, const struct opmfu_unit *u)
+void opmfu_msum_add(struct opmfu_msum *s, const struct opmfu_ops *ops, const struct opmfu_unit *u)
 {
 	double peak = opmfu_unit_peak(ops, u), ns = (double)u->kernel_ns;
 	s->kernel_ns = opmfu_sat_add(s->kernel_ns, u->kernel_ns);
 	s->lost_ns += opmfu_unit_lost_ns(ops, u);
+	s->recoverable_ns += opmfu_unit_recoverable_ns(ops, u);
 	if (u->src >= 0) {
 		s->flops_kernel_ns = opmfu_sat_add(s->flops_kernel_ns, u->kernel_ns);
 		s->flops = opmfu_sat_add(s->flops, u->flops);
@@ -251,11 +252,11 @@ static int sum_rows(struct build *b)
 		if (m == NONE)
 			continue;
 		u->module = b->path[m];
-		add_unit(&res->rows[u->module].self, b->ops, u);
+		opmfu_msum_add(&res->rows[u->module].self, b->ops, u);
 		/* the paths along a chain are distinct: each ancestor once (at
 		 * most OPMFU_MODULE_MAX_DEPTH of them: m is at the cap or above) */
 		for (; m != NONE; m = b->parent[m])
-			add_unit(&res->rows[b->path[m]].all, b->ops, u);
+			opmfu_msum_add(&res->rows[b->path[m]].all, b->ops, u);
 	}
 	return sort_rows(res);
 }

@@ -25,6 +25,7 @@ struct opmfu_msum {
 	double flops_peaked;    /* FLOPs of those */
 	double cap_all;         /* cap_flops and the rest at the rank's main peak */
 	double lost_ns;
+	double recoverable_ns;  /* sum of opmfu_unit_recoverable_ns (SPEC 18) */
 };
 
 struct opmfu_mrow {
@@ -58,6 +59,9 @@ void opmfu_modules_release(struct opmfu_modules *res);
  * res. Returns OPMFU_OK or OPMFU_ERR_NOMEM.
  */
 enum opmfu_status opmfu_modules_run(struct opmfu_ops *ops, struct opmfu_modules *res, struct opmfu_err *err);
+
+/* Adds unit u of ops to s. */
+void opmfu_msum_add(struct opmfu_msum *s, const struct opmfu_ops *ops, const struct opmfu_unit *u);
 
 /* MFU of a sum: FLOPs over the FLOP-bearing time's capacity (-1: none),
  * and over all its time's (mfu_all). */

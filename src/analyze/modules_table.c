@@ -23,6 +23,8 @@ static const struct opmfu_column cols[] = {
 	{ "self_flops", OPMFU_COL_INT, "Own FLOPs", 18, 0 },
 	{ "self_mfu", OPMFU_COL_REAL, "Own MFU", 10, OPMFU_COLF_PERCENT },
 	{ "self_lost_ns", OPMFU_COL_INT, "Own Lost Time(ns)", 15, 0 },
+	{ "recoverable_ns", OPMFU_COL_INT, "Recoverable Time(ns)", 15, 0 },
+	{ "self_recoverable_ns", OPMFU_COL_INT, "Own Recoverable Time(ns)", 15, 0 },
 };
 
 const struct opmfu_table_def opmfu_modules_def = {
@@ -48,6 +50,8 @@ static void modules_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[11] = opmfu_cell_int(r->self.flops);
 	c[12] = opmfu_cell_known(opmfu_msum_mfu(&r->self));
 	c[13] = opmfu_cell_int(opmfu_sat_round(r->self.lost_ns));
+	c[14] = opmfu_cell_int(opmfu_sat_round(r->all.recoverable_ns));
+	c[15] = opmfu_cell_int(opmfu_sat_round(r->self.recoverable_ns));
 }
 
 struct opmfu_table opmfu_modules_table(const struct opmfu_modules_table *src)

@@ -318,35 +318,50 @@ static void print_no_mfu(const struct opmfu_rows *rs)
 		opmfu_printf("no MFU on %zu more rank%s (OpmfuRankSummary.reason says why)\n", more, more == 1 ? "" : "s");
 }
 
+/* The hotspot kinds the report shows, in this order, and how many rows of each (ten in all: the
+ * report stays one screen, tests/cli/report_length.py). */
+static const struct {
+	const char *kind, *shown_as;
+	size_t show;
+	int keep_start; /* a long name keeps its start (a shape's op name), else its end (a module) */
+} hot_kinds[] = {
+	{ "module_class", "class", 4, 0 }, { "module", "module", 1, 0 }, { "op_type", "op", 2, 0 },
+	{ "shape", "shape", 2, 1 },	   { "kernel", "kernel", 1, 0 },
+};
+#define HOT_NAME_W 50
+
 static void print_hot(const struct opmfu_rows *hot)
 {
-	static const char *const kinds[3] = { "module", "op_type", "kernel" };
-	static const char *const shown_as[3] = { "module", "op", "kernel" };
-	static const size_t show[3] = { 4, 3, 3 };
-	size_t n = opmfu_rows_count(hot), i;
-	int kind;
+	size_t n = opmfu_rows_count(hot), i, kind;
 
 	if (!n)
 		return;
-	opmfu_printf("\nhotspots, all ranks: lost = kernel time beyond what its FLOPs need at peak (all of it without)\n"
-	       "  %-7s %10s %10s %8s %7s  %s\n", "kind", "lost", "kernel", "count", "MFU", "name");
-	for (kind = 0; kind < 3; kind++) {
+	opmfu_printf("\nhotspots, all ranks, most recoverable first: recoverable = kernel time beyond its roofline time\n"
+		     "  %-6s %11s %10s %10s %7s %8s %7s  %s\n",
+		     "kind", "recoverable", "lost", "kernel", "% step", "count", "MFU", "name");
+	for (kind = 0; kind < sizeof(hot_kinds) / sizeof(hot_kinds[0]); kind++) {
 		size_t shown = 0;
 		/* the table is in the order of recoverable time: its first rows of each kind */
-		for (i = 0; i < n && shown < show[kind]; i++) {
+		for (i = 0; i < n && shown < hot_kinds[kind].show; i++) {
 			const char *k = opmfu_cell_str(hot, i, "kind"), *name = opmfu_cell_str(hot, i, "name");
-			char l[24], t[24], m[16];
+			char r[24], l[24], t[24], m[16], p[16];
 			size_t len;
-			if (!k || strcmp(k, kinds[kind]) || !name)
+			if (!k || strcmp(k, hot_kinds[kind].kind) || !name)
 				continue;
 			shown++;
+			opmfu_format_ns(opmfu_cell(hot, i, "recoverable_ns"), r, sizeof(r));
 			opmfu_format_ns(opmfu_cell(hot, i, "lost_ns"), l, sizeof(l));
 			opmfu_format_ns(opmfu_cell(hot, i, "kernel_ns"), t, sizeof(t));
-			/* a long path keeps its end, where the module itself is */
 			len = strlen(name);
-			opmfu_printf("  %-7s %10s %10s %8.0f %7s  %s%s\n", shown_as[kind], l, t, opmfu_cell(hot, i, "calls"),
-			       pct1(opmfu_cell(hot, i, "mfu"), m, sizeof(m)), len > 68 ? "..." : "",
-			       len > 68 ? name + len - 65 : name);
+			opmfu_printf("  %-6s %11s %10s %10s %7s %8.0f %7s  ", hot_kinds[kind].shown_as, r, l, t,
+				     pct1(opmfu_cell(hot, i, "pct_of_step"), p, sizeof(p)), opmfu_cell(hot, i, "calls"),
+				     pct1(opmfu_cell(hot, i, "mfu"), m, sizeof(m)));
+			if (len <= HOT_NAME_W)
+				opmfu_printf("%s\n", name);
+			else if (hot_kinds[kind].keep_start)
+				opmfu_printf("%.*s...\n", HOT_NAME_W - 3, name);
+			else
+				opmfu_printf("...%s\n", name + len - (HOT_NAME_W - 3));
 		}
 	}
 }

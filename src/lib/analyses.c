@@ -8,7 +8,9 @@
 
 #include "analyze/account.h"
 #include "analyze/hotspots.h"
+#include "analyze/module_classes.h"
 #include "analyze/modules.h"
+#include "analyze/shapes.h"
 #include "analyze/ops.h"
 #include "analyze/steps.h"
 #include "base/mem.h"
@@ -21,8 +23,10 @@ const struct opmfu_analysis *const opmfu_analyses[] = {
 	&opmfu_analysis_module_mfu,   /* ModuleMFU (SPEC 3) */
 	&opmfu_analysis_ops,          /* OpmfuOps (SPEC 10) */
 	&opmfu_analysis_modules,      /* OpmfuModules */
+	&opmfu_analysis_module_classes, /* OpmfuModuleClasses (SPEC 18) */
 	&opmfu_analysis_steps,        /* OpmfuSteps (SPEC 11) */
 	&opmfu_analysis_hotspots,     /* OpmfuOpTypes, OpmfuKernels */
+	&opmfu_analysis_shapes,       /* OpmfuShapes (SPEC 18) */
 	&opmfu_analysis_account,      /* per run: OpmfuRun, OpmfuHotspots, OpmfuStragglers (SPEC 16) */
 	NULL,
 };

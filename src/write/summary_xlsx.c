@@ -1,6 +1,6 @@
 /*
  * summary_xlsx.c - opmfu_summary.xlsx: the sheets (Overview, Ranks, Steps,
- * Modules, Op types, Kernels) and their native charts, laid out from the
+ * Module classes, Modules, Op types, Shapes, Kernels) and their native charts, laid out from the
  * run's tables as write/summary.c gathered them (SPEC 16: every number is a
  * cell of OpmfuRun, OpmfuHotspots, OpmfuStragglers, OpmfuRankSummary or
  * OpmfuSteps). Each sheet is a list of columns (a title, a number format,
@@ -108,25 +108,30 @@ static const struct opmfu_sx_col module_cols[] = {
 	HOT_COLS("Module"),
 	{ "Short name", F_TEXT, SHORT_PATH, "name" },
 };
+static const struct opmfu_sx_col class_cols[] = { HOT_COLS("Module class") };
 static const struct opmfu_sx_col op_cols[] = { HOT_COLS("Op") };
+static const struct opmfu_sx_col shape_cols[] = { HOT_COLS("Op and shapes") };
 static const struct opmfu_sx_col kernel_cols[] = { HOT_COLS("Kernel") };
 /* the hotspot columns the charts read */
 enum { HOT_RECOVERABLE = 4, HOT_SHORT = 9 };
 
 /* The hotspot sheets: OpmfuHotspots.kind, the sheet, its columns, and what
- * its chart calls a row (NULL: no chart; kernel names are too long for a
- * chart's labels). */
+ * its chart calls a row (NULL: no chart; kernel names and shapes are too
+ * long for a chart's labels; module paths have their classes' chart, which
+ * a root path cannot dominate). */
 static const struct {
 	const char *kind, *sheet;
 	const struct opmfu_sx_col *cols;
 	size_t n_cols;
 	const char *chart;
 } hot_sheets[] = {
-	{ "module", "Modules", module_cols, sizeof(module_cols) / sizeof(module_cols[0]), "module" },
+	{ "module_class", "Module classes", class_cols, sizeof(class_cols) / sizeof(class_cols[0]), "module class" },
+	{ "module", "Modules", module_cols, sizeof(module_cols) / sizeof(module_cols[0]), NULL },
 	{ "op_type", "Op types", op_cols, sizeof(op_cols) / sizeof(op_cols[0]), "op type" },
+	{ "shape", "Shapes", shape_cols, sizeof(shape_cols) / sizeof(shape_cols[0]), NULL },
 	{ "kernel", "Kernels", kernel_cols, sizeof(kernel_cols) / sizeof(kernel_cols[0]), NULL },
 };
-#define N_HOT 3
+#define N_HOT 5
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 

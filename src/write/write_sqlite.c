@@ -66,6 +66,8 @@ static const char *const ddl_files[] = {
 	opmfu_sql_out_opmfu_run,
 	opmfu_sql_out_opmfu_hotspots,
 	opmfu_sql_out_opmfu_stragglers,
+	opmfu_sql_out_opmfu_module_classes,
+	opmfu_sql_out_opmfu_shapes,
 };
 
 /* What a parameter of a batch INSERT holds. */

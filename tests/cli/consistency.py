@@ -192,17 +192,24 @@ def check_terminal(c, out, db):
     c.true("rank rows shown", shown > 0)
     # the first hotspot of each kind is the table's first row of that kind
     hot = rows(db, "OpmfuHotspots")
-    for kind, label in (("module", "module"), ("op_type", "op"), ("kernel", "kernel")):
+    # (every kind the report shows; a long name keeps its end, a shape's its start)
+    for kind, label, keep_start in (("module_class", "class", False), ("module", "module", False),
+                                    ("op_type", "op", False), ("shape", "shape", True), ("kernel", "kernel", False)):
         first = next((h for h in hot if h["kind"] == kind), None)
-        got = next((l for l in lines if l.startswith("  %-7s " % label) and re.match(r"^  \S+\s+\d", l)), None)
+        got = next((l for l in lines if l.startswith("  %-6s " % label) and re.match(r"^  \S+\s+\d", l)), None)
         if first is None:
             c.true("no %s hotspot line without rows" % kind, got is None)
             continue
         name = first["name"]
-        name = terminal("..." + name[-65:] if len(name) > 68 else name)
-        want = "  %-7s %10s %10s %8d %7s  %s" % (label, ns(first["lost_ns"]), ns(first["kernel_ns"]), first["calls"],
-                                              pct(first["mfu"]), name)
+        if len(name) > 50:
+            name = name[:47] + "..." if keep_start else "..." + name[-47:]
+        name = terminal(name)
+        want = "  %-6s %11s %10s %10s %7s %8d %7s  %s" % (label, ns(first["recoverable_ns"]), ns(first["lost_ns"]),
+                                                       ns(first["kernel_ns"]), pct(first["pct_of_step"]),
+                                                       first["calls"], pct(first["mfu"]), name)
         c.eq("first %s hotspot" % kind, want, got)
+        c.true("%s hotspots in recoverable order" % kind,
+               all(a["recoverable_ns"] >= b["recoverable_ns"] for a, b in zip(hot, hot[1:])))
     # stragglers: each line's rank and delta
     for s in rows(db, "OpmfuStragglers"):
         if s["measure"] == "step_ns_median":

@@ -17,9 +17,11 @@ tests/tools/xlsx_cells.py) one by one:
   and reason as the database has them, and the MFU chart's split of its
   trace MFU at OpmfuRun's (the median rank's);
 - Steps (when the run has OpmfuSteps): its rows, times in ms;
-- Modules, Op types, Kernels: OpmfuHotspots' rows of each kind in the
-  table's order (ms = ns / 1e6), a sheet per kind that has rows;
-- the charts the data calls for, and no others.
+- Module classes, Modules, Op types, Shapes, Kernels: OpmfuHotspots' rows of
+  each kind in the table's order (ms = ns / 1e6), a sheet per kind that has
+  rows;
+- the charts the data calls for, and no others: recoverable time by module
+  class (not by module path, which a root path dominates) and by op type.
 
 Numbers are compared as the workbook stores them (printf %.16G). Then a run in
 which every rank fails leaves an earlier summary workbook as it was, and no
@@ -149,7 +151,8 @@ STRAGGLERS = {"step_ns_median": "Slowest step time (ms)", "trace_mfu": "Lowest t
               "share_inefficiency": "Most FLOP kernels below peak",
               "share_other_compute": "Most busy without FLOPs", "share_comm": "Most exposed communication",
               "share_idle": "Most idle"}
-HOT = [("module", "Modules", "Module"), ("op_type", "Op types", "Op"), ("kernel", "Kernels", "Kernel")]
+HOT = [("module_class", "Module classes", "Module class"), ("module", "Modules", "Module"), ("op_type", "Op types", "Op"),
+       ("shape", "Shapes", "Op and shapes"), ("kernel", "Kernels", "Kernel")]
 
 
 def check_overview(case, cells, run, stragglers):
@@ -281,7 +284,9 @@ def run_case(case, tree, extra, tmp):
     charts = " ".join(book["Overview"][1])
     for what, there in (("Where the median step went", bool(ranks)),
                         ("Trace MFU per rank", run[0]["trace_mfu"] is not None),
-                        ("Recoverable time by module", any(h["kind"] == "module" for h in hot)),
+                        ("Recoverable time by module class", any(h["kind"] == "module_class" for h in hot)),
+                        ("Recoverable time by module,", False),
+                        ("by shape", False),
                         ("Recoverable time by op type", any(h["kind"] == "op_type" for h in hot)),
                         ("by kernel", False)):
         if (what in charts) != there:

@@ -6,7 +6,7 @@ src/cli/term.c spells them (\\x1b, \\x07, \\u009b), on standard output and
 standard error alike, while the database keeps the bytes as they are.
 
 - analyze: module_tree's fixture with its root module and an op renamed to
-  hold them, and a kernel with a lone byte 0x9B (not UTF-8), --verbose and --model, whose config's model_type holds them too
+  hold them, and a kernel (MatMulV3: the report's one kernel hotspot line) with a lone byte 0x9B (not UTF-8), --verbose and --model, whose config's model_type holds them too
   (an unknown model_type: the error message names it);
 - model: the same config (the error), then on its own;
 - diff of the fixture as it is against the renamed one (the view names
@@ -31,7 +31,7 @@ MODEL_SHOWN = b"Model\\x1b[2J\\x1b]0;pwned\\x07\\u009b31m"
 OP = "aten::mm\x1b[31m\r"
 OP_SHOWN = b"aten::mm\\x1b[31m\\x0d"
 # a lone byte 0x9B (not UTF-8: an 8-bit terminal's CSI)
-ADD_SHOWN = b"Add\\x9b2J"
+KERNEL_SHOWN = b"MatMulV3\\x9b2J"
 TYPE = "llama\x1b]0;pwned\x07"
 TYPE_SHOWN = b"llama\\x1b]0;pwned\\x07"
 fails = []
@@ -68,7 +68,7 @@ def main():
         with open(sql, encoding="utf-8") as f:
             text = f.read()
         for old, new in (("(3,'Model')", "(3,%s)" % sql_str(MODEL)), ("(8,'aten::mm')", "(8,%s)" % sql_str(OP)),
-                         ("(19,'Add')", "(19,'Add' || CAST(X'9B' AS TEXT) || '2J')")):
+                         ("(18,'MatMulV3')", "(18,'MatMulV3' || CAST(X'9B' AS TEXT) || '2J')")):
             if old not in text:
                 fails.append("fixture: %s not in module_tree's SQL" % old)
             text = text.replace(old, new)
@@ -83,7 +83,7 @@ def main():
         with open(bad, "w", encoding="utf-8") as f:
             json.dump(cfg, f)
         out = os.path.join(tmp, "out")
-        run("analyze", ["analyze", tree, "-o", out, "--verbose"], [MODEL_SHOWN, OP_SHOWN, ADD_SHOWN], 0)
+        run("analyze", ["analyze", tree, "-o", out, "--verbose"], [MODEL_SHOWN, OP_SHOWN, KERNEL_SHOWN], 0)
         # the database keeps the names byte for byte
         con = sqlite3.connect(os.path.join(out, "cluster_analysis_output", "cluster_analysis.db"))
         con.text_factory = lambda b: b.decode("utf-8", "surrogateescape")

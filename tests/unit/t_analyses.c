@@ -261,8 +261,8 @@ static void t_shape(void)
 			CHECK(a->run_tables != NULL);
 		}
 	}
-	/* operator_mfu, module_mfu, ops, modules, steps, hotspots; account */
-	CHECK_INT(per_rank, 6);
+	/* operator_mfu, module_mfu, ops, modules, module_classes, steps, hotspots, shapes; account */
+	CHECK_INT(per_rank, 8);
 	CHECK_INT(per_run, 1);
 }
 
@@ -272,8 +272,9 @@ static void t_tables(void)
 	const struct opmfu_table_def *defs[OPMFU_MAX_ANALYSES * OPMFU_MAX_TABLES];
 	size_t n = opmfu_analyses_defs(defs, sizeof(defs) / sizeof(defs[0])), i, k;
 
-	/* 1 + 1 + 1 (OpmfuOps) + 1 (OpmfuModules) + 1 (OpmfuSteps) + 2 (OpmfuOpTypes, OpmfuKernels) + 3 (the run's) */
-	CHECK_INT(n, 10);
+	/* 1 + 1 + 1 (OpmfuOps) + 1 (OpmfuModules) + 1 (OpmfuModuleClasses) + 1 (OpmfuSteps) + 2 (OpmfuOpTypes,
+	 * OpmfuKernels) + 1 (OpmfuShapes) + 3 (the run's) */
+	CHECK_INT(n, 12);
 	CHECK(n >= 2);
 	if (n >= 2) {
 		CHECK_STR(defs[0]->name, "OperatorMFU");
@@ -326,9 +327,9 @@ static void t_ddl(void)
 			}
 		}
 	}
-	/* per rank OperatorMFU, ModuleMFU, OpmfuOps, OpmfuModules, OpmfuSteps, OpmfuOpTypes,
-	 * OpmfuKernels; per run OpmfuRun, OpmfuHotspots, OpmfuStragglers */
-	CHECK_INT(checked, 10);
+	/* per rank OperatorMFU, ModuleMFU, OpmfuOps, OpmfuModules, OpmfuModuleClasses, OpmfuSteps,
+	 * OpmfuOpTypes, OpmfuKernels, OpmfuShapes; per run OpmfuRun, OpmfuHotspots, OpmfuStragglers */
+	CHECK_INT(checked, 12);
 }
 
 /* The parser itself, on a DDL of known shape. */
