@@ -717,7 +717,8 @@ static void t_two_layouts(void)
 	struct opmfu_account a;
 	struct opmfu_err err = OPMFU_ERR_INIT;
 	struct opmfu_table t;
-	struct opmfu_cell c[8] = { opmfu_cell_int(1),	 opmfu_cell_str("MatMul"), opmfu_cell_int(4),
+	/* as wide as any layout of the table: the cells past its columns stay unread */
+	struct opmfu_cell c[32] = { opmfu_cell_int(1),	 opmfu_cell_str("MatMul"), opmfu_cell_int(4),
 				   opmfu_cell_int(800),	 opmfu_cell_int(800),	   opmfu_cell_int(1000),
 				   opmfu_cell_real(0.5), opmfu_cell_int(400) };
 

@@ -151,7 +151,7 @@ static void t_registered(void)
 	struct opmfu_rank_ctx ctx;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	struct opmfu_table mc[OPMFU_MAX_TABLES], sh[OPMFU_MAX_TABLES];
-	struct opmfu_cell c[32];
+	struct opmfu_cell c[64];
 	struct opmfu_account acc;
 	size_t n, i;
 	int k;

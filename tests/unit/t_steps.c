@@ -105,7 +105,7 @@ static void t_registered(void)
 	struct opmfu_rank_ctx ctx;
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	struct opmfu_table t[OPMFU_MAX_TABLES];
-	struct opmfu_cell c[32];
+	struct opmfu_cell c[64];
 	const struct opmfu_steps *steps;
 	size_t n, i;
 	int k;
