@@ -44,11 +44,13 @@ static const struct opmfu_column run_cols[] = {
 	{ "step_windows", OPMFU_COL_TEXT, "Step Windows", 0, 0 },
 	{ "share_memory_bound", OPMFU_COL_REAL, "Memory-Bound, Bytes Known", 0, OPMFU_COLF_PERCENT },
 	{ "memory_bound_eff", OPMFU_COL_REAL, "Memory-Bound Bandwidth Efficiency", 0, OPMFU_COLF_PERCENT },
+	{ "peak_bw_tbps", OPMFU_COL_REAL, "Peak Memory Bandwidth (TB/s)", 0, 0 },
+	{ "peak_bw_source", OPMFU_COL_TEXT, "Peak Memory Bandwidth Source", 60, 0 },
 };
 const struct opmfu_table_def opmfu_run_def = { "OpmfuRun", run_cols, sizeof(run_cols) / sizeof(run_cols[0]), NULL };
 enum { R_ID, R_SOURCE, R_RANKS, R_FAILED, R_CHIP, R_PEAK, R_PEAK_SRC, R_MED_RANK, R_MED_STEP, R_STEP_NS, R_TRACE_MFU,
        R_MFU_BUSY, R_COVERAGE, R_IDLE, R_COMM, R_OTHER, R_INEFF, R_ANALYSED, R_MFU_REC, R_MATMUL, R_OTHER_K,
-       R_MEMCPY, R_IDLE_HOST, R_IDLE_DEV, R_PROF_STEP, R_BACKLOG, R_WINDOWS, R_MB, R_MB_EFF, R_NCOL };
+       R_MEMCPY, R_IDLE_HOST, R_IDLE_DEV, R_PROF_STEP, R_BACKLOG, R_WINDOWS, R_MB, R_MB_EFF, R_PEAK_BW, R_PEAK_BW_SRC, R_NCOL };
 _Static_assert(R_NCOL == sizeof(run_cols) / sizeof(run_cols[0]), "OpmfuRun's columns");
 
 static const struct opmfu_column hot_cols[] = {
@@ -464,6 +466,7 @@ static enum opmfu_status make_run(struct opmfu_account *a, size_t analysed, stru
 			{ R_IDLE_DEV, "share_idle_device" }, { R_PROF_STEP, "profiler_step_ns" },
 			{ R_BACKLOG, "backlog_ns" },	  { R_WINDOWS, "step_windows" },
 			{ R_MB, "share_memory_bound" },   { R_MB_EFF, "memory_bound_eff" },
+			{ R_PEAK_BW, "peak_bw_tbps" },	  { R_PEAK_BW_SRC, "peak_bw_source" },
 		};
 		size_t i;
 		for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
