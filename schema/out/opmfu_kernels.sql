@@ -10,5 +10,7 @@ CREATE TABLE "OpmfuKernels" (
     "flops" INTEGER,           -- their share of their ops' FLOPs
     "mfu" REAL,                -- time-weighted; NULL: none
     "lost_ns" INTEGER,
-    "recoverable_ns" INTEGER   -- its share of its ops' recoverable time, as lost_ns (SPEC 18)
+    "recoverable_ns" INTEGER,  -- its share of its ops' recoverable time, as lost_ns (SPEC 18)
+    "roofline_ns" INTEGER,        -- its share of the roofline time of its ops that have one, as lost_ns; NULL: none has
+    "roofline_kernel_ns" INTEGER  -- its kernel time in those ops (OpmfuHotspots.roofline_eff = roofline_ns / this)
 );

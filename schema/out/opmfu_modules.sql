@@ -17,5 +17,9 @@ CREATE TABLE "OpmfuModules" (
     "self_mfu" REAL,
     "self_lost_ns" INTEGER,
     "recoverable_ns" INTEGER,      -- kernel time beyond the roofline time (SPEC 18), summed over its ops
-    "self_recoverable_ns" INTEGER
+    "self_recoverable_ns" INTEGER,
+    "roofline_ns" INTEGER,        -- sum of the roofline time (OpmfuOps.roofline_ns) of its ops that have one; NULL: none has
+    "roofline_kernel_ns" INTEGER, -- the kernel time of those ops
+    "self_roofline_ns" INTEGER,   -- the same over its own ops
+    "self_roofline_kernel_ns" INTEGER
 );

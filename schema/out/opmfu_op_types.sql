@@ -9,5 +9,7 @@ CREATE TABLE "OpmfuOpTypes" (
     "flops" INTEGER,
     "mfu" REAL,                -- FLOPs / (their kernel time x peak), time-weighted; NULL: none
     "lost_ns" INTEGER,         -- sum of the rows' lost_ns
-    "recoverable_ns" INTEGER   -- sum of the rows' recoverable_ns (SPEC 18)
+    "recoverable_ns" INTEGER,  -- sum of the rows' recoverable_ns (SPEC 18)
+    "roofline_ns" INTEGER,        -- sum of the roofline time (OpmfuOps.roofline_ns) of its ops that have one; NULL: none has
+    "roofline_kernel_ns" INTEGER  -- the kernel time of those ops (OpmfuHotspots.roofline_eff = roofline_ns / this)
 );

@@ -31,5 +31,7 @@ CREATE TABLE "OpmfuRun" (
     "backlog_ns" INTEGER,        -- the median rank's backlog window; NULL: none
     "step_windows" TEXT,         -- how the median rank's windows were cut
     "share_memory_bound" REAL,   -- that step's memory-bound work with known bytes (SPEC 18)
-    "memory_bound_eff" REAL      -- its bandwidth efficiency
+    "memory_bound_eff" REAL,     -- its bandwidth efficiency
+    "peak_bw_tbps" REAL,         -- the median rank's peak memory bandwidth, TB/s; NULL: none
+    "peak_bw_source" TEXT        -- where it came from (OpmfuRankSummary.peak_bw_source)
 );

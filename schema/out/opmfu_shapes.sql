@@ -20,5 +20,7 @@ CREATE TABLE "OpmfuShapes" (
     "pct_of_step" REAL,           -- kernel_ns / (steps with device activity x the rank's median step)
     "flops_kernel_ns" INTEGER,
     "mfu" REAL,
-    "lost_ns" INTEGER
+    "lost_ns" INTEGER,
+    "roofline_ns" INTEGER,        -- sum of the roofline time (OpmfuOps.roofline_ns) of its ops that have one; NULL: none has
+    "roofline_kernel_ns" INTEGER  -- the kernel time of those ops (OpmfuHotspots.roofline_eff = roofline_ns / this)
 );

@@ -44,11 +44,13 @@ static const struct opmfu_column run_cols[] = {
 	{ "step_windows", OPMFU_COL_TEXT, "Step Windows", 0, 0 },
 	{ "share_memory_bound", OPMFU_COL_REAL, "Memory-Bound, Bytes Known", 0, OPMFU_COLF_PERCENT },
 	{ "memory_bound_eff", OPMFU_COL_REAL, "Memory-Bound Bandwidth Efficiency", 0, OPMFU_COLF_PERCENT },
+	{ "peak_bw_tbps", OPMFU_COL_REAL, "Peak Memory Bandwidth (TB/s)", 0, 0 },
+	{ "peak_bw_source", OPMFU_COL_TEXT, "Peak Memory Bandwidth Source", 60, 0 },
 };
 const struct opmfu_table_def opmfu_run_def = { "OpmfuRun", run_cols, sizeof(run_cols) / sizeof(run_cols[0]), NULL };
 enum { R_ID, R_SOURCE, R_RANKS, R_FAILED, R_CHIP, R_PEAK, R_PEAK_SRC, R_MED_RANK, R_MED_STEP, R_STEP_NS, R_TRACE_MFU,
        R_MFU_BUSY, R_COVERAGE, R_IDLE, R_COMM, R_OTHER, R_INEFF, R_ANALYSED, R_MFU_REC, R_MATMUL, R_OTHER_K,
-       R_MEMCPY, R_IDLE_HOST, R_IDLE_DEV, R_PROF_STEP, R_BACKLOG, R_WINDOWS, R_MB, R_MB_EFF, R_NCOL };
+       R_MEMCPY, R_IDLE_HOST, R_IDLE_DEV, R_PROF_STEP, R_BACKLOG, R_WINDOWS, R_MB, R_MB_EFF, R_PEAK_BW, R_PEAK_BW_SRC, R_NCOL };
 _Static_assert(R_NCOL == sizeof(run_cols) / sizeof(run_cols[0]), "OpmfuRun's columns");
 
 static const struct opmfu_column hot_cols[] = {
@@ -126,22 +128,22 @@ size_t opmfu_median_index(const double *key, const double *tie, size_t n, int *n
 /* What one kind of hotspot reads from its table. Its name is the key
  * column's text, then key2's and key3's where not NULL, joined by spaces. */
 struct hot_spec {
-	const char *table, *key, *key2, *key3, *calls, *kernel_ns, *lost_ns, *recoverable_ns, *mfu, *weight;
+	const char *table, *key, *key2, *key3, *calls, *kernel_ns, *lost_ns, *recoverable_ns, *mfu, *weight, *roofline_ns, *roofline_kernel_ns;
 };
 
 static const struct hot_spec hot_specs[OPMFU_NHOT] = {
 	/* a class is charged everything under its instances (inclusive): the class is what one fixes */
 	{ "OpmfuModuleClasses", "module_class", NULL, NULL, "calls", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
-	  "flops_kernel_ns" },
+	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns" },
 	/* a module path is charged its own ops (not its children's), so the root does not hide the rest */
 	{ "OpmfuModules", "module", NULL, NULL, "calls", "self_kernel_ns", "self_lost_ns", "self_recoverable_ns",
-	  "self_mfu", "self_kernel_ns" },
+	  "self_mfu", "self_kernel_ns", "self_roofline_ns", "self_roofline_kernel_ns" },
 	{ "OpmfuOpTypes", "op_name", NULL, NULL, "ops", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
-	  "flops_kernel_ns" },
+	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns" },
 	{ "OpmfuShapes", "op_name", "input_shapes", "input_dtypes", "calls", "kernel_ns", "lost_ns", "recoverable_ns",
-	  "mfu", "flops_kernel_ns" },
+	  "mfu", "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns" },
 	{ "OpmfuKernels", "kernel_name", NULL, NULL, "kernels", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
-	  "flops_kernel_ns" },
+	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns" },
 };
 
 static double nz(double v)
@@ -254,7 +256,7 @@ static void add_key(struct sbuf *sb, const struct opmfu_table_def *def, const st
 static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *sp, struct opmfu_err *err)
 {
 	const struct opmfu_table_def *def = g->def;
-	int c_key, c_key2, c_key3, c_calls, c_ns, c_lost, c_rec, c_mfu, c_w;
+	int c_key, c_key2, c_key3, c_calls, c_ns, c_lost, c_rec, c_mfu, c_w, c_roof, c_roof_k;
 	struct sbuf sb;
 	size_t i;
 
@@ -270,6 +272,8 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 	sbuf_init(&sb);
 	c_mfu = opmfu_table_col(def, sp->mfu);
 	c_w = opmfu_table_col(def, sp->weight);
+	c_roof = opmfu_table_col(def, sp->roofline_ns);
+	c_roof_k = opmfu_table_col(def, sp->roofline_kernel_ns);
 	for (i = 0; c_key >= 0 && i < g->pending.n_rows; i++) {
 		const struct opmfu_cell *row = g->pending.cells + i * def->n_cols;
 		struct opmfu_hot_sum *h;
@@ -313,6 +317,11 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 		if (!isnan(mfu) && w > 0) {
 			h->mfu_x += mfu * w;
 			h->mfu_w += w;
+		}
+		/* a row none of whose units has a roofline (roofline_ns NULL) adds to neither sum */
+		if (!isnan(opmfu_cell_num(def, row, c_roof)) && nz(opmfu_cell_num(def, row, c_roof_k)) > 0) {
+			h->roof_ns += opmfu_cell_num(def, row, c_roof);
+			h->roof_kernel_ns += opmfu_cell_num(def, row, c_roof_k);
 		}
 	}
 	opmfu_cell_store_release(&g->pending);
@@ -457,6 +466,7 @@ static enum opmfu_status make_run(struct opmfu_account *a, size_t analysed, stru
 			{ R_IDLE_DEV, "share_idle_device" }, { R_PROF_STEP, "profiler_step_ns" },
 			{ R_BACKLOG, "backlog_ns" },	  { R_WINDOWS, "step_windows" },
 			{ R_MB, "share_memory_bound" },   { R_MB_EFF, "memory_bound_eff" },
+			{ R_PEAK_BW, "peak_bw_tbps" },	  { R_PEAK_BW_SRC, "peak_bw_source" },
 		};
 		size_t i;
 		for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
@@ -527,7 +537,7 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 		c[6] = opmfu_cell_int(opmfu_sat_round(h->lost_ns));
 		c[7] = isnan(per) ? opmfu_cell_null() : opmfu_cell_real(h->kernel_ns / per);
 		c[8] = h->mfu_w > 0 ? opmfu_cell_real(h->mfu_x / h->mfu_w) : opmfu_cell_null();
-		c[9] = opmfu_cell_null();
+		c[9] = h->roof_kernel_ns > 0 ? opmfu_cell_real(h->roof_ns / h->roof_kernel_ns) : opmfu_cell_null();
 		st = opmfu_cell_store_add(&a->hotspots, c, err);
 	}
 	opmfu_free(r);

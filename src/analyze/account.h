@@ -35,6 +35,7 @@ struct opmfu_hot_sum {
 	uint32_t ranks;
 	double calls, kernel_ns, lost_ns, recoverable_ns;
 	double mfu_x, mfu_w; /* sum of mfu x weight, and of the weight, where mfu is known */
+	double roof_ns, roof_kernel_ns; /* roofline time, and kernel time, of the units with a roofline */
 };
 
 struct opmfu_hot_group {

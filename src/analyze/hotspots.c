@@ -40,8 +40,12 @@ static struct opmfu_hot *slot(struct opmfu_hot *v, size_t *n, uint32_t *by, uint
 static void add(struct opmfu_hot *h, const struct opmfu_ops *ops, const struct opmfu_unit *u, double share,
 		int64_t ns)
 {
-	double peak = opmfu_unit_peak(ops, u);
+	double peak = opmfu_unit_peak(ops, u), roof = opmfu_unit_roofline_ns(ops, u);
 	h->kernel_ns = opmfu_sat_add(h->kernel_ns, ns);
+	if (roof >= 0) {
+		h->roofline_ns += roof * share;
+		h->roofline_kernel_ns = opmfu_sat_add(h->roofline_kernel_ns, ns);
+	}
 	h->lost_ns += opmfu_unit_lost_ns(ops, u) * share;
 	h->recoverable_ns += opmfu_unit_recoverable_ns(ops, u) * share;
 	if (u->src < 0)
@@ -139,6 +143,8 @@ static const struct opmfu_column op_cols[] = {
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
 	{ "recoverable_ns", OPMFU_COL_INT, "Recoverable Time(ns)", 15, 0 },
+	{ "roofline_ns", OPMFU_COL_INT, "Roofline Time(ns)", 15, 0 },
+	{ "roofline_kernel_ns", OPMFU_COL_INT, "Kernel Time with a Roofline(ns)", 15, 0 },
 };
 static const struct opmfu_column kernel_cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
@@ -150,6 +156,8 @@ static const struct opmfu_column kernel_cols[] = {
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
 	{ "recoverable_ns", OPMFU_COL_INT, "Recoverable Time(ns)", 15, 0 },
+	{ "roofline_ns", OPMFU_COL_INT, "Roofline Time(ns)", 15, 0 },
+	{ "roofline_kernel_ns", OPMFU_COL_INT, "Kernel Time with a Roofline(ns)", 15, 0 },
 };
 
 const struct opmfu_table_def opmfu_op_types_def = { "OpmfuOpTypes", op_cols, sizeof(op_cols) / sizeof(op_cols[0]),
@@ -176,6 +184,8 @@ static void hot_row(const struct opmfu_hotspots_table *ht, const struct opmfu_ho
 	c[6] = opmfu_cell_known(mfu);
 	c[7] = opmfu_cell_int(opmfu_sat_round(h->lost_ns));
 	c[8] = opmfu_cell_int(opmfu_sat_round(h->recoverable_ns));
+	c[9] = h->roofline_kernel_ns > 0 ? opmfu_cell_int(opmfu_sat_round(h->roofline_ns)) : opmfu_cell_null();
+	c[10] = opmfu_cell_int(h->roofline_kernel_ns);
 }
 
 static void op_row(const void *src, size_t i, struct opmfu_cell *c)

@@ -25,6 +25,8 @@ struct opmfu_hot {
 	double flops_peaked;
 	double lost_ns;
 	double recoverable_ns;   /* opmfu_unit_recoverable_ns, shared as lost_ns */
+	double roofline_ns;      /* opmfu_unit_roofline_ns of the units that have one, shared as lost_ns */
+	int64_t roofline_kernel_ns; /* their kernel time; 0: none has a roofline */
 };
 
 struct opmfu_hotspots {

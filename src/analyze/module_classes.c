@@ -172,6 +172,10 @@ static const struct opmfu_column cols[] = {
 	{ "self_kernel_ns", OPMFU_COL_INT, "Own Kernel Time(ns)", 15, 0 },
 	{ "self_lost_ns", OPMFU_COL_INT, "Own Lost Time(ns)", 15, 0 },
 	{ "self_recoverable_ns", OPMFU_COL_INT, "Own Recoverable Time(ns)", 15, 0 },
+	{ "roofline_ns", OPMFU_COL_INT, "Roofline Time(ns)", 15, 0 },
+	{ "roofline_kernel_ns", OPMFU_COL_INT, "Kernel Time with a Roofline(ns)", 15, 0 },
+	{ "self_roofline_ns", OPMFU_COL_INT, "Own Roofline Time(ns)", 15, 0 },
+	{ "self_roofline_kernel_ns", OPMFU_COL_INT, "Own Kernel Time with a Roofline(ns)", 15, 0 },
 };
 
 const struct opmfu_table_def opmfu_module_classes_def = {
@@ -196,6 +200,10 @@ static void class_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[10] = opmfu_cell_int(m->self.kernel_ns);
 	c[11] = opmfu_cell_int(opmfu_sat_round(m->self.lost_ns));
 	c[12] = opmfu_cell_int(opmfu_sat_round(m->self.recoverable_ns));
+	c[13] = opmfu_msum_roofline_cell(&m->all);
+	c[14] = opmfu_cell_int(m->all.roofline_kernel_ns);
+	c[15] = opmfu_msum_roofline_cell(&m->self);
+	c[16] = opmfu_cell_int(m->self.roofline_kernel_ns);
 }
 
 struct opmfu_table opmfu_module_classes_table(const struct opmfu_module_classes_table *src)

@@ -160,8 +160,12 @@ static int make_paths(struct build *b)
 
 void opmfu_msum_add(struct opmfu_msum *s, const struct opmfu_ops *ops, const struct opmfu_unit *u)
 {
-	double peak = opmfu_unit_peak(ops, u), ns = (double)u->kernel_ns;
+	double peak = opmfu_unit_peak(ops, u), ns = (double)u->kernel_ns, roof = opmfu_unit_roofline_ns(ops, u);
 	s->kernel_ns = opmfu_sat_add(s->kernel_ns, u->kernel_ns);
+	if (roof >= 0) {
+		s->roofline_ns += roof;
+		s->roofline_kernel_ns = opmfu_sat_add(s->roofline_kernel_ns, u->kernel_ns);
+	}
 	s->lost_ns += opmfu_unit_lost_ns(ops, u);
 	s->recoverable_ns += opmfu_unit_recoverable_ns(ops, u);
 	if (u->src >= 0) {

@@ -26,6 +26,8 @@ struct opmfu_msum {
 	double cap_all;         /* cap_flops and the rest at the rank's main peak */
 	double lost_ns;
 	double recoverable_ns;  /* sum of opmfu_unit_recoverable_ns (SPEC 18) */
+	double roofline_ns;     /* sum of opmfu_unit_roofline_ns of the units that have one */
+	int64_t roofline_kernel_ns; /* their kernel time; 0: none has a roofline */
 };
 
 struct opmfu_mrow {
@@ -67,6 +69,8 @@ void opmfu_msum_add(struct opmfu_msum *s, const struct opmfu_ops *ops, const str
  * and over all its time's (mfu_all). */
 double opmfu_msum_mfu(const struct opmfu_msum *s);
 double opmfu_msum_mfu_all(const struct opmfu_msum *s);
+/* The sum's roofline time as a cell: NULL when none of its units has one. */
+struct opmfu_cell opmfu_msum_roofline_cell(const struct opmfu_msum *s);
 
 extern const struct opmfu_table_def opmfu_modules_def;
 struct opmfu_modules_table {

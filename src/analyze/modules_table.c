@@ -25,11 +25,21 @@ static const struct opmfu_column cols[] = {
 	{ "self_lost_ns", OPMFU_COL_INT, "Own Lost Time(ns)", 15, 0 },
 	{ "recoverable_ns", OPMFU_COL_INT, "Recoverable Time(ns)", 15, 0 },
 	{ "self_recoverable_ns", OPMFU_COL_INT, "Own Recoverable Time(ns)", 15, 0 },
+	{ "roofline_ns", OPMFU_COL_INT, "Roofline Time(ns)", 15, 0 },
+	{ "roofline_kernel_ns", OPMFU_COL_INT, "Kernel Time with a Roofline(ns)", 15, 0 },
+	{ "self_roofline_ns", OPMFU_COL_INT, "Own Roofline Time(ns)", 15, 0 },
+	{ "self_roofline_kernel_ns", OPMFU_COL_INT, "Own Kernel Time with a Roofline(ns)", 15, 0 },
 };
 
 const struct opmfu_table_def opmfu_modules_def = {
 	"OpmfuModules", cols, sizeof(cols) / sizeof(cols[0]), NULL,
 };
+
+/* A sum's roofline time; NULL when none of its units has one. */
+struct opmfu_cell opmfu_msum_roofline_cell(const struct opmfu_msum *s)
+{
+	return s->roofline_kernel_ns > 0 ? opmfu_cell_int(opmfu_sat_round(s->roofline_ns)) : opmfu_cell_null();
+}
 
 static void modules_row(const void *src, size_t i, struct opmfu_cell *c)
 {
@@ -52,6 +62,10 @@ static void modules_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[13] = opmfu_cell_int(opmfu_sat_round(r->self.lost_ns));
 	c[14] = opmfu_cell_int(opmfu_sat_round(r->all.recoverable_ns));
 	c[15] = opmfu_cell_int(opmfu_sat_round(r->self.recoverable_ns));
+	c[16] = opmfu_msum_roofline_cell(&r->all);
+	c[17] = opmfu_cell_int(r->all.roofline_kernel_ns);
+	c[18] = opmfu_msum_roofline_cell(&r->self);
+	c[19] = opmfu_cell_int(r->self.roofline_kernel_ns);
 }
 
 struct opmfu_table opmfu_modules_table(const struct opmfu_modules_table *src)

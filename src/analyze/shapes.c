@@ -70,6 +70,10 @@ static void add_unit(struct opmfu_shape_row *r, const struct opmfu_ops *ops, con
 	r->kernel_ns = opmfu_sat_add(r->kernel_ns, u->kernel_ns);
 	r->bytes = r->bytes < 0 || u->bytes < 0 ? -1 : opmfu_sat_add(r->bytes, u->bytes);
 	r->roofline_ns = r->roofline_ns < 0 || roof < 0 ? -1 : r->roofline_ns + roof;
+	if (roof >= 0) {
+		r->roofline_known_ns += roof;
+		r->roofline_kernel_ns = opmfu_sat_add(r->roofline_kernel_ns, u->kernel_ns);
+	}
 	r->recoverable_ns += opmfu_unit_recoverable_ns(ops, u);
 	r->lost_ns += opmfu_unit_lost_ns(ops, u);
 	if (u->src < 0)
@@ -169,6 +173,8 @@ static const struct opmfu_column cols[] = {
 	{ "flops_kernel_ns", OPMFU_COL_INT, "Kernel Time with FLOPs(ns)", 15, 0 },
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
+	{ "roofline_ns", OPMFU_COL_INT, "Roofline Time(ns)", 15, 0 },
+	{ "roofline_kernel_ns", OPMFU_COL_INT, "Kernel Time with a Roofline(ns)", 15, 0 },
 };
 
 const struct opmfu_table_def opmfu_shapes_def = { "OpmfuShapes", cols, sizeof(cols) / sizeof(cols[0]), NULL };
@@ -207,6 +213,8 @@ static void shape_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[14] = opmfu_cell_int(r->flops_kernel_ns);
 	c[15] = opmfu_cell_known(r->cap_flops > 0 ? r->flops_peaked / r->cap_flops : -1);
 	c[16] = opmfu_cell_int(opmfu_sat_round(r->lost_ns));
+	c[17] = r->roofline_kernel_ns > 0 ? opmfu_cell_int(opmfu_sat_round(r->roofline_known_ns)) : opmfu_cell_null();
+	c[18] = opmfu_cell_int(r->roofline_kernel_ns);
 }
 
 struct opmfu_table opmfu_shapes_table(const struct opmfu_shapes_table *src)

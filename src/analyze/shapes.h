@@ -23,6 +23,8 @@ struct opmfu_shape_row {
 	int64_t calls, kernel_ns, flops_kernel_ns, flops;
 	int64_t bytes;                    /* -1 when a unit's bytes are not known */
 	double roofline_ns;               /* -1 when a unit's roofline time is not known */
+	double roofline_known_ns;         /* the roofline time of the units that have one */
+	int64_t roofline_kernel_ns;       /* their kernel time; 0: none has a roofline */
 	double recoverable_ns, lost_ns;
 	double cap_flops, flops_peaked;   /* for the MFU, as struct opmfu_hot */
 	int8_t src, prec;                 /* its first unit's, for the bound */

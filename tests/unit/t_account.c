@@ -24,9 +24,10 @@ static const struct opmfu_column sum_cols[] = {
 	{ "share_comm", OPMFU_COL_REAL, "", 0, 0 },    { "share_other_compute", OPMFU_COL_REAL, "", 0, 0 },
 	{ "share_inefficiency", OPMFU_COL_REAL, "", 0, 0 }, { "median_step", OPMFU_COL_INT, "", 0, 0 },
 	{ "peak_tflops", OPMFU_COL_REAL, "", 0, 0 },   { "peak_source", OPMFU_COL_TEXT, "", 0, 0 },
-	{ "chip_seen", OPMFU_COL_TEXT, "", 0, 0 },
+	{ "chip_seen", OPMFU_COL_TEXT, "", 0, 0 },      { "peak_bw_tbps", OPMFU_COL_REAL, "", 0, 0 },
+	{ "peak_bw_source", OPMFU_COL_TEXT, "", 0, 0 },
 };
-static const struct opmfu_table_def sum_def = { "OpmfuRankSummary", sum_cols, 15, NULL };
+static const struct opmfu_table_def sum_def = { "OpmfuRankSummary", sum_cols, 17, NULL };
 
 static const struct opmfu_column steps_cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "", 0, 0 },
@@ -88,14 +89,17 @@ struct srow {
 	int64_t med_step;
 	double peak;
 	const char *psrc, *chip;
+	double bw; /* 0: NULL */
+	const char *bwsrc;
 };
 
 static void put_sum(struct opmfu_cell_store *cs, const struct srow *r)
 {
-	struct opmfu_cell c[15] = {
+	struct opmfu_cell c[17] = {
 		ci(r->id),	  opmfu_cell_str(r->status), ci(r->step),	cr(r->mfu),	  cr(r->busy),
 		cr(r->cov),	  cr(r->rec),		     cr(r->idle),	cr(r->comm),	  cr(r->other),
 		cr(r->ineff),	  ci(r->med_step),	     cr(r->peak),	opmfu_cell_str(r->psrc), opmfu_cell_str(r->chip),
+		r->bw > 0 ? cr(r->bw) : opmfu_cell_null(), opmfu_cell_str(r->bwsrc),
 	};
 	put(cs, c);
 }
@@ -352,7 +356,7 @@ static void build_cluster(struct rank_in *r)
 
 	/* rank 0 */
 	put_sum(table(&r[0], &sum_def), &(struct srow){ 0, "ok", 1000, 0.5, 0.75, 0.5, 0.625, 0.125, 0.0625, 0.25,
-							   0.0625, 3, 313, "chip table", "Ascend910B3" });
+							   0.0625, 3, 313, "chip table", "Ascend910B3", 0, NULL });
 	cs = table(&r[0], &steps_def);
 	put_step(cs, 0, 1000);
 	put_step(cs, 0, 1000);
@@ -370,7 +374,7 @@ static void build_cluster(struct rank_in *r)
 
 	/* rank 1 */
 	put_sum(table(&r[1], &sum_def), &(struct srow){ 1, "ok", 3000, 0.25, 0.5, 0.5, 0.5, 0.375, 0.25, 0.0625,
-							   0.0625, 1, 313, "chip table", "Ascend910B3" });
+							   0.0625, 1, 313, "chip table", "Ascend910B3", 0, NULL });
 	put_step(table(&r[1], &steps_def), 1, 3000);
 	put_mod(table(&r[1], &mod_def), "root.layer", 2, 1800, 1200, 0.25);
 	cs = table(&r[1], &op_def);
@@ -380,7 +384,7 @@ static void build_cluster(struct rank_in *r)
 	/* rank 9, dropped: it must leave no trace */
 	r[2].drop = 1;
 	put_sum(table(&r[2], &sum_def), &(struct srow){ 9, "ok", 2500, 0.001, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 9,
-							   999, "dropped", "Dropped" });
+							   999, "dropped", "Dropped", 0, NULL });
 	cs = table(&r[2], &steps_def);
 	put_step(cs, 9, 5000);
 	put_step(cs, 9, 5000);
@@ -391,7 +395,7 @@ static void build_cluster(struct rank_in *r)
 
 	/* rank 2, the median */
 	put_sum(table(&r[3], &sum_def), &(struct srow){ 2, "ok", 2000, 0.375, 0.5, 0.75, 0.625, 0.125, 0.125, 0.125,
-							   0.25, 7, 280, "--peak", "Ascend910B2" });
+							   0.25, 7, 280, "--peak", "Ascend910B2", 1.6, "override (--peak-bw)" });
 	cs = table(&r[3], &steps_def);
 	put_step(cs, 2, 2000);
 	put_step(cs, 2, 2000);
@@ -404,7 +408,7 @@ static void build_cluster(struct rank_in *r)
 
 	/* rank 3 */
 	put_sum(table(&r[4], &sum_def), &(struct srow){ 3, "no_mfu", 2000, 0.125, 0.25, 0.25, 0.25, 0.125, 0.25, 0,
-							   0.5, 2, 313, "chip table", "Ascend910B3" });
+							   0.5, 2, 313, "chip table", "Ascend910B3", 0, NULL });
 	cs = table(&r[4], &steps_def);
 	put_step(cs, 3, NUL);
 	put_step(cs, 3, 2000);
@@ -417,7 +421,7 @@ static void build_cluster(struct rank_in *r)
 
 	/* rank 4, failed: its summary only */
 	put_sum(table(&r[5], &sum_def),
-		&(struct srow){ 4, "failed", 9000, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, "failed", "Failed" });
+		&(struct srow){ 4, "failed", 9000, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, "failed", "Failed", 0, NULL });
 }
 
 static void check_cluster(const struct opmfu_account *ap)
@@ -439,6 +443,8 @@ static void check_cluster(const struct opmfu_account *ap)
 	TEXT(a.run, 0, "chip", "Ascend910B2");
 	REAL(a.run, 0, "peak_tflops", 280);
 	TEXT(a.run, 0, "peak_source", "--peak");
+	REAL(a.run, 0, "peak_bw_tbps", 1.6); /* the median rank's, as its peak */
+	TEXT(a.run, 0, "peak_bw_source", "override (--peak-bw)");
 	INT(a.run, 0, "median_rank", 2);
 	INT(a.run, 0, "median_step", 7);
 	INT(a.run, 0, "step_ns", 2000);
@@ -568,11 +574,11 @@ static void t_nulls(void)
 
 	memset(r, 0, sizeof(r));
 	put_sum(table(&r[0], &sum_def), &(struct srow){ 0, "ok", NUL, 0.5, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL,
-							   NUL, RNUL, NULL, NULL });
+							   NUL, RNUL, NULL, NULL, 0, NULL });
 	put_sum(table(&r[1], &sum_def), &(struct srow){ 1, "ok", 400, 0.25, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL,
-							   NUL, RNUL, NULL, NULL });
+							   NUL, RNUL, NULL, NULL, 0, NULL });
 	put_sum(table(&r[2], &sum_def), &(struct srow){ 2, "no_mfu", 200, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL,
-							   0.5, NUL, RNUL, NULL, NULL });
+							   0.5, NUL, RNUL, NULL, NULL, 0, NULL });
 	opmfu_account_init(&a);
 	CHECK_INT(feed(&a, r, 3, NULL, "kineto", 0, &err), OPMFU_OK);
 	CHECK_INT(a.run.n_rows, 1);
@@ -610,13 +616,13 @@ static void t_no_step(void)
 
 	memset(r, 0, sizeof(r));
 	put_sum(table(&r[0], &sum_def), &(struct srow){ 5, "failed", NUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL,
-							   RNUL, NUL, RNUL, NULL, NULL });
+							   RNUL, NUL, RNUL, NULL, NULL, 0, NULL });
 	put_sum(table(&r[1], &sum_def), &(struct srow){ 3, "ok", NUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL,
-							   NUL, 313, "chip table", "Ascend910B3" });
+							   NUL, 313, "chip table", "Ascend910B3", 0, NULL });
 	put_step(table(&r[1], &steps_def), 3, 100);
 	put_hot(table(&r[1], &op_def), "MatMul", 1, 100, 100, 0.5, 50);
 	put_sum(table(&r[2], &sum_def), &(struct srow){ 1, "ok", NUL, 0.25, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL, RNUL,
-							   NUL, RNUL, NULL, NULL });
+							   NUL, RNUL, NULL, NULL, 0, NULL });
 	opmfu_account_init(&a);
 	CHECK_INT(feed(&a, r, 3, "id", "mixed", 1, &err), OPMFU_OK);
 	CHECK_INT(a.median_row, 1);
@@ -644,7 +650,7 @@ static void t_one_rank(void)
 
 	memset(r, 0, sizeof(r));
 	put_sum(table(&r[0], &sum_def), &(struct srow){ 0, "ok", 1000, 0.5, 0.75, 0.5, 0.625, 0.125, 0.0625, 0.25,
-							   0.0625, 3, 313, "chip table", "Ascend910B3" });
+							   0.0625, 3, 313, "chip table", "Ascend910B3", 0, NULL });
 	opmfu_account_init(&a);
 	CHECK_INT(feed(&a, r, 1, "one", "ascend", 0, &err), OPMFU_OK);
 	INT(a.run, 0, "ranks", 1);
@@ -670,7 +676,7 @@ static void t_no_rank(void)
 	memset(r, 0, sizeof(r));
 	r[0].drop = 1;
 	put_sum(table(&r[0], &sum_def), &(struct srow){ 0, "ok", 1000, 0.5, 0.75, 0.5, 0.625, 0.125, 0.0625, 0.25,
-							   0.0625, 3, 313, "chip table", "Ascend910B3" });
+							   0.0625, 3, 313, "chip table", "Ascend910B3", 0, NULL });
 	put_hot(table(&r[0], &op_def), "MatMul", 1, 100, 100, 0.5, 50);
 	opmfu_account_init(&a);
 	CHECK_INT(feed(&a, r, 1, "none", "ascend", 2, &err), OPMFU_OK);
@@ -689,9 +695,9 @@ static void t_no_rank(void)
 
 	memset(r, 0, sizeof(r));
 	put_sum(table(&r[0], &sum_def), &(struct srow){ 0, "failed", 1000, 0.5, 0.75, 0.5, 0.625, 0.125, 0.0625, 0.25,
-							   0.0625, 3, 313, "chip table", "Ascend910B3" });
+							   0.0625, 3, 313, "chip table", "Ascend910B3", 0, NULL });
 	put_sum(table(&r[1], &sum_def), &(struct srow){ 1, "failed", 2000, 0.25, 0.75, 0.5, 0.625, 0.125, 0.0625,
-							   0.25, 0.0625, 3, 313, "chip table", "Ascend910B3" });
+							   0.25, 0.0625, 3, 313, "chip table", "Ascend910B3", 0, NULL });
 	opmfu_account_init(&a);
 	CHECK_INT(feed(&a, r, 2, "all-failed", "ascend", 2, &err), OPMFU_OK);
 	CHECK(a.median_row == SIZE_MAX);

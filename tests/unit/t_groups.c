@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/account.h"
+#include "analyze/hotspots.h"
 #include "analyze/module_classes.h"
 #include "analyze/modules.h"
 #include "analyze/ops.h"
@@ -145,12 +146,12 @@ static void t_registered(void)
 	struct opmfu_rank_peaks pk = { { 0, 0, 1e12, 0, 0, 0 }, { NULL }, 0, NULL };
 	const struct opmfu_analysis *reg[] = { &opmfu_analysis_ops, &opmfu_analysis_modules,
 					       &opmfu_analysis_module_classes, &opmfu_analysis_steps,
-					       &opmfu_analysis_shapes, NULL };
-	enum { NREG = 5 };
+					       &opmfu_analysis_shapes, &opmfu_analysis_hotspots, NULL };
+	enum { NREG = 6 };
 	void *state[NREG];
 	struct opmfu_rank_ctx ctx;
 	struct opmfu_err e = OPMFU_ERR_INIT;
-	struct opmfu_table mc[OPMFU_MAX_TABLES], sh[OPMFU_MAX_TABLES];
+	struct opmfu_table mc[OPMFU_MAX_TABLES], sh[OPMFU_MAX_TABLES], md[OPMFU_MAX_TABLES], ht[OPMFU_MAX_TABLES];
 	struct opmfu_cell c[64];
 	struct opmfu_account acc;
 	size_t n, i;
@@ -282,6 +283,79 @@ static void t_registered(void)
 		NUM(&h, c, "mfu", 0.5);
 		h.row(h.src, 0, c);
 		CHECK_STR(str(&h, c, "name"), "Model");
+	}
+	opmfu_account_release(&acc);
+
+	/* roofline_eff (SPEC 18): sum of roofline time / sum of kernel time over
+	 * the units behind a hotspot that have a roofline; the others are left
+	 * out of both sums. No bandwidth: a unit's roofline is FLOPs / peak, so
+	 * op0 2e5 / 1000 = 200 ns, op1 200, op2 5e4 / 1000 = 50; the adds have
+	 * no FLOPs: no roofline.
+	 *  module_class Model: op0..op4, those with one op0 + op1 + op2:
+	 *    (200 + 200 + 50) / (400 + 400 + 100) = 450 / 900 = 0.5 (not
+	 *    450 / 1300: the adds' 400 ns are left out); fc2: op3 only: NULL.
+	 *  module (own ops) Model_0/Layer_0: op1 200 / 400 = 0.5; Model_0/Layer_1:
+	 *    op4 only: NULL; Model_0/Layer_1/Attention_1: op2 50 / 100 = 0.5.
+	 *  op_type aten::mm: ops 0..2: 450 / 900 = 0.5; aten::add: NULL.
+	 *  kernel MatMul: its kernels are the mm ops' whole time: 450 / 900; Add: NULL.
+	 *  shape aten::mm 4,8;8,16: op0 + op1 400 / 800 = 0.5; 2,8;8,16: 50 / 100. */
+	CHECK_INT(reg[1]->tables(state[1], &ctx, md, &n, &e), OPMFU_OK);
+	CHECK_INT(n, 1);
+	CHECK_INT(reg[5]->tables(state[5], &ctx, ht, &n, &e), OPMFU_OK);
+	CHECK_INT(n, 2);
+	for (i = 0; i < ht[0].n_rows; i++) {
+		ht[0].row(ht[0].src, i, c);
+		if (!strcmp(str(&ht[0], c, "op_name"), "aten::mm")) {
+			NUM(&ht[0], c, "roofline_ns", 450);
+			NUM(&ht[0], c, "roofline_kernel_ns", 900);
+		} else {
+			IS_NULL(&ht[0], c, "roofline_ns");
+			NUM(&ht[0], c, "roofline_kernel_ns", 0);
+		}
+	}
+	opmfu_account_init(&acc);
+	CHECK_INT(opmfu_account_add(&acc, &mc[0], &e), OPMFU_OK);
+	CHECK_INT(opmfu_account_add(&acc, &md[0], &e), OPMFU_OK);
+	CHECK_INT(opmfu_account_add(&acc, &ht[0], &e), OPMFU_OK);
+	CHECK_INT(opmfu_account_add(&acc, &sh[0], &e), OPMFU_OK);
+	CHECK_INT(opmfu_account_add(&acc, &ht[1], &e), OPMFU_OK);
+	CHECK_INT(opmfu_account_keep(&acc, &e), OPMFU_OK);
+	CHECK_INT(opmfu_account_finish(&acc, &e), OPMFU_OK);
+	{
+		struct opmfu_table h = opmfu_cell_store_table(&acc.hotspots);
+		static const struct {
+			const char *kind, *name;
+			double eff; /* -1: NULL */
+		} want[] = {
+			{ "module_class", "Model", 0.5 },
+			{ "module_class", "Attention", 0.5 },
+			{ "module_class", "fc2", -1 },
+			{ "module", "Model_0/Layer_0", 0.5 },
+			{ "module", "Model_0/Layer_1", -1 },
+			{ "module", "Model_0/Layer_1/Attention_1", 0.5 },
+			{ "op_type", "aten::mm", 0.5 },
+			{ "op_type", "aten::add", -1 },
+			{ "kernel", "MatMul", 0.5 },
+			{ "kernel", "Add", -1 },
+			{ "shape", "aten::mm 4,8;8,16 FLOAT16;FLOAT16", 0.5 },
+			{ "shape", "aten::mm 2,8;8,16 FLOAT16;FLOAT16", 0.5 },
+		};
+		size_t w, found;
+		for (w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+			for (found = 0, i = 0; i < h.n_rows; i++) {
+				h.row(h.src, i, c);
+				if (strcmp(str(&h, c, "kind"), want[w].kind) || strcmp(str(&h, c, "name"), want[w].name))
+					continue;
+				found++;
+				if (want[w].eff < 0)
+					IS_NULL(&h, c, "roofline_eff");
+				else
+					NUM(&h, c, "roofline_eff", want[w].eff);
+			}
+			if (found != 1)
+				fprintf(stderr, "hotspot %s %s: %zu rows\n", want[w].kind, want[w].name, found);
+			CHECK_INT(found, 1);
+		}
 	}
 	opmfu_account_release(&acc);
 
