@@ -20,5 +20,6 @@ CREATE TABLE "OpmfuShapes" (
     "pct_of_step" REAL,           -- kernel_ns / (steps with device activity x the rank's median step)
     "flops_kernel_ns" INTEGER,
     "mfu" REAL,
-    "lost_ns" INTEGER
+    "lost_ns" INTEGER,
+    "intensity" REAL              -- flops / bytes (FLOPs per byte); NULL without FLOPs or bytes
 );

@@ -35,6 +35,9 @@ struct opmfu_hot_sum {
 	uint32_t ranks;
 	double calls, kernel_ns, lost_ns, recoverable_ns;
 	double mfu_x, mfu_w; /* sum of mfu x weight, and of the weight, where mfu is known */
+	/* shapes: FLOPs and their kernel time (achieved_tflops), bytes (intensity: none if a row lacks either) */
+	double flops, flops_ns, bytes;
+	int no_intensity;
 };
 
 struct opmfu_hot_group {

@@ -169,6 +169,7 @@ static const struct opmfu_column cols[] = {
 	{ "flops_kernel_ns", OPMFU_COL_INT, "Kernel Time with FLOPs(ns)", 15, 0 },
 	{ "mfu", OPMFU_COL_REAL, "MFU", 10, OPMFU_COLF_PERCENT },
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
+	{ "intensity", OPMFU_COL_REAL, "FLOPs per Byte", 0, 0 },
 };
 
 const struct opmfu_table_def opmfu_shapes_def = { "OpmfuShapes", cols, sizeof(cols) / sizeof(cols[0]), NULL };
@@ -207,6 +208,9 @@ static void shape_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[14] = opmfu_cell_int(r->flops_kernel_ns);
 	c[15] = opmfu_cell_known(r->cap_flops > 0 ? r->flops_peaked / r->cap_flops : -1);
 	c[16] = opmfu_cell_int(opmfu_sat_round(r->lost_ns));
+	/* the roofline's x (the summary workbook's roofline chart): NULL without FLOPs or bytes */
+	c[17] = r->flops_kernel_ns > 0 && r->flops > 0 && r->bytes > 0 ? opmfu_cell_real((double)r->flops / (double)r->bytes)
+								    : opmfu_cell_null();
 }
 
 struct opmfu_table opmfu_shapes_table(const struct opmfu_shapes_table *src)
