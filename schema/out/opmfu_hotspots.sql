@@ -11,7 +11,9 @@ CREATE TABLE "OpmfuHotspots" (
     "lost_ns" INTEGER,           -- kernel time beyond what its FLOPs need at peak (all of it without FLOPs)
     "pct_of_step" REAL,          -- its kernel time per rank-step / the run's step time (OpmfuRun.step_ns)
     "mfu" REAL,                  -- time-weighted MFU of its rows with FLOPs; NULL: none
-    "roofline_eff" REAL          -- sum of roofline_ns / sum of kernel_ns over the units behind the row that
+    "roofline_eff" REAL,         -- sum of roofline_ns / sum of kernel_ns over the units behind the row that
                                  -- have a roofline (SPEC 18); units without one are left out of both sums;
                                  -- NULL when none has one
+    "achieved_tflops" REAL,      -- shape rows: FLOPs / the kernel time of the rows with FLOPs; NULL otherwise
+    "intensity" REAL             -- shape rows: FLOPs / bytes (OpmfuShapes, all ranks); NULL without both
 );

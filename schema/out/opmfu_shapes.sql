@@ -22,5 +22,6 @@ CREATE TABLE "OpmfuShapes" (
     "mfu" REAL,
     "lost_ns" INTEGER,
     "roofline_ns" INTEGER,        -- sum of the roofline time (OpmfuOps.roofline_ns) of its ops that have one; NULL: none has
-    "roofline_kernel_ns" INTEGER  -- the kernel time of those ops (OpmfuHotspots.roofline_eff = roofline_ns / this)
+    "roofline_kernel_ns" INTEGER, -- the kernel time of those ops (OpmfuHotspots.roofline_eff = roofline_ns / this)
+    "intensity" REAL              -- flops / bytes (FLOPs per byte); NULL without FLOPs or bytes
 );

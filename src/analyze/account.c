@@ -64,6 +64,8 @@ static const struct opmfu_column hot_cols[] = {
 	{ "pct_of_step", OPMFU_COL_REAL, "% of Step", 0, OPMFU_COLF_PERCENT },
 	{ "mfu", OPMFU_COL_REAL, "MFU", 0, OPMFU_COLF_PERCENT },
 	{ "roofline_eff", OPMFU_COL_REAL, "Roofline Efficiency", 0, OPMFU_COLF_PERCENT },
+	{ "achieved_tflops", OPMFU_COL_REAL, "Achieved TFLOPS", 0, 0 },
+	{ "intensity", OPMFU_COL_REAL, "FLOPs per Byte", 0, 0 },
 };
 const struct opmfu_table_def opmfu_hotspots_def = { "OpmfuHotspots", hot_cols, sizeof(hot_cols) / sizeof(hot_cols[0]),
 						    NULL };
@@ -128,22 +130,25 @@ size_t opmfu_median_index(const double *key, const double *tie, size_t n, int *n
 /* What one kind of hotspot reads from its table. Its name is the key
  * column's text, then key2's and key3's where not NULL, joined by spaces. */
 struct hot_spec {
-	const char *table, *key, *key2, *key3, *calls, *kernel_ns, *lost_ns, *recoverable_ns, *mfu, *weight, *roofline_ns, *roofline_kernel_ns;
+	const char *table, *key, *key2, *key3, *calls, *kernel_ns, *lost_ns, *recoverable_ns, *mfu, *weight, *roofline_ns,
+		*roofline_kernel_ns;
+	/* FLOPs and bytes (NULL: not read): achieved_tflops over the weight's time, and intensity */
+	const char *flops, *bytes;
 };
 
 static const struct hot_spec hot_specs[OPMFU_NHOT] = {
 	/* a class is charged everything under its instances (inclusive): the class is what one fixes */
 	{ "OpmfuModuleClasses", "module_class", NULL, NULL, "calls", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
-	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns" },
+	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns", NULL, NULL },
 	/* a module path is charged its own ops (not its children's), so the root does not hide the rest */
 	{ "OpmfuModules", "module", NULL, NULL, "calls", "self_kernel_ns", "self_lost_ns", "self_recoverable_ns",
-	  "self_mfu", "self_kernel_ns", "self_roofline_ns", "self_roofline_kernel_ns" },
+	  "self_mfu", "self_kernel_ns", "self_roofline_ns", "self_roofline_kernel_ns", NULL, NULL },
 	{ "OpmfuOpTypes", "op_name", NULL, NULL, "ops", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
-	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns" },
+	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns", NULL, NULL },
 	{ "OpmfuShapes", "op_name", "input_shapes", "input_dtypes", "calls", "kernel_ns", "lost_ns", "recoverable_ns",
-	  "mfu", "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns" },
+	  "mfu", "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns", "flops", "bytes" },
 	{ "OpmfuKernels", "kernel_name", NULL, NULL, "kernels", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
-	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns" },
+	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns", NULL, NULL },
 };
 
 static double nz(double v)
@@ -256,7 +261,7 @@ static void add_key(struct sbuf *sb, const struct opmfu_table_def *def, const st
 static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *sp, struct opmfu_err *err)
 {
 	const struct opmfu_table_def *def = g->def;
-	int c_key, c_key2, c_key3, c_calls, c_ns, c_lost, c_rec, c_mfu, c_w, c_roof, c_roof_k;
+	int c_key, c_key2, c_key3, c_calls, c_ns, c_lost, c_rec, c_mfu, c_w, c_roof, c_roof_k, c_flops, c_bytes;
 	struct sbuf sb;
 	size_t i;
 
@@ -274,6 +279,8 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 	c_w = opmfu_table_col(def, sp->weight);
 	c_roof = opmfu_table_col(def, sp->roofline_ns);
 	c_roof_k = opmfu_table_col(def, sp->roofline_kernel_ns);
+	c_flops = sp->flops ? opmfu_table_col(def, sp->flops) : -1;
+	c_bytes = sp->bytes ? opmfu_table_col(def, sp->bytes) : -1;
 	for (i = 0; c_key >= 0 && i < g->pending.n_rows; i++) {
 		const struct opmfu_cell *row = g->pending.cells + i * def->n_cols;
 		struct opmfu_hot_sum *h;
@@ -322,6 +329,20 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 		if (!isnan(opmfu_cell_num(def, row, c_roof)) && nz(opmfu_cell_num(def, row, c_roof_k)) > 0) {
 			h->roof_ns += opmfu_cell_num(def, row, c_roof);
 			h->roof_kernel_ns += opmfu_cell_num(def, row, c_roof_k);
+		}
+		if (c_flops >= 0) {
+			double fl = opmfu_cell_num(def, row, c_flops), by = c_bytes >= 0 ? opmfu_cell_num(def, row, c_bytes) : NAN;
+			if (!isnan(fl) && w > 0) {
+				h->flops += fl;
+				h->flops_ns += w;
+			}
+			/* intensity: every rank's row with both */
+			if (isnan(fl) || isnan(by))
+				h->no_intensity = 1;
+			else
+				h->bytes += by;
+		} else {
+			h->no_intensity = 1;
 		}
 	}
 	opmfu_cell_store_release(&g->pending);
@@ -527,7 +548,7 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 	for (i = 0; i < n && st == OPMFU_OK; i++) {
 		const struct opmfu_hot_group *g = &a->hot[r[i].kind];
 		const struct opmfu_hot_sum *h = &g->v[r[i].i];
-		struct opmfu_cell c[10];
+		struct opmfu_cell c[12];
 		c[0] = opmfu_cell_str(opmfu_hot_kind_name(r[i].kind));
 		c[1] = opmfu_cell_text(opmfu_intern_str(&g->names, h->name), opmfu_intern_len(&g->names, h->name));
 		c[2] = opmfu_cell_int(h->ranks);
@@ -538,6 +559,9 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 		c[7] = isnan(per) ? opmfu_cell_null() : opmfu_cell_real(h->kernel_ns / per);
 		c[8] = h->mfu_w > 0 ? opmfu_cell_real(h->mfu_x / h->mfu_w) : opmfu_cell_null();
 		c[9] = h->roof_kernel_ns > 0 ? opmfu_cell_real(h->roof_ns / h->roof_kernel_ns) : opmfu_cell_null();
+		c[10] = h->flops_ns > 0 ? opmfu_cell_real(h->flops / h->flops_ns * 1e-3) : opmfu_cell_null();
+		c[11] = !h->no_intensity && h->flops > 0 && h->bytes > 0 ? opmfu_cell_real(h->flops / h->bytes)
+									 : opmfu_cell_null();
 		st = opmfu_cell_store_add(&a->hotspots, c, err);
 	}
 	opmfu_free(r);

@@ -36,6 +36,9 @@ struct opmfu_hot_sum {
 	double calls, kernel_ns, lost_ns, recoverable_ns;
 	double mfu_x, mfu_w; /* sum of mfu x weight, and of the weight, where mfu is known */
 	double roof_ns, roof_kernel_ns; /* roofline time, and kernel time, of the units with a roofline */
+	/* shapes: FLOPs and their kernel time (achieved_tflops), bytes (intensity: none if a row lacks either) */
+	double flops, flops_ns, bytes;
+	int no_intensity;
 };
 
 struct opmfu_hot_group {

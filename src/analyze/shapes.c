@@ -175,6 +175,7 @@ static const struct opmfu_column cols[] = {
 	{ "lost_ns", OPMFU_COL_INT, "Lost Time(ns)", 15, 0 },
 	{ "roofline_ns", OPMFU_COL_INT, "Roofline Time(ns)", 15, 0 },
 	{ "roofline_kernel_ns", OPMFU_COL_INT, "Kernel Time with a Roofline(ns)", 15, 0 },
+	{ "intensity", OPMFU_COL_REAL, "FLOPs per Byte", 0, 0 },
 };
 
 const struct opmfu_table_def opmfu_shapes_def = { "OpmfuShapes", cols, sizeof(cols) / sizeof(cols[0]), NULL };
@@ -215,6 +216,9 @@ static void shape_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[16] = opmfu_cell_int(opmfu_sat_round(r->lost_ns));
 	c[17] = r->roofline_kernel_ns > 0 ? opmfu_cell_int(opmfu_sat_round(r->roofline_known_ns)) : opmfu_cell_null();
 	c[18] = opmfu_cell_int(r->roofline_kernel_ns);
+	/* the roofline's x (the summary workbook's roofline chart): NULL without FLOPs or bytes */
+	c[19] = r->flops_kernel_ns > 0 && r->flops > 0 && r->bytes > 0 ? opmfu_cell_real((double)r->flops / (double)r->bytes)
+								    : opmfu_cell_null();
 }
 
 struct opmfu_table opmfu_shapes_table(const struct opmfu_shapes_table *src)

@@ -3,7 +3,9 @@
  * Module classes, Modules, Op types, Shapes, Kernels) and their native charts, laid out from the
  * run's tables as write/summary.c gathered them (SPEC 16: every number is a
  * cell of OpmfuRun, OpmfuHotspots, OpmfuStragglers, OpmfuRankSummary or
- * OpmfuSteps). Each sheet is a list of columns (a title, a number format,
+ * OpmfuSteps; the roofline's roof corners on the Overview are the one
+ * drawing of table values, OpmfuRun's peak and the median rank's bandwidth:
+ * plan_roof). Each sheet is a list of columns (a title, a number format,
  * and the table column it shows); widths are measured from the titles and
  * the values as shown, so nothing is cut and nothing is wider than it needs.
  */
@@ -110,10 +112,17 @@ static const struct opmfu_sx_col module_cols[] = {
 };
 static const struct opmfu_sx_col class_cols[] = { HOT_COLS("Module class") };
 static const struct opmfu_sx_col op_cols[] = { HOT_COLS("Op") };
-static const struct opmfu_sx_col shape_cols[] = { HOT_COLS("Op and shapes") };
+/* shapes: also where they sit on the roofline (OpmfuHotspots' shape rows have both) */
+static const struct opmfu_sx_col shape_cols[] = {
+	HOT_COLS("Op and shapes"),
+	{ "Achieved TFLOPS", F_TFLOPS, FROM_ROW, "achieved_tflops" },
+	{ "FLOPs per byte", F_TFLOPS, FROM_ROW, "intensity" },
+};
 static const struct opmfu_sx_col kernel_cols[] = { HOT_COLS("Kernel") };
 /* the hotspot columns the charts read */
 enum { HOT_RECOVERABLE = 4, HOT_SHORT = 9 };
+/* the Shapes columns the roofline chart reads */
+enum { SH_TFLOPS = 9, SH_INTENSITY = 10 };
 
 /* The hotspot sheets: OpmfuHotspots.kind, the sheet, its columns, and what
  * its chart calls a row (NULL: no chart; kernel names and shapes are too
@@ -132,6 +141,7 @@ static const struct {
 	{ "kernel", "Kernels", kernel_cols, sizeof(kernel_cols) / sizeof(kernel_cols[0]), NULL },
 };
 #define N_HOT 5
+#define HOT_SHAPES 3 /* hot_sheets' Shapes: the roofline chart's points */
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -477,6 +487,138 @@ static lxw_chart *hot_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_shee
 	return ch;
 }
 
+/*
+ * The roofline: achieved TFLOPS (y) against FLOPs per byte (x), both log10,
+ * a point per op shape among the first OPMFU_SX_TOP_N rows of the Shapes
+ * sheet (most recoverable time first) that has both (rows without either
+ * leave blank cells, which draw nothing), and the roof as a second series:
+ * min(x x bandwidth, peak), from the run's peak (OpmfuRun.peak_tflops) and
+ * the median rank's bandwidth (OpmfuRankSummary.peak_bw_tbps; OpmfuRun's, if
+ * it has one). TFLOPS = FLOPs/byte x TB/s, so the ridge point is
+ * peak / bandwidth FLOPs per byte. The roof's three corners are cells of the
+ * Overview (the chart reads ranges): a rendering of those two table values,
+ * from the power of ten at or below the least x (points and ridge) to the one
+ * at or above the largest.
+ */
+struct roof {
+	size_t n;	   /* the Shapes rows the points series reads (1..n) */
+	size_t points;	   /* of them, with both values */
+	double peak, bw;   /* TFLOPS, TB/s */
+	double x[3], y[3]; /* the corners: memory roof from, ridge, compute roof to */
+};
+
+/* The median rank's bandwidth in TB/s (OpmfuRun.peak_bw_tbps where the run has it); NaN: none. */
+static double run_bw(const struct opmfu_summary *s)
+{
+	double bw = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "peak_bw_tbps"), med;
+	size_t i, n = opmfu_summary_rows(s, OPMFU_SUM_RANKS);
+
+	if (!isnan(bw) || isnan(med = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "median_rank")))
+		return bw;
+	for (i = 0; i < n; i++)
+		if (opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "rank_id") == med)
+			return opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "peak_bw_tbps");
+	return NAN;
+}
+
+/* Whether the roofline chart has something to draw: a point, a peak and a bandwidth (into r). */
+static int plan_roof(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, struct roof *r)
+{
+	double lo = INFINITY, hi = 0, ridge;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	if (!sh || sh->src[SH_TFLOPS] < 0 || sh->src[SH_INTENSITY] < 0)
+		return 0;
+	r->peak = opmfu_sum_value(bk->s, OPMFU_SUM_RUN, 0, "peak_tflops");
+	r->bw = run_bw(bk->s);
+	if (!(r->peak > 0) || !(r->bw > 0))
+		return 0;
+	r->n = sh->n_rows < OPMFU_SX_TOP_N ? sh->n_rows : OPMFU_SX_TOP_N;
+	for (i = 0; i < r->n; i++) {
+		struct opmfu_cell y = sheet_cell(bk, sh, i, SH_TFLOPS), x = sheet_cell(bk, sh, i, SH_INTENSITY);
+		if (y.null || x.null || !(y.v.r > 0) || !(x.v.r > 0))
+			continue;
+		r->points++;
+		lo = x.v.r < lo ? x.v.r : lo;
+		hi = x.v.r > hi ? x.v.r : hi;
+	}
+	if (!r->points)
+		return 0;
+	ridge = r->peak / r->bw;
+	lo = ridge < lo ? ridge : lo;
+	hi = ridge > hi ? ridge : hi;
+	r->x[0] = pow(10, floor(log10(lo)));
+	r->x[1] = ridge;
+	r->x[2] = pow(10, ceil(log10(hi)));
+	if (r->x[2] <= r->x[0])
+		r->x[2] = r->x[0] * 10;
+	r->y[0] = r->x[0] * r->bw;
+	r->y[1] = r->y[2] = r->peak;
+	return 1;
+}
+
+/* The roof's corners on the Overview from row at: a header and three rows; the next free row. */
+static lxw_row_t put_roof(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t at, const struct roof *r)
+{
+	static const char *const head[3] = { "Roof", "FLOPs per byte", "TFLOPS" };
+	static const char *const corner[3] = { "Memory roof from", "Ridge point", "Compute roof to" };
+	size_t k;
+
+	opmfu_xbook_note(&bk->b, worksheet_set_row(ws, at, OPMFU_SX_HEAD_HEIGHT, NULL), at, 0);
+	for (k = 0; k < 3; k++)
+		opmfu_xbook_cstr(&bk->b, ws, at, (lxw_col_t)k, head[k], bk->head);
+	for (k = 0; k < 3; k++) {
+		lxw_row_t row = at + 1 + (lxw_row_t)k;
+		struct opmfu_cell x = opmfu_cell_real(r->x[k]), y = opmfu_cell_real(r->y[k]);
+		opmfu_xbook_cstr(&bk->b, ws, row, 0, corner[k], bk->fmt[F_TEXT]);
+		opmfu_sx_put(bk, ws, row, 1, &x, F_TFLOPS);
+		opmfu_sx_put(bk, ws, row, 2, &y, F_TFLOPS);
+	}
+	return at + 5;
+}
+
+/* The chart of r: the Shapes sheet's points, and the roof from the Overview's rows roof_at + 1 .. + 3. */
+static lxw_chart *roof_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, const struct roof *r,
+			     lxw_row_t roof_at, lxw_chart_options *o)
+{
+	char title[200];
+	lxw_chart *ch;
+	lxw_chart_series *pts, *roof;
+	lxw_chart_line line;
+
+	snprintf(title, sizeof(title),
+		 "Roofline: achieved TFLOPS against FLOPs per byte, %zu op shapes (of the top %zu of %zu by "
+		 "recoverable time)",
+		 r->points, r->n, sh->n_rows);
+	if (!(ch = opmfu_sx_chart(bk, LXW_CHART_SCATTER, title)))
+		return NULL;
+	if (!(pts = chart_add_series(ch, NULL, NULL)) || !(roof = chart_add_series(ch, NULL, NULL))) {
+		bk->b.oom = 1;
+		return ch;
+	}
+	chart_series_set_categories(pts, sh->name, 1, SH_INTENSITY, (lxw_row_t)r->n, SH_INTENSITY);
+	chart_series_set_values(pts, sh->name, 1, SH_TFLOPS, (lxw_row_t)r->n, SH_TFLOPS);
+	chart_series_set_name_range(pts, sh->name, 0, SH_TFLOPS);
+	chart_series_set_marker_type(pts, LXW_CHART_MARKER_CIRCLE);
+	chart_series_set_categories(roof, "Overview", roof_at + 1, 1, roof_at + 3, 1);
+	chart_series_set_values(roof, "Overview", roof_at + 1, 2, roof_at + 3, 2);
+	chart_series_set_name_range(roof, "Overview", roof_at, 0);
+	chart_series_set_marker_type(roof, LXW_CHART_MARKER_NONE);
+	memset(&line, 0, sizeof(line));
+	line.color = 0x404040;
+	line.width = 2;
+	chart_series_set_line(roof, &line);
+	chart_axis_set_log_base(ch->x_axis, 10);
+	chart_axis_set_log_base(ch->y_axis, 10);
+	chart_axis_set_name(ch->x_axis, "FLOPs per byte");
+	chart_axis_set_name(ch->y_axis, "Achieved TFLOPS");
+	memset(o, 0, sizeof(*o));
+	o->x_scale = 2;
+	o->y_scale = 480.0 / 288;
+	return ch;
+}
+
 /* ---- the overview ---- */
 
 /* OpmfuRun's row as label, column, format: the run in a few numbers, each
@@ -609,17 +751,19 @@ static lxw_row_t put_stragglers(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw
 	return r + 1 + (lxw_row_t)n + 1;
 }
 
-#define MAX_CHARTS (2 + N_HOT)
+#define MAX_CHARTS (3 + N_HOT)
 
 /* The run in a few numbers (OpmfuRun) from A3, the stragglers
  * (OpmfuStragglers) below; the charts below them, one to a printed page. */
 static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const struct opmfu_sx_sheet *ranks,
 			 const struct opmfu_sx_sheet *const hot[N_HOT])
 {
-	lxw_row_t row, breaks[MAX_CHARTS + 1] = { 0 };
+	lxw_row_t row, roof_at = 0, breaks[MAX_CHARTS + 1] = { 0 };
 	lxw_chart *ch[MAX_CHARTS] = { NULL };
 	lxw_chart_options o[MAX_CHARTS];
 	size_t k, n = 0;
+	struct roof roof;
+	int has_roof = plan_roof(bk, hot[HOT_SHAPES], &roof);
 
 	bk->b.sheet = "Overview";
 	opmfu_xbook_note(&bk->b, worksheet_set_column(ws, 0, 0, 28, NULL), 0, 0);
@@ -628,6 +772,10 @@ static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const stru
 	opmfu_xbook_cstr(&bk->b, ws, 0, 0, "opmfu summary", bk->title);
 	row = put_run(bk, ws, 2);
 	row = put_stragglers(bk, ws, row);
+	if (has_roof) {
+		roof_at = row;
+		row = put_roof(bk, ws, row, &roof);
+	}
 	if (ranks && ranks->n_rows && ranks->src[RK_WATERFALL] >= 0)
 		ch[n] = waterfall_chart(bk, ranks, &o[n]), n++;
 	if (ranks && ranks->n_rows && ranks->src[RK_MEDIAN] >= 0 && !isnan(bk->median_mfu))
@@ -635,6 +783,8 @@ static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const stru
 	for (k = 0; k < N_HOT; k++)
 		if (hot[k] && hot_sheets[k].chart)
 			ch[n] = hot_chart(bk, hot[k], hot_sheets[k].chart, &o[n]), n++;
+	if (has_roof)
+		ch[n] = roof_chart(bk, hot[HOT_SHAPES], &roof, roof_at, &o[n]), n++;
 	for (k = 0; k < n && ch[k]; k++) {
 		if (k) /* the page starts at the empty row above the chart */
 			breaks[k - 1] = row - 1;

@@ -11,7 +11,9 @@ tests/tools/xlsx_cells.py) one by one:
 
 - Overview: OpmfuRun's row, cell for cell (and, by name, that its median
   step, step time and trace MFU are OpmfuRun's: the numbers issue 26 found
-  disagreeing with the terminal), then OpmfuStragglers' rows;
+  disagreeing with the terminal), then OpmfuStragglers' rows, then the
+  roofline's roof corners (derived here from OpmfuRun.peak_tflops, the median
+  rank's peak_bw_tbps and the first 20 shape rows) when it has a chart;
 - Ranks: one row per OpmfuRankSummary row, in order: its median step, step
   time, trace MFU and waterfall shares, busy and recorded MFU, coverage, peak
   and reason as the database has them, and the MFU chart's split of its
@@ -21,7 +23,8 @@ tests/tools/xlsx_cells.py) one by one:
   each kind in the table's order (ms = ns / 1e6), a sheet per kind that has
   rows;
 - the charts the data calls for, and no others: recoverable time by module
-  class (not by module path, which a root path dominates) and by op type.
+  class (not by module path, which a root path dominates) and by op type,
+  and the roofline (Shapes' Achieved TFLOPS and FLOPs per byte checked too).
 
 Numbers are compared as the workbook stores them (printf %.16G). Then a run in
 which every rank fails leaves an earlier summary workbook as it was, and no
@@ -38,6 +41,7 @@ database keeps NEW's tables. NEW a result older than OpmfuRun: its
 Overview says so instead of computing anything. A diff that fails, or one
 without -o, changes nothing.
 """
+import math
 import os
 import shutil
 import sqlite3
@@ -155,8 +159,29 @@ HOT = [("module_class", "Module classes", "Module class"), ("module", "Modules",
        ("shape", "Shapes", "Op and shapes"), ("kernel", "Kernels", "Kernel")]
 
 
-def check_overview(case, cells, run, stragglers):
-    """The Overview's blocks against OpmfuRun's row and OpmfuStragglers' rows."""
+def roof_of(run, ranks, hot):
+    """The roofline chart's roof corners [(x, y)] x 3 and its points, or None (no chart): the run's peak,
+    the median rank's bandwidth, the first 20 shape rows (most recoverable first) with both values."""
+    if not run:
+        return None
+    r = run[0]
+    peak, bw = r.get("peak_tflops"), r.get("peak_bw_tbps")
+    if bw is None:
+        bw = next((k.get("peak_bw_tbps") for k in ranks if k["rank_id"] == r["median_rank"]), None)
+    pts = [(h["intensity"], h["achieved_tflops"]) for h in [h for h in hot if h["kind"] == "shape"][:20]
+           if (h["intensity"] or 0) > 0 and (h["achieved_tflops"] or 0) > 0]
+    if not peak or not bw or peak <= 0 or bw <= 0 or not pts:
+        return None
+    ridge = peak / bw
+    lo, hi = min([ridge] + [x for x, _ in pts]), max([ridge] + [x for x, _ in pts])
+    x0, x2 = math.pow(10, math.floor(math.log10(lo))), math.pow(10, math.ceil(math.log10(hi)))
+    if x2 <= x0:
+        x2 = x0 * 10
+    return [(x0, x0 * bw), (ridge, peak), (x2, peak)], pts
+
+
+def check_overview(case, cells, run, stragglers, roof=None):
+    """The Overview's blocks against OpmfuRun's row and OpmfuStragglers' rows, and the roof's corners."""
     sh = Sheet(case, "Overview", cells, head=2)
     if not run:
         return problem(case, "OpmfuRun has no row")
@@ -176,9 +201,17 @@ def check_overview(case, cells, run, stragglers):
             want = ("the whole trace", "s")
         if got[label] != want:
             problem(case, "Overview %s %r is not OpmfuRun.%s %r" % (label, got[label], col, want))
+    at = AFTER_RUN + (len(stragglers) + 2 if stragglers else 0)
+    if roof:
+        rs = Sheet(case, "Overview", cells, head=at)
+        for i, (label, (x, y)) in enumerate(zip(("Memory roof from", "Ridge point", "Compute roof to"), roof[0]),
+                                            at + 1):
+            rs.check(i, "Roof", shown(label))
+            rs.check(i, "FLOPs per byte", shown(x))
+            rs.check(i, "TFLOPS", shown(y))
+    elif (at, 0) in cells:
+        problem(case, "Overview: a block at row %d without stragglers or a roof" % (at + 1))
     if not stragglers:
-        if (AFTER_RUN, 0) in cells:
-            problem(case, "Overview: a stragglers block without OpmfuStragglers rows")
         return
     st = Sheet(case, "Overview", cells, head=AFTER_RUN)
     for i, g in enumerate(stragglers, AFTER_RUN + 1):
@@ -253,6 +286,9 @@ def check_hot(case, book, hot):
                                    ("% of step", "pct_of_step", 0), ("MFU", "mfu", 0),
                                    ("Roofline efficiency", "roofline_eff", 0)):
                 sh.check(i, title, shown(h[col], ms))
+            if kind == "shape":
+                sh.check(i, "Achieved TFLOPS", shown(h["achieved_tflops"]))
+                sh.check(i, "FLOPs per byte", shown(h["intensity"]))
             if kind == "module":
                 sh.check(i, "Short name", shown("/".join(h["name"].split("/")[-2:])))
 
@@ -276,7 +312,8 @@ def run_case(case, tree, extra, tmp):
         [sheet for kind, sheet, _ in HOT if any(h["kind"] == kind for h in hot)]
     if list(book) != want:
         return problem(case, "sheets %r, expected %r" % (list(book), want))
-    check_overview(case, book["Overview"][0], run, strag)
+    roof = roof_of(run, ranks, hot)
+    check_overview(case, book["Overview"][0], run, strag, roof)
     check_ranks(case, Sheet(case, "Ranks", book["Ranks"][0]), ranks, run)
     if steps is not None:
         check_steps(case, Sheet(case, "Steps", book["Steps"][0]), steps)
@@ -288,7 +325,8 @@ def run_case(case, tree, extra, tmp):
                         ("Recoverable time by module,", False),
                         ("by shape", False),
                         ("Recoverable time by op type", any(h["kind"] == "op_type" for h in hot)),
-                        ("by kernel", False)):
+                        ("by kernel", False),
+                        ("Roofline: achieved TFLOPS", roof is not None)):
         if (what in charts) != there:
             problem(case, "chart %r %s" % (what, "missing" if there else "unexpected"))
     print("%-18s %d ranks, %d hotspots: %s" % (case, len(ranks), len(hot),

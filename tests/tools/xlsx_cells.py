@@ -25,8 +25,10 @@ Standard library only (zipfile + ElementTree). For each sheet, in this order:
                               one chart of the sheet's drawing, where it is anchored (from
                               and to cells), its plot (bar/line/scatter..., direction,
                               grouping); its series (name: a literal in quotes or a
-                              reference; categories and values references; fill colour;
-                              points cached in the file) and axes (only what is set)
+                              reference; categories and values references, a scatter's
+                              x and y; fill colour; line colour or none; points cached
+                              in the file) and axes (only what is set; log N: a log
+                              scale of base N)
   style 1: font "Times New Roman" 11 bold; fill solid FFAFEEEE; border thin; valign center; numfmt General
                               the styles that cells of this sheet use
   A1=Rank ID (s) s1           every cell: value, type, style index
@@ -341,7 +343,7 @@ def axis_line(ax):
         parts.append("deleted")
     if val_of(ax.find(C + "scaling"), C + "orientation") == "maxMin":
         parts.append("reverse")
-    for tag, word in (("min", "min"), ("max", "max")):
+    for tag, word in (("logBase", "log"), ("min", "min"), ("max", "max")):
         v = val_of(ax.find(C + "scaling"), C + tag)
         if v is not None:
             parts.append("%s %s" % (word, v))

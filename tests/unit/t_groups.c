@@ -252,6 +252,7 @@ static void t_registered(void)
 			}
 			IS_NULL(&sh[0], c, "bytes");
 			IS_NULL(&sh[0], c, "achieved_tbps");
+			IS_NULL(&sh[0], c, "intensity"); /* FLOPs / bytes: no bytes */
 			CHECK_STR(str(&sh[0], c, "bound"), "(null)");
 			NUM(&sh[0], c, "recoverable_ns", want[i].rec);
 			NUM(&sh[0], c, "pct_of_step", want[i].kernel / 1700);
@@ -281,8 +282,14 @@ static void t_registered(void)
 		CHECK_STR(str(&h, c, "name"), "aten::mm 4,8;8,16 FLOAT16;FLOAT16");
 		NUM(&h, c, "calls", 2);
 		NUM(&h, c, "mfu", 0.5);
+		/* a shape's achieved TFLOPS (4e5 FLOPs / 800 ns); no bytes, no intensity */
+		NUM(&h, c, "achieved_tflops", 0.5);
+		IS_NULL(&h, c, "intensity");
 		h.row(h.src, 0, c);
 		CHECK_STR(str(&h, c, "name"), "Model");
+		/* the other kinds have neither */
+		IS_NULL(&h, c, "achieved_tflops");
+		IS_NULL(&h, c, "intensity");
 	}
 	opmfu_account_release(&acc);
 

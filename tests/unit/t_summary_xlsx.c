@@ -5,7 +5,7 @@
  * column names), read back through tests/tools/xlsx_cells.py: every cell,
  * number format, width, the page setup and the charts' types and ranges; the same
  * workbook through the xlsx writer, rank by rank, with a rank dropped; a
- * thousand ranks; a failed or never committed run leaving an earlier
+ * thousand ranks; the roofline chart and its roof's cells; a failed or never committed run leaving an earlier
  * workbook as it was; a result without OpmfuRun; every allocation failing
  * in turn.
  * argv: python3, xlsx_cells.py, a scratch directory[, "keep": leave the
@@ -1249,6 +1249,115 @@ static void test_many(void)
 	}
 }
 
+/* ---- the roofline ---- */
+
+/*
+ * Two ranks, the median rank 1 (OpmfuRun.median_rank) with 4 TB/s (rank 0's
+ * 2 TB/s is not the run's), a peak of 100 TFLOPS: the ridge point is
+ * 100 / 4 = 25 FLOPs per byte. Three shape rows, most recoverable first:
+ * (200 FLOPs/byte, 50 TFLOPS), (0.25, 0.5) and one without FLOPs (blank
+ * cells: no point). The roof spans the powers of ten around the least and
+ * largest x (0.25 and 200, the ridge 25 between): from 0.1 at 0.1 x 4 = 0.4
+ * TFLOPS to the ridge (25, 100), flat to (1000, 100). The Overview's run
+ * block ends at row 33 (A3 + a header + 29 keys + a blank row), no
+ * stragglers: the roof's corners in A34:C37, the chart at A39.
+ */
+static void test_roofline(void)
+{
+	static const struct opmfu_column rk_cols[] = {
+		{ "rank_id", OPMFU_COL_INT, "", 0, 0 },	       { "status", OPMFU_COL_TEXT, "", 0, 0 },
+		{ "peak_tflops", OPMFU_COL_REAL, "", 0, 0 },   { "peak_bw_tbps", OPMFU_COL_REAL, "", 0, 0 },
+	};
+	static const struct opmfu_table_def rk_def = { "OpmfuRankSummary", rk_cols, 4, NULL };
+	static const struct opmfu_column rn_cols[] = {
+		{ "run_id", OPMFU_COL_TEXT, "", 0, 0 },
+		{ "peak_tflops", OPMFU_COL_REAL, "", 0, 0 },
+		{ "median_rank", OPMFU_COL_INT, "", 0, 0 },
+	};
+	static const struct opmfu_table_def rn_def = { "OpmfuRun", rn_cols, 3, NULL };
+	static const struct opmfu_column h_cols[] = {
+		{ "kind", OPMFU_COL_TEXT, "", 0, 0 },		 { "name", OPMFU_COL_TEXT, "", 0, 0 },
+		{ "ranks", OPMFU_COL_INT, "", 0, 0 },		 { "calls", OPMFU_COL_INT, "", 0, 0 },
+		{ "kernel_ns", OPMFU_COL_INT, "", 0, 0 },	 { "recoverable_ns", OPMFU_COL_INT, "", 0, 0 },
+		{ "lost_ns", OPMFU_COL_INT, "", 0, 0 },		 { "pct_of_step", OPMFU_COL_REAL, "", 0, 0 },
+		{ "mfu", OPMFU_COL_REAL, "", 0, 0 },		 { "roofline_eff", OPMFU_COL_REAL, "", 0, 0 },
+		{ "achieved_tflops", OPMFU_COL_REAL, "", 0, 0 }, { "intensity", OPMFU_COL_REAL, "", 0, 0 },
+	};
+	static const struct opmfu_table_def h_def = { "OpmfuHotspots", h_cols, 12, NULL };
+	struct opmfu_cell_store r, run, hot;
+	struct opmfu_table tr, trun, thot;
+	struct opmfu_summary_tables tabs = { NULL, NULL, NULL, NULL, NULL, NULL };
+	struct opmfu_write_stats ws;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char d[4200], path[4300], *got;
+
+	snprintf(d, sizeof(d), "%s/roof", dir);
+	CHECK(mkdir(d, 0777) == 0 || errno == EEXIST);
+	opmfu_cell_store_init(&r, &rk_def);
+	opmfu_cell_store_init(&run, &rn_def);
+	opmfu_cell_store_init(&hot, &h_def);
+	add(&r, (struct opmfu_cell[]){ I(0), S("ok"), R(100), R(2) });
+	add(&r, (struct opmfu_cell[]){ I(1), S("ok"), R(100), R(4) });
+	add(&run, (struct opmfu_cell[]){ S("roof"), R(100), I(1) });
+	add(&hot, (struct opmfu_cell[]){ S("shape"), S("aten::mm [[64,64],[64,64]] bf16"), I(2), I(4), I(4000000),
+					 I(3000000), I(3000000), R(0.2), R(0.5), R(0.5), R(50), R(200) });
+	add(&hot, (struct opmfu_cell[]){ S("shape"), S("aten::add [[64]] bf16"), I(2), I(4), I(2500000), I(2000000),
+					 I(2400000), R(0.1), R(0.005), R(0.2), R(0.5), R(0.25) });
+	add(&hot, (struct opmfu_cell[]){ S("shape"), S("aten::copy_ [[64]] bf16"), I(2), I(2), I(1500000), I(1000000),
+					 I(1500000), R(0.05), N, N, N, N });
+	tr = opmfu_cell_store_table(&r);
+	trun = opmfu_cell_store_table(&run);
+	thot = opmfu_cell_store_table(&hot);
+	tabs.ranks = &tr;
+	tabs.run = &trun;
+	tabs.hotspots = &thot;
+	memset(&ws, 0, sizeof(ws));
+	CHECK_INT(opmfu_summary_xlsx_write(d, &tabs, &ws, &e), OPMFU_OK);
+	snprintf(path, sizeof(path), "%s/%s", d, OPMFU_SUMMARY_XLSX);
+	got = xlsx_dump(path);
+	CHECK(got != NULL);
+	/* the Shapes sheet's two roofline columns, J and K */
+	CHECK(xlsx_dump_has(got, "J1=Achieved TFLOPS (s) s1"));
+	CHECK(xlsx_dump_has(got, "K1=FLOPs per byte (s) s1"));
+	CHECK(xlsx_dump_has(got, "J2=50 (n) s7"));
+	CHECK(xlsx_dump_has(got, "K2=200 (n) s7"));
+	CHECK(xlsx_dump_has(got, "J3=0.5 (n) s7"));
+	CHECK(xlsx_dump_has(got, "K3=0.25 (n) s7"));
+	CHECK(xlsx_dump_has(got, "J4= (blank) s7"));
+	/* the roof's corners */
+	CHECK(xlsx_dump_has(got, "A34=Roof (s) s1"));
+	CHECK(xlsx_dump_has(got, "B34=FLOPs per byte (s) s1"));
+	CHECK(xlsx_dump_has(got, "C34=TFLOPS (s) s1"));
+	CHECK(xlsx_dump_has(got, "A35=Memory roof from (s) s3"));
+	CHECK(xlsx_dump_has(got, "B35=0.1 (n) s7"));
+	CHECK(xlsx_dump_has(got, "C35=0.4 (n) s7"));
+	CHECK(xlsx_dump_has(got, "A36=Ridge point (s) s3"));
+	CHECK(xlsx_dump_has(got, "B36=25 (n) s7"));
+	CHECK(xlsx_dump_has(got, "C36=100 (n) s7"));
+	CHECK(xlsx_dump_has(got, "A37=Compute roof to (s) s3"));
+	CHECK(xlsx_dump_has(got, "B37=1000 (n) s7"));
+	CHECK(xlsx_dump_has(got, "C37=100 (n) s7"));
+	/* the chart: the first three shape rows (all of them) as points, the roof from the Overview, log10 axes */
+	/* 960 x 480 pixels: 24 rows of 20, columns A:K as the other charts twice the default width */
+	CHECK(xlsx_dump_has(got, "chart A39:K63 scatter lineMarker legend b title \"Roofline: achieved TFLOPS against FLOPs "
+				 "per byte, 2 op shapes (of the top 3 of 3 by recoverable time)\""));
+	CHECK(xlsx_dump_has(got, "    series name Shapes!$J$1 x Shapes!$K$2:$K$4 y Shapes!$J$2:$J$4 line none cached 3"));
+	CHECK(xlsx_dump_has(got, "    series name Overview!$A$34 x Overview!$B$35:$B$37 y Overview!$C$35:$C$37 line "
+				 "404040 cached 3"));
+	CHECK(xlsx_dump_has(got, "    axis val b log 10 title \"FLOPs per byte\""));
+	CHECK(xlsx_dump_has(got, "    axis val l log 10 title \"Achieved TFLOPS\""));
+	if (check_failures)
+		fprintf(stderr, "%s", got ? got : "");
+	free(got);
+	if (!keep) {
+		unlink(path);
+		rmdir(d);
+	}
+	opmfu_cell_store_release(&r);
+	opmfu_cell_store_release(&run);
+	opmfu_cell_store_release(&hot);
+}
+
 /* ---- failures ---- */
 
 /* A folder that is not there, or a directory where the workbook goes: the
@@ -1299,6 +1408,7 @@ int main(int argc, char **argv)
 	test_writer();
 	test_ranks_only();
 	test_many();
+	test_roofline();
 	test_unwritable();
 	test_nomem(); /* its last run leaves the three ranks' workbook */
 	return xlsx_test_end(keep, dir, OPMFU_SUMMARY_XLSX);
