@@ -448,7 +448,7 @@ static int host_late(const struct build *b, size_t i, int64_t g0)
 
 static void sweep(struct build *b)
 {
-	int count[C_N] = { 0 };
+	int count[C_N] = { 0 }, active = 0; /* intervals open, by kind and in all */
 	size_t i, w = 0;
 	int64_t prev, gap0 = INT64_MIN;
 
@@ -458,10 +458,8 @@ static void sweep(struct build *b)
 	for (i = 0; i < b->n_ev; i++) {
 		int64_t t = b->ev[i].t;
 		if (t > prev) {
-			int busy = 0, c, k;
-			for (k = 0; k < C_N; k++)
-				busy |= count[k] > 0;
-			if (busy) {
+			int c;
+			if (active) {
 				int compute = count[C_FLOPS] + count[C_MATMUL] + count[C_MEMBOUND] + count[C_OTHER] > 0;
 				c = count[C_FLOPS]	? OPMFU_T_FLOPS
 				    : count[C_MATMUL]	? OPMFU_T_MATMUL
@@ -478,13 +476,9 @@ static void sweep(struct build *b)
 			prev = t;
 		}
 		count[b->ev[i].kind] += b->ev[i].delta;
-		if (b->ev[i].delta < 0) {
-			int k, busy = 0;
-			for (k = 0; k < C_N; k++)
-				busy |= count[k] > 0;
-			if (!busy)
-				gap0 = t; /* a gap begins */
-		}
+		active += b->ev[i].delta;
+		if (!active)
+			gap0 = t; /* a gap begins */
 	}
 	if (b->win[b->n_win - 1].end > prev)
 		put(b, &w, prev, b->win[b->n_win - 1].end, OPMFU_T_IDLE, 0);

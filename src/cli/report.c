@@ -170,18 +170,19 @@ static void print_waterfall(const struct opmfu_rows *run)
 	static const struct {
 		const char *what, *col;
 		int part;
+		const char *eff; /* a column shown after the bar as "at N% of the memory bandwidth"; NULL: none */
 	} lines[] = {
-		{ "useful math: trace MFU (FLOPs / (step time x peak))", "trace_mfu", 0 },
-		{ "FLOP kernels below peak (their time minus trace MFU)", "share_inefficiency", 0 },
-		{ "busy without FLOPs", "share_other_compute", 0 },
-		{ "GEMM/conv/attention kernels, FLOPs unknown", "share_matmul_noflops", 1 },
-		{ "memory-bound kernels, bytes known", "share_memory_bound", 1 },
-		{ "other kernels (no FLOPs by convention)", "share_other_kernels", 1 },
-		{ "copies and memsets", "share_memcpy", 1 },
-		{ "communication not hidden under compute", "share_comm", 0 },
-		{ "idle device (nothing ran)", "share_idle", 0 },
-		{ "host late (launched after the gap began)", "share_idle_host", 1 },
-		{ "other idle", "share_idle_device", 1 },
+		{ "useful math: trace MFU (FLOPs / (step time x peak))", "trace_mfu", 0, NULL },
+		{ "FLOP kernels below peak (their time minus trace MFU)", "share_inefficiency", 0, NULL },
+		{ "busy without FLOPs", "share_other_compute", 0, NULL },
+		{ "GEMM/conv/attention kernels, FLOPs unknown", "share_matmul_noflops", 1, NULL },
+		{ "memory-bound kernels, bytes known", "share_memory_bound", 1, "memory_bound_eff" },
+		{ "other kernels (no FLOPs by convention)", "share_other_kernels", 1, NULL },
+		{ "copies and memsets", "share_memcpy", 1, NULL },
+		{ "communication not hidden under compute", "share_comm", 0, NULL },
+		{ "idle device (nothing ran)", "share_idle", 0, NULL },
+		{ "host late (launched after the gap began)", "share_idle_host", 1, NULL },
+		{ "other idle", "share_idle_device", 1, NULL },
 	};
 	double step = opmfu_cell(run, 0, "median_step"), prof = opmfu_cell(run, 0, "profiler_step_ns");
 	double backlog = opmfu_cell(run, 0, "backlog_ns");
@@ -206,9 +207,8 @@ static void print_waterfall(const struct opmfu_rows *run)
 		opmfu_printf("  %s%-*s %6s  ", lines[k].part ? "  " : "", lines[k].part ? 51 : 53, lines[k].what,
 			     pct1(v, p, sizeof(p)));
 		bar(v, 30);
-		if (!strcmp(lines[k].col, "share_memory_bound") && !isnan(opmfu_cell(run, 0, "memory_bound_eff")))
-			opmfu_printf(" at %s of the memory bandwidth",
-				     pct1(opmfu_cell(run, 0, "memory_bound_eff"), p, sizeof(p)));
+		if (lines[k].eff && !isnan(opmfu_cell(run, 0, lines[k].eff)))
+			opmfu_printf(" at %s of the memory bandwidth", pct1(opmfu_cell(run, 0, lines[k].eff), p, sizeof(p)));
 		opmfu_printf("\n");
 	}
 	if (!isnan(backlog) && backlog > 0) {

@@ -161,16 +161,14 @@ static const char *const rank_cols[] = { "rank_id", "status", "compute_ns", "flo
 static const char *const module_cols[] = { "rank_id", "module", "self_kernel_ns", "self_flops", "self_mfu",
 					   "self_lost_ns", NULL };
 static const char *const op_cols[] = { "rank_id", "op_name", "kernel_ns", "flops", "mfu", "lost_ns", NULL };
+/* OpmfuSteps' columns the diff reads: the first 8 are in every result; the
+ * parts after them came with SPEC 17 (busy without FLOPs and idle split, in
+ * this order) and SPEC 18 (memory-bound work), and a result of either has a
+ * prefix of them (steps_layout) */
+#define STEP_BASE 8
 static const char *const step_cols[] = { "rank_id", "window_ns", "flops_ns", "other_compute_ns", "comm_exposed_ns",
-					 "idle_ns", "flops", "trace_mfu", NULL };
-/* SPEC 17's: the parts of busy-without-FLOPs and of idle, and the backlog row */
-static const char *const step_cols17[] = { "rank_id", "window_ns", "flops_ns", "other_compute_ns", "comm_exposed_ns",
-					   "idle_ns", "flops", "trace_mfu", "matmul_noflops_ns", "memcpy_ns",
-					   "idle_host_ns", NULL };
-/* SPEC 18's: memory-bound work taken out of other compute */
-static const char *const step_cols18[] = { "rank_id", "window_ns", "flops_ns", "other_compute_ns", "comm_exposed_ns",
-					   "idle_ns", "flops", "trace_mfu", "matmul_noflops_ns", "memcpy_ns",
-					   "idle_host_ns", "memory_bound_ns", NULL };
+					 "idle_ns", "flops", "trace_mfu", "matmul_noflops_ns", "memcpy_ns",
+					 "idle_host_ns", "memory_bound_ns", NULL };
 static const char *const model_cols[] = { "convention", "step_ns", "model_flops_per_device", "model_mfu", "rank_id",
 					  "step", NULL };
 
@@ -211,6 +209,35 @@ static enum opmfu_status list_row(struct rd *d)
 	return OPMFU_OK;
 }
 
+/* Whether OpmfuSteps has column col. Bare names: SQLite takes an unknown
+ * "quoted" name for a string. */
+static int steps_have(sqlite3 *db, const char *col)
+{
+	char sql[96];
+	sqlite3_stmt *s = NULL;
+	int ok;
+	snprintf(sql, sizeof(sql), "SELECT %s FROM \"OpmfuSteps\" LIMIT 0", col);
+	ok = sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK;
+	sqlite3_finalize(s);
+	return ok;
+}
+
+/* cols: step_cols up to the parts this result has (SPEC 17's three come
+ * together, and `kind` with them; SPEC 18's after them), NULL-terminated.
+ * Returns how many parts it has. */
+static int steps_layout(sqlite3 *db, const char **cols)
+{
+	size_t n = STEP_BASE, k;
+	if (steps_have(db, "kind")) {
+		while (step_cols[n] && steps_have(db, step_cols[n]))
+			n++;
+	}
+	for (k = 0; k < n; k++)
+		cols[k] = step_cols[k];
+	cols[n] = NULL;
+	return (int)(n - STEP_BASE);
+}
+
 static enum opmfu_status step_row(struct rd *d)
 {
 	struct opmfu_results *r = d->r;
@@ -224,15 +251,17 @@ static enum opmfu_status step_row(struct rd *d)
 	    (st = num(d, 3, &w->other_ns)) || (st = num(d, 4, &w->comm_ns)) || (st = num(d, 5, &w->idle_ns)) ||
 	    (st = num(d, 6, &w->flops)) || (st = num(d, 7, &w->trace_mfu)))
 		return st;
-	if (d->cols == step_cols17 || d->cols == step_cols18) {
+	if (d->cols[STEP_BASE]) {
 		/* the old meanings: other compute held everything busy without FLOPs, idle all idle */
-		double mm, cp, ih, mb = 0;
-		if ((st = num(d, 8, &mm)) || (st = num(d, 9, &cp)) || (st = num(d, 10, &ih)) ||
-		    (d->cols == step_cols18 && (st = num(d, 11, &mb))))
-			return st;
-		w->other_ns = (isnan(w->other_ns) ? 0 : w->other_ns) + (isnan(mm) ? 0 : mm) + (isnan(cp) ? 0 : cp) +
-			      (isnan(mb) ? 0 : mb);
-		w->idle_ns = (isnan(w->idle_ns) ? 0 : w->idle_ns) + (isnan(ih) ? 0 : ih);
+		double part[4] = { 0, 0, 0, 0 }; /* matmul_noflops, memcpy, idle_host, memory_bound */
+		size_t k;
+		for (k = 0; k < 4 && d->cols[STEP_BASE + k]; k++)
+			if ((st = num(d, (int)(STEP_BASE + k), &part[k])))
+				return st;
+		for (k = 0; k < 4; k++)
+			part[k] = isnan(part[k]) ? 0 : part[k];
+		w->other_ns = (isnan(w->other_ns) ? 0 : w->other_ns) + part[0] + part[1] + part[3];
+		w->idle_ns = (isnan(w->idle_ns) ? 0 : w->idle_ns) + part[2];
 	}
 	r->n_steps++;
 	return OPMFU_OK;
@@ -352,21 +381,10 @@ enum opmfu_status opmfu_results_read(const char *path, struct opmfu_intern *name
 	if (st == OPMFU_OK)
 		st = scan(&d, "OpmfuOpTypes", op_cols, NULL, list_row, 0, NULL);
 	if (st == OPMFU_OK) {
-		/* a result of SPEC 17 or later has kind (and the backlog is in no step); older ones not */
-		sqlite3_stmt *probe = NULL;
-		int new18;
-		/* bare names: SQLite takes an unknown "quoted" name for a string */
-		int new17 = sqlite3_prepare_v2(d.db, "SELECT kind, matmul_noflops_ns, memcpy_ns, idle_host_ns "
-						     "FROM \"OpmfuSteps\" LIMIT 0", -1, &probe,
-						     NULL) == SQLITE_OK;
-		sqlite3_finalize(probe);
-		probe = NULL;
-		new18 = sqlite3_prepare_v2(d.db, "SELECT memory_bound_ns FROM \"OpmfuSteps\" LIMIT 0", -1, &probe, NULL) ==
-			SQLITE_OK;
-		sqlite3_finalize(probe);
-		st = new18   ? scan(&d, "OpmfuSteps", step_cols18, "\"kind\" IS NOT 'backlog'", step_row, 0, NULL)
-		     : new17 ? scan(&d, "OpmfuSteps", step_cols17, "\"kind\" IS NOT 'backlog'", step_row, 0, NULL)
-			     : scan(&d, "OpmfuSteps", step_cols, NULL, step_row, 0, NULL);
+		const char *cols[sizeof(step_cols) / sizeof(step_cols[0])];
+		int parts = steps_layout(d.db, cols);
+		/* from SPEC 17 on the backlog is a row of its own, in no step */
+		st = scan(&d, "OpmfuSteps", cols, parts ? "\"kind\" IS NOT 'backlog'" : NULL, step_row, 0, NULL);
 	}
 	if (st == OPMFU_OK)
 		st = scan(&d, "OpmfuModel", model_cols, "\"rank_id\" IS NULL AND \"step\" IS NULL", model_row, 1,

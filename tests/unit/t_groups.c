@@ -17,6 +17,7 @@
 #include "analyze/shapes.h"
 #include "analyze/steps.h"
 #include "base/mem.h"
+#include "cell_text.h"
 #include "check.h"
 
 static struct opmfu_trace T;
@@ -115,15 +116,6 @@ static void build(void)
 	range(&T.mods, 680, 820, 0, "fc2");
 }
 
-static const char *text(const struct opmfu_cell *c)
-{
-	static char buf[128];
-	if (c->null)
-		return "(null)";
-	snprintf(buf, sizeof(buf), "%.*s", (int)c->v.t.n, c->v.t.s);
-	return buf;
-}
-
 static double num(const struct opmfu_table *t, const struct opmfu_cell *c, const char *col)
 {
 	int k = opmfu_table_col(t->def, col);
@@ -135,7 +127,7 @@ static const char *str(const struct opmfu_table *t, const struct opmfu_cell *c, 
 {
 	int k = opmfu_table_col(t->def, col);
 	CHECK(k >= 0);
-	return k < 0 ? "?" : text(&c[k]);
+	return k < 0 ? "?" : cell_text(&c[k]);
 }
 
 #define NUM(t, c, col, x) CHECK(fabs(num(t, c, col) - (x)) < 1e-9)

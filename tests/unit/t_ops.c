@@ -12,6 +12,7 @@
 #include "analyze/modules.h"
 #include "analyze/ops.h"
 #include "base/mem.h"
+#include "cell_text.h"
 #include "check.h"
 
 static struct opmfu_trace T;
@@ -235,15 +236,6 @@ static void t_units(void)
 }
 
 /* Op-scope shapes (Kineto): a fact covers all kernels of an op instance and counts once. */
-static const char *text_of(const struct opmfu_cell *c)
-{
-	static char buf[64];
-	if (c->null)
-		return "(null)";
-	snprintf(buf, sizeof(buf), "%.*s", (int)c->v.t.n, c->v.t.s);
-	return buf;
-}
-
 static void t_op_scope(void)
 {
 	struct opmfu_trace save = T;
@@ -336,7 +328,7 @@ static void t_roofline(void)
 			CHECK_INT(c[col[0]].v.i, 50000);
 			CHECK(fabs(c[col[1]].v.r - 3) < 1e-12);
 			CHECK(fabs(c[col[2]].v.r - 50000.0 / 300 / 1e3) < 1e-12);
-			CHECK_STR(text_of(&c[col[3]]), "compute");
+			CHECK_STR(cell_text(&c[col[3]]), "compute");
 			CHECK_INT(c[col[4]].v.i, 150);
 			CHECK(fabs(c[col[5]].v.r - 0.5) < 1e-12);
 			CHECK_INT(c[col[6]].v.i, 150);
@@ -345,7 +337,7 @@ static void t_roofline(void)
 		case 1:
 			CHECK_INT(c[col[0]].v.i, 100000);
 			CHECK(c[col[1]].null);
-			CHECK_STR(text_of(&c[col[3]]), "memory");
+			CHECK_STR(cell_text(&c[col[3]]), "memory");
 			CHECK_INT(c[col[4]].v.i, 100);
 			CHECK(fabs(c[col[5]].v.r - 0.5) < 1e-12);
 			CHECK_INT(c[col[6]].v.i, 100);
@@ -353,7 +345,7 @@ static void t_roofline(void)
 			break;
 		case 2:
 			CHECK(c[col[0]].null && c[col[2]].null && c[col[4]].null && c[col[5]].null);
-			CHECK_STR(text_of(&c[col[3]]), "unknown");
+			CHECK_STR(cell_text(&c[col[3]]), "unknown");
 			CHECK_INT(c[col[6]].v.i, 100);
 			break;
 		default:

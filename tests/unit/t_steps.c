@@ -13,6 +13,7 @@
 #include "analyze/ops.h"
 #include "analyze/steps.h"
 #include "base/mem.h"
+#include "cell_text.h"
 #include "check.h"
 
 static struct opmfu_trace T;
@@ -74,15 +75,6 @@ static void build(void)
 	range(&T.steps, 0, 1000, 1, "ProfilerStep#1");
 	range(&T.steps, 1000, 3000, 2, "ProfilerStep#2");
 	range(&T.steps, 3000, 4000, 3, "ProfilerStep#3");
-}
-
-static const char *text(const struct opmfu_cell *c)
-{
-	static char buf[64];
-	if (c->null)
-		return "(null)";
-	snprintf(buf, sizeof(buf), "%.*s", (int)c->v.t.n, c->v.t.s);
-	return buf;
 }
 
 #define CELL_INT(c, x)                      \
@@ -158,7 +150,7 @@ static void t_registered(void)
 		t[0].row(t[0].src, 0, c);
 		CELL_INT(c[col[0]], 5);
 		CELL_INT(c[col[1]], 1);
-		CHECK(!strcmp(text(&c[col[2]]), "step"));
+		CHECK(!strcmp(cell_text(&c[col[2]]), "step"));
 		CELL_INT(c[col[3]], 100);
 		CELL_INT(c[col[4]], 1100);
 		CELL_INT(c[col[5]], 1000);
@@ -222,14 +214,14 @@ static void t_registered(void)
 		CHECK_INT(t[i].n_rows, 2);
 		t[i].row(t[i].src, 0, c);
 		CELL_INT(c[0], 5);
-		CHECK(!strcmp(text(&c[1]), i ? "Add" : "add"));
+		CHECK(!strcmp(cell_text(&c[1]), i ? "Add" : "add"));
 		CELL_INT(c[2], 3);
 		CELL_INT(c[3], 600);
 		CELL_INT(c[4], 0);
 		CHECK(c[6].null);
 		CELL_INT(c[7], 600);
 		t[i].row(t[i].src, 1, c);
-		CHECK(!strcmp(text(&c[1]), i ? "MatMul" : "mm"));
+		CHECK(!strcmp(cell_text(&c[1]), i ? "MatMul" : "mm"));
 		CELL_INT(c[2], 2);
 		CELL_INT(c[3], 300);
 		CELL_INT(c[4], 300);
