@@ -25,6 +25,11 @@ void opmfu_hotspots_release(struct opmfu_hotspots *res)
 	opmfu_hotspots_init(res);
 }
 
+static size_t at_most(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
 /* The sums of name, made on first use; by[] maps sids to them. */
 static struct opmfu_hot *slot(struct opmfu_hot *v, size_t *n, uint32_t *by, uint32_t name)
 {
@@ -68,7 +73,8 @@ static int by_kernel(const struct opmfu_ops *ops, struct opmfu_hotspots *res, ui
 {
 	const struct opmfu_trace *t = ops->t;
 	size_t i;
-	if (!(res->kernels = opmfu_malloc((t->n_compute + 1) * sizeof(*res->kernels))))
+	/* one row per distinct name: never more than the string table holds */
+	if (!(res->kernels = opmfu_malloc((at_most(t->n_compute, t->strs.n) + 1) * sizeof(*res->kernels))))
 		return -1;
 	for (i = 0; i < t->n_compute; i++) {
 		const struct opmfu_link *l = &t->links[i];
@@ -100,7 +106,7 @@ enum opmfu_status opmfu_hotspots_run(const struct opmfu_ops *ops, struct opmfu_h
 	int rc = -1;
 
 	res->src = ops;
-	if (!by || !(res->ops = opmfu_malloc((ops->n + 1) * sizeof(*res->ops))))
+	if (!by || !(res->ops = opmfu_malloc((at_most(ops->n, t->strs.n) + 1) * sizeof(*res->ops))))
 		goto out;
 	memset(by, 0xff, n_sids * sizeof(*by));
 	for (i = 0; i < ops->n; i++) {

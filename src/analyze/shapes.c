@@ -96,15 +96,22 @@ enum opmfu_status opmfu_shapes_run(const struct opmfu_ops *ops, double per_step_
 	struct key *keys = opmfu_malloc((n + 1) * sizeof(*keys));
 	int rc = -1;
 
+	size_t rows = 0;
+
 	res->ops = ops;
 	res->per_step_ns = per_step_ns > 0 ? per_step_ns : 0;
-	if (!ord || !keys || !(res->v = opmfu_malloc((n + 1) * sizeof(*res->v))))
+	if (!ord || !keys)
 		goto out;
 	for (i = 0; i < n; i++) {
 		ord[i] = (uint32_t)i;
 		keys[i] = unit_key(ops, &ops->v[i]);
 	}
 	if (opmfu_sort_idx(ord, n, less_unit, keys))
+		goto out;
+	/* Rows are sized to the distinct keys, not the units: a rank has few shapes and a row is 112 bytes. */
+	for (i = 0; i < n; i++)
+		rows += !i || key_cmp(&keys[ord[i]], &keys[ord[i - 1]]);
+	if (!(res->v = opmfu_malloc((rows + 1) * sizeof(*res->v))))
 		goto out;
 	for (i = 0; i < n; i++) {
 		const struct opmfu_unit *u = &ops->v[ord[i]];
