@@ -14,6 +14,7 @@
 _Static_assert(sizeof(struct opmfu_link) == 56, "struct opmfu_link must stay 56 bytes");
 _Static_assert(sizeof(struct opmfu_range) == 32, "struct opmfu_range is 32 bytes");
 _Static_assert(sizeof(struct opmfu_kext) == 20, "struct opmfu_kext is 20 bytes");
+_Static_assert(sizeof(struct opmfu_coll) == 72, "struct opmfu_coll is 72 bytes");
 
 void opmfu_trace_init(struct opmfu_trace *t)
 {
@@ -32,6 +33,7 @@ void opmfu_trace_release(struct opmfu_trace *t)
 	opmfu_free(t->dtypes);
 	for (k = 0; k < OPMFU_RANGE__COUNT; k++)
 		opmfu_ranges_release(opmfu_trace_ranges(t, (enum opmfu_range_kind)k));
+	opmfu_colls_release(&t->colls);
 	opmfu_device_release(&t->device);
 	opmfu_trace_init(t);
 }
@@ -46,6 +48,7 @@ struct opmfu_ranges *opmfu_trace_ranges(struct opmfu_trace *t, enum opmfu_range_
 	case OPMFU_RANGE_KERNEL: return &t->kernels;
 	case OPMFU_RANGE_MEMCPY: return &t->memcpy;
 	case OPMFU_RANGE_DEVSTEP: return &t->devsteps;
+	case OPMFU_RANGE_COMM_WAIT: return &t->waits;
 	case OPMFU_RANGE__COUNT: break;
 	}
 	return NULL;
@@ -110,6 +113,8 @@ void opmfu_trace_clamp(struct opmfu_trace *t)
 			t->n_clamped += (size_t)c;
 		}
 	}
+	for (i = 0; i < t->colls.n; i++)
+		t->n_clamped += (size_t)clamp2(&t->colls.v[i].start, &t->colls.v[i].end);
 }
 
 static int range_before(const void *a, const void *b)

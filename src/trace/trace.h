@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/coll.h"
 #include "trace/device.h"
 #include "trace/dtype.h"
 #include "trace/strtab.h"
@@ -44,6 +45,8 @@ enum opmfu_range_kind {
 				   (Pageable -> Device)", "Memset (Device)", an Ascend task type) */
 	OPMFU_RANGE_DEVSTEP = 6, /* a step as the device timeline marks it (Kineto gpu_user_annotation
 				    ProfilerStep#N): value = step number; at most one per number */
+	OPMFU_RANGE_COMM_WAIT = 7, /* a collective's own task that waits for other ranks (Ascend's Notify_Wait):
+				      value = the call's index in t->colls; name = the task's */
 	OPMFU_RANGE__COUNT
 };
 
@@ -135,7 +138,10 @@ struct opmfu_trace {
 	struct opmfu_dtype *dtypes; /* [0] is "no list"; see opmfu_trace_dtype */
 	size_t n_dtypes, cap_dtypes;
 	/* named ranges by kind (opmfu_trace_ranges) */
-	struct opmfu_ranges mods, recs, steps, comm, kernels, memcpy, devsteps;
+	struct opmfu_ranges mods, recs, steps, comm, kernels, memcpy, devsteps, waits;
+	/* the collective calls (SPEC 19), one per call whatever its kernels or tasks; empty when the
+	 * reader does not tell them apart */
+	struct opmfu_colls colls;
 	/* launch[i]: when link i's kernel was launched (host ns; OPMFU_NO_LAUNCH:
 	 * unknown), for all n_links; NULL: the reader has no launch times, and
 	 * the op's start stands in (an op starts before it launches its kernels) */
