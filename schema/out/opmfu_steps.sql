@@ -46,5 +46,9 @@ CREATE TABLE "OpmfuSteps" (
     "memory_bound_ns" INTEGER,    -- kernels of ops without FLOPs whose bytes are known (SPEC 18), not under FLOP
                                   -- or GEMM compute: a part of busy without FLOPs, taken out of other compute
     "share_memory_bound" REAL,    -- memory_bound_ns / window
-    "memory_bound_eff" REAL       -- those ops' bytes / peak bandwidth over their kernel time (ops starting in the step)
+    "memory_bound_eff" REAL,      -- those ops' bytes / peak bandwidth over their kernel time (ops starting in the step)
+    "comm_wait_ns" INTEGER,       -- the part of comm_exposed_ns spent waiting for other ranks (SPEC 19): Ascend, while
+                                  -- a collective's Notify_Wait task runs; GPU, from each call's start to the last
+                                  -- rank's start of the same call (its exposed part). NULL: not known (one rank)
+    "share_comm_wait" REAL        -- comm_wait_ns / window
 );

@@ -167,9 +167,9 @@ static const struct opmfu_column kernel_cols[] = {
 };
 
 const struct opmfu_table_def opmfu_op_types_def = { "OpmfuOpTypes", op_cols, sizeof(op_cols) / sizeof(op_cols[0]),
-						     NULL };
+						     NULL, 0 };
 const struct opmfu_table_def opmfu_kernels_def = { "OpmfuKernels", kernel_cols,
-						   sizeof(kernel_cols) / sizeof(kernel_cols[0]), NULL };
+						   sizeof(kernel_cols) / sizeof(kernel_cols[0]), NULL, 0 };
 
 static struct opmfu_cell name_cell(const struct opmfu_hotspots *hot, uint32_t sid)
 {

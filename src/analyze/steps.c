@@ -17,6 +17,8 @@
 
 /* Kinds of device interval (the categories of a busy ns, by precedence). */
 enum { C_FLOPS, C_MATMUL, C_MEMBOUND, C_OTHER, C_COMM, C_COPY, C_N };
+/* a collective's waiting task: no category of its own, it marks exposed communication as waiting */
+#define C_WAIT C_N
 
 /* One end of a device interval. 16 bytes. */
 struct ev {
@@ -38,7 +40,7 @@ struct build {
 	const struct opmfu_trace *t;
 	struct opmfu_steps *res;
 	size_t n_steps;                /* t->steps.n */
-	size_t off_k, off_c, off_m;    /* the first item of each kind of range */
+	size_t off_k, off_c, off_m, off_w; /* the first item of each kind of range */
 	uint8_t *mm;                   /* per sid: 0 not yet asked, 1 not a matmul name, 2 one */
 	struct ev *ev;
 	size_t n_ev, cap_ev;
@@ -58,6 +60,7 @@ void opmfu_steps_init(struct opmfu_steps *res)
 void opmfu_steps_release(struct opmfu_steps *res)
 {
 	opmfu_free(res->v);
+	opmfu_free(res->exposed);
 	opmfu_steps_init(res);
 }
 
@@ -133,7 +136,9 @@ static int64_t launch_of(const struct build *b, uint32_t item)
 		return t->kernels.v[item - b->off_k].value;
 	if (item < b->off_m)
 		return t->comm.v[item - b->off_c].value;
-	return t->memcpy.v[item - b->off_m].value;
+	if (item < b->off_w)
+		return t->memcpy.v[item - b->off_m].value;
+	return OPMFU_NO_LAUNCH; /* a waiting task is inside its collective, which has the launch */
 }
 
 /* A unit's kernels count as FLOP compute when it has FLOPs and a peak (or
@@ -197,6 +202,9 @@ static int collect(struct build *b)
 			return -1;
 	for (i = 0; i < t->memcpy.n; i++)
 		if (add_ev(b, t->memcpy.v[i].start, t->memcpy.v[i].end, (uint32_t)(b->off_m + i), C_COPY))
+			return -1;
+	for (i = 0; i < t->waits.n; i++)
+		if (add_ev(b, t->waits.v[i].start, t->waits.v[i].end, (uint32_t)(b->off_w + i), C_WAIT))
 			return -1;
 	return 0;
 }
@@ -409,9 +417,9 @@ static int list_windows(struct build *b)
 
 /* ---- the sweep ---- */
 
-/* Adds [a, z) of category c (and overlapped communication when ov) to the
+/* Adds [a, z) of category c (and of category beside, when >= 0) to the
  * windows it meets, from *w on; returns how much of it they hold. */
-static int64_t put(struct build *b, size_t *w, int64_t a, int64_t z, int c, int ov)
+static int64_t put(struct build *b, size_t *w, int64_t a, int64_t z, int c, int beside)
 {
 	int64_t held = 0;
 	size_t j;
@@ -423,8 +431,8 @@ static int64_t put(struct build *b, size_t *w, int64_t a, int64_t z, int c, int 
 		if (hi <= lo)
 			continue;
 		s->ns[c] = opmfu_sat_add(s->ns[c], hi - lo);
-		if (ov)
-			s->ns[OPMFU_T_COMM_OVERLAP] = opmfu_sat_add(s->ns[OPMFU_T_COMM_OVERLAP], hi - lo);
+		if (beside >= 0)
+			s->ns[beside] = opmfu_sat_add(s->ns[beside], hi - lo);
 		held = opmfu_sat_add(held, hi - lo);
 	}
 	return held;
@@ -446,14 +454,28 @@ static int host_late(const struct build *b, size_t i, int64_t g0)
 	return first != OPMFU_NO_LAUNCH && first > g0;
 }
 
-static void sweep(struct build *b)
+/* [a, z) was exposed communication (joined to the last interval when they touch). */
+static int exposed(struct opmfu_steps *res, int64_t a, int64_t z)
 {
-	int count[C_N] = { 0 }, active = 0; /* intervals open, by kind and in all */
+	if (res->n_exposed && res->exposed[res->n_exposed - 1].end == a) {
+		res->exposed[res->n_exposed - 1].end = z;
+		return 0;
+	}
+	if (OPMFU_GROW(res->exposed, res->cap_exposed, res->n_exposed + 1))
+		return -1;
+	res->exposed[res->n_exposed].start = a;
+	res->exposed[res->n_exposed++].end = z;
+	return 0;
+}
+
+static int sweep(struct build *b)
+{
+	int count[C_N + 1] = { 0 }, active = 0; /* intervals open, by kind (and waits) and in all */
 	size_t i, w = 0;
 	int64_t prev, gap0 = INT64_MIN;
 
 	if (!b->n_win)
-		return;
+		return 0;
 	prev = b->n_ev && b->ev[0].t < b->win[0].start ? b->ev[0].t : b->win[0].start;
 	for (i = 0; i < b->n_ev; i++) {
 		int64_t t = b->ev[i].t;
@@ -467,21 +489,28 @@ static void sweep(struct build *b)
 				    : count[C_OTHER]	? OPMFU_T_OTHER
 				    : count[C_COMM]	? OPMFU_T_COMM
 							: OPMFU_T_COPY;
-				b->res->outside_ns = opmfu_sat_add(
-					b->res->outside_ns, (t - prev) - put(b, &w, prev, t, c, compute && count[C_COMM]));
+				int beside = compute && count[C_COMM]			 ? OPMFU_T_COMM_OVERLAP
+					     : c == OPMFU_T_COMM && count[C_WAIT] > 0 ? OPMFU_T_COMM_WAIT
+										  : -1;
+				b->res->outside_ns =
+					opmfu_sat_add(b->res->outside_ns, (t - prev) - put(b, &w, prev, t, c, beside));
+				if (c == OPMFU_T_COMM && exposed(b->res, prev, t))
+					return -1;
 			} else {
 				c = gap0 != INT64_MIN && host_late(b, i, gap0) ? OPMFU_T_IDLE_HOST : OPMFU_T_IDLE;
-				put(b, &w, prev, t, c, 0);
+				put(b, &w, prev, t, c, -1);
 			}
 			prev = t;
 		}
 		count[b->ev[i].kind] += b->ev[i].delta;
-		active += b->ev[i].delta;
+		if (b->ev[i].kind != C_WAIT)
+			active += b->ev[i].delta;
 		if (!active)
 			gap0 = t; /* a gap begins */
 	}
 	if (b->win[b->n_win - 1].end > prev)
-		put(b, &w, prev, b->win[b->n_win - 1].end, OPMFU_T_IDLE, 0);
+		put(b, &w, prev, b->win[b->n_win - 1].end, OPMFU_T_IDLE, -1);
+	return 0;
 }
 
 /* Steps whose attributed work ends after the next non-empty window began:
@@ -625,9 +654,11 @@ static int prepare(struct build *b, const struct opmfu_ops *ops, struct opmfu_st
 	b->off_k = t->n_links;
 	b->off_c = b->off_k + t->kernels.n;
 	b->off_m = b->off_c + t->comm.n;
-	if (b->off_m + t->memcpy.n >= UINT32_MAX)
+	b->off_w = b->off_m + t->memcpy.n;
+	if (b->off_w + t->waits.n >= UINT32_MAX)
 		return -1;
 	res->ops = ops;
+	res->wait_known = t->waits.n > 0;
 	res->n_steps = b->n_steps;
 	n = b->n_steps ? b->n_steps : 1;
 	res->n = n;
@@ -670,7 +701,8 @@ enum opmfu_status opmfu_steps_run(const struct opmfu_ops *ops, struct opmfu_step
 	}
 	if (list_windows(&b))
 		goto out;
-	sweep(&b);
+	if (sweep(&b))
+		goto out;
 	spills(&b);
 	add_units(&b, res);
 	rc = sum_up(res);

@@ -36,6 +36,8 @@ enum opmfu_tcat {
 	OPMFU_T_IDLE_HOST,   /* nothing ran, and the next work was launched after the gap began */
 	OPMFU_T_IDLE,        /* nothing ran otherwise */
 	OPMFU_T_COMM_OVERLAP, /* communication under compute (not one of the categories that sum to the window) */
+	OPMFU_T_COMM_WAIT,    /* exposed communication while a collective's own task waits for other ranks
+				 (a part of OPMFU_T_COMM; only when the trace has such tasks: res->wait_known) */
 	OPMFU_T_N
 };
 #define OPMFU_T_NSUM OPMFU_T_COMM_OVERLAP /* the categories that add up to the window */
@@ -65,6 +67,12 @@ struct opmfu_steps {
 	size_t median;            /* the median step (docs/glossary.md); SIZE_MAX: no step with activity */
 	double step_ns_median;    /* its window; -1 without steps with activity */
 	double trace_mfu;         /* sum FLOPs / sum (window x peak) over the steps; -1: none */
+	int wait_known;           /* the trace marks its collectives' waiting (t->waits): OPMFU_T_COMM_WAIT is
+				     measured; else it comes from the other ranks (analyze/collectives.h) */
+	/* the exposed communication as disjoint intervals in time order (every row's and outside them),
+	 * for the part of each collective that was exposed (analyze/collectives.h) */
+	struct opmfu_span { int64_t start, end; } *exposed;
+	size_t n_exposed, cap_exposed;
 };
 
 void opmfu_steps_init(struct opmfu_steps *res);

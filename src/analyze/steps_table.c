@@ -38,10 +38,13 @@ static const struct opmfu_column cols[] = {
 	{ "memory_bound_ns", OPMFU_COL_INT, "Memory-Bound, Bytes Known(ns)", 15, 0 },
 	{ "share_memory_bound", OPMFU_COL_REAL, "Memory-Bound, Bytes Known", 10, OPMFU_COLF_PERCENT },
 	{ "memory_bound_eff", OPMFU_COL_REAL, "Memory-Bound Bandwidth Efficiency", 10, OPMFU_COLF_PERCENT },
+	{ "comm_wait_ns", OPMFU_COL_INT, "Exposed Communication, Waiting(ns)", 15, 0 },
+	{ "share_comm_wait", OPMFU_COL_REAL, "Exposed Communication, Waiting", 10, OPMFU_COLF_PERCENT },
 };
 
+/* held: a GPU's waiting is known once every rank is read (analyze/collectives.h) */
 const struct opmfu_table_def opmfu_steps_def = {
-	"OpmfuSteps", cols, sizeof(cols) / sizeof(cols[0]), NULL,
+	"OpmfuSteps", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_HELD,
 };
 
 static const char *const kind_name[] = { "step", "backlog", "trace" };
@@ -85,7 +88,12 @@ static void steps_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[30] = opmfu_cell_int(s->ns[OPMFU_T_MEMBOUND]);
 	c[31] = w > 0 ? opmfu_cell_real(opmfu_step_share(s, OPMFU_T_MEMBOUND)) : opmfu_cell_null();
 	c[32] = opmfu_cell_known(opmfu_step_mb_eff(s));
+	/* unknown here when the trace does not mark waiting: the run's collectives fill it */
+	c[33] = st->steps->wait_known ? opmfu_cell_int(s->ns[OPMFU_T_COMM_WAIT]) : opmfu_cell_null();
+	c[34] = st->steps->wait_known && w > 0 ? opmfu_cell_real(opmfu_step_share(s, OPMFU_T_COMM_WAIT))
+					       : opmfu_cell_null();
 }
+_Static_assert(sizeof(cols) / sizeof(cols[0]) == 35, "steps_row fills every column");
 
 struct opmfu_table opmfu_steps_table(const struct opmfu_steps_table *src)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/account.h"
+#include "analyze/collectives.h"
 #include "analyze/hotspots.h"
 #include "analyze/module_classes.h"
 #include "analyze/modules.h"
@@ -27,6 +28,8 @@ const struct opmfu_analysis *const opmfu_analyses[] = {
 	&opmfu_analysis_steps,        /* OpmfuSteps (SPEC 11) */
 	&opmfu_analysis_hotspots,     /* OpmfuOpTypes, OpmfuKernels */
 	&opmfu_analysis_shapes,       /* OpmfuShapes (SPEC 18) */
+	&opmfu_analysis_collectives,  /* OpmfuCollCalls (internal, SPEC 19) */
+	&opmfu_analysis_collectives_run, /* per run: OpmfuCollectives, the held OpmfuSteps (SPEC 19) */
 	&opmfu_analysis_account,      /* per run: OpmfuRun, OpmfuHotspots, OpmfuStragglers (SPEC 16) */
 	NULL,
 };
@@ -116,6 +119,7 @@ size_t opmfu_analyses_defs(const struct opmfu_table_def **out, size_t cap)
 	size_t i, k, n = 0;
 	for (i = 0; opmfu_analyses[i]; i++)
 		for (k = 0; opmfu_analyses[i]->makes && opmfu_analyses[i]->makes[k] && n < cap; k++)
-			out[n++] = opmfu_analyses[i]->makes[k];
+			if (!(opmfu_analyses[i]->makes[k]->flags & OPMFU_TABLE_INTERNAL))
+				out[n++] = opmfu_analyses[i]->makes[k];
 	return n;
 }

@@ -32,7 +32,7 @@ static const struct opmfu_column cols[] = {
 
 /* no workbook: its run rows are put under OPMFU_RUN_RANK */
 const struct opmfu_table_def opmfu_model_def = {
-	"OpmfuModel", cols, sizeof(cols) / sizeof(cols[0]), NULL,
+	"OpmfuModel", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0,
 };
 
 /* ---- the notes ---- */

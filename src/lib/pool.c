@@ -174,7 +174,8 @@ static enum opmfu_status put_all(struct opmfu_report *rep, struct opmfu_writers 
 {
 	enum opmfu_status st = OPMFU_OK;
 	size_t k;
-	for (k = 0; k < ws->n && st == OPMFU_OK; k++)
+	/* a held table is written once a per-run analysis has completed it (table.h) */
+	for (k = 0; k < ws->n && st == OPMFU_OK && (rank == OPMFU_RUN_RANK || !(t->def->flags & OPMFU_TABLE_HELD)); k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
 	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK && rank != OPMFU_RUN_RANK; k++)
 		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
@@ -238,8 +239,16 @@ static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct op
 		const struct opmfu_analysis *a = opmfu_analyses[k];
 		if (a->scope != OPMFU_PER_RUN || !rep->run_state[k])
 			continue;
-		if ((st = a->finish(rep->run_state[k], &rc, err)) == OPMFU_OK && n + OPMFU_MAX_TABLES <= MAX_TABS)
-			n += a->run_tables(rep->run_state[k], t + n);
+		if ((st = a->finish(rep->run_state[k], &rc, err)) == OPMFU_OK && n + OPMFU_MAX_TABLES <= MAX_TABS) {
+			size_t made = a->run_tables(rep->run_state[k], t + n), j, i2;
+			/* the per-run analyses after it read what it made (the account, the collectives) */
+			for (j = k + 1; opmfu_analyses[j] && st == OPMFU_OK; j++)
+				for (i2 = n; i2 < n + made && st == OPMFU_OK; i2++)
+					if (opmfu_analyses[j]->scope == OPMFU_PER_RUN && rep->run_state[j] &&
+					    opmfu_analyses[j]->run_add)
+						st = opmfu_analyses[j]->run_add(rep->run_state[j], &t[i2], err);
+			n += made;
+		}
 	}
 	if (st)
 		return st;

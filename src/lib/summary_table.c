@@ -83,7 +83,7 @@ static const struct opmfu_column cols[] = {
 
 /* no workbook: the reference writes none */
 const struct opmfu_table_def opmfu_rank_summary_def = {
-	"OpmfuRankSummary", cols, sizeof(cols) / sizeof(cols[0]), NULL,
+	"OpmfuRankSummary", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0,
 };
 
 /* an empty text is NULL */

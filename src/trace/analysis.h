@@ -83,6 +83,8 @@ struct opmfu_analysis {
 	enum opmfu_status (*add)(void *state, const struct opmfu_table *t, struct opmfu_err *err);
 	enum opmfu_status (*keep)(void *state, struct opmfu_err *err); /* the rank's tables are final */
 	void (*drop)(void *state);                                      /* forget what the rank added */
+	/* optional: a table a per-run analysis before it made for the run, before finish */
+	enum opmfu_status (*run_add)(void *state, const struct opmfu_table *t, struct opmfu_err *err);
 	enum opmfu_status (*finish)(void *state, const struct opmfu_run_ctx *ctx, struct opmfu_err *err);
 	size_t (*run_tables)(void *state, struct opmfu_table *out);
 };

@@ -41,6 +41,17 @@ struct opmfu_table_def {
 	/* "operator_mfu_kernel": one workbook DIR/operator_mfu_kernel_{rank}.xlsx
 	 * per rank; NULL: no workbook */
 	const char *xlsx_name;
+	unsigned flags; /* enum opmfu_table_flags */
+};
+
+/* How the pool handles a table a per-rank analysis makes. */
+enum opmfu_table_flags {
+	/* held: the per-run analyses get the rank's rows, the writers do not; a per-run
+	 * analysis completes them with what needs every rank and puts them at the run's
+	 * end (OpmfuSteps: its waits matched across ranks, analyze/collectives.h) */
+	OPMFU_TABLE_HELD = 1 << 0,
+	/* internal: a per-rank analysis' message to a per-run one; never written */
+	OPMFU_TABLE_INTERNAL = 1 << 1,
 };
 
 /* One value, of its column's type. null: SQL NULL, an empty sheet cell. A

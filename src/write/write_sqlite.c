@@ -68,6 +68,7 @@ static const char *const ddl_files[] = {
 	opmfu_sql_out_opmfu_stragglers,
 	opmfu_sql_out_opmfu_module_classes,
 	opmfu_sql_out_opmfu_shapes,
+	opmfu_sql_out_opmfu_collectives,
 };
 
 /* What a parameter of a batch INSERT holds. */
