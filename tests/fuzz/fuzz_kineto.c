@@ -4,7 +4,8 @@
  * reads agree, errors name the file, and a trace that reads is one the
  * stages after the reader can trust (counts add up, every id and sid in
  * range, spans not reversed, shapes in the model's form, ranges in order,
- * launch times for every link, one device step per number).
+ * launch times for every link, one device step per number, one collective
+ * call per COMM range with its sizes bounded).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "fuzz_json.h"
 #include "trace/shape.h"
 #include "read/kineto/kineto.h"
+#include "trace/coll.h"
 
 static char dir[64];
 
@@ -114,6 +116,18 @@ static void check_trace(const struct opmfu_trace *t)
 			FUZZ_ASSERT(t->devsteps.v[j].value != t->devsteps.v[i].value);
 	}
 	FUZZ_ASSERT(t->comm.n >= t->n_comm_op && t->recs.n == 0);
+	/* one collective call per COMM range, the same span (SPEC 19) */
+	FUZZ_ASSERT(t->colls.n == t->comm.n);
+	for (i = 0; i < t->colls.n; i++) {
+		const struct opmfu_coll *c = &t->colls.v[i];
+		FUZZ_ASSERT(c->start == t->comm.v[i].start && c->end == t->comm.v[i].end);
+		FUZZ_ASSERT(valid_sid(t, c->name) && c->kind < OPMFU_COLL__N);
+		FUZZ_ASSERT(c->group == 0 || valid_sid(t, c->group));
+		FUZZ_ASSERT(c->dtype == 0 || valid_sid(t, c->dtype));
+		FUZZ_ASSERT(c->group == 0 || opmfu_strtab_len(&t->strs, c->group) <= KIN_COLL_TEXT_MAX);
+		FUZZ_ASSERT(c->bytes >= OPMFU_COLL_UNKNOWN && c->ranks >= 0 && c->ranks <= KIN_COLL_MAX_RANKS);
+		FUZZ_ASSERT(c->wait_ns == OPMFU_COLL_UNKNOWN && c->transfer_ns == OPMFU_COLL_UNKNOWN && c->transport == 0);
+	}
 	for (i = 1; i < t->steps.n; i++)
 		FUZZ_ASSERT(t->steps.v[i].value >= 0);
 }

@@ -106,6 +106,32 @@ struct kin_kernel {
 
 enum kin_link_by { KIN_BY_NONE = 0, KIN_BY_EXT = 1, KIN_BY_CORR = 2 };
 
+/*
+ * What a communication kernel, or a cpu_op, says of the collective it is
+ * (SPEC 19): its args "In msg nelems", "Out msg nelems", "dtype", "Group
+ * size", "Process Group Name", "Process Group Ranks" (and a cpu_op's
+ * "Collective name"). Kept beside the kernels and ops, only for the comm
+ * kernels and the ops that carry one of these args, in the order of their
+ * owners (kernels and ops are many; these are few). 40 bytes.
+ */
+struct kin_cargs {
+	int64_t in, out;   /* nelems; -1: not known (absent, not an integer, negative) */
+	uint32_t owner;    /* index into kernels (kcargs) or ops (ocargs) */
+	uint32_t dtype;    /* sid of the dtype text; 0: none */
+	uint32_t group;    /* sid of "Process Group Name", else of the ranks text; 0: none */
+	uint32_t coll;     /* sid of a cpu_op's "Collective name"; 0: none */
+	int32_t ranks;     /* "Group size", else the count of "Process Group Ranks"; 0: not known */
+	uint32_t pad;
+};
+
+/* Texts of these args (dtype, group name, ranks list) are cut at this many
+ * bytes; "Group size" and rank counts outside 1 .. KIN_COLL_MAX_RANKS are
+ * not known (docs/collectives.md). */
+#define KIN_COLL_TEXT_MAX 4096
+#define KIN_COLL_MAX_RANKS (1 << 24)
+/* A call's bytes above this (2^62 - 1) are not known rather than absurd. */
+#define KIN_COLL_MAX_BYTES INT64_C(4611686018427387903)
+
 /* A gpu_memcpy or gpu_memset event is kept as the MEMCPY range it becomes
  * (struct opmfu_range, 32 bytes: name = its name, times without the base)
  * with value = its correlation id (INT64_MIN: none) until kineto_link.c
@@ -139,6 +165,8 @@ struct kin_parse {
 	size_t n_launches, cap_launches;
 	struct kin_kernel *kernels;
 	size_t n_kernels, cap_kernels;
+	struct kin_cargs *kcargs, *ocargs; /* comm kernels' and cpu_ops' collective args, by owner */
+	size_t n_kcargs, cap_kcargs, n_ocargs, cap_ocargs;
 	struct opmfu_ranges mods;  /* nn.Module calls, times without the base */
 	struct opmfu_ranges copies; /* gpu_memcpy and gpu_memset events: value = correlation id (above) */
 	struct kin_step *steps;
@@ -170,11 +198,16 @@ struct kin_parse {
 		int has_ph, ph_x, has_name, cat, verdict;
 		int ts_ok, dur_ok, pid_ok, tid_ok, has_ext, has_corr, has_device;
 		int has_dims, dims_bad, has_types, has_concrete, has_coll;
+		int has_cargs;     /* one of the collective args below was met */
 		int64_t ts, dur, ext, corr, device, pid, tid;
+		int64_t in_n, out_n, gsize; /* -1: not given or unusable */
+		int64_t n_ranks;   /* entries of "Process Group Ranks"; -1: none */
+		int has_pgname, has_ranks, has_dtype;
 		size_t arg_dims;   /* dims written for the current Input Dims argument */
 		int arg_list;      /* the current argument is a list of tensors */
 		size_t n_items;    /* arguments begun in the list being collected */
 		struct sbuf name, dims, types, concrete, coll;
+		struct sbuf dtype, pgname, ranks; /* collective args, each at most KIN_COLL_TEXT_MAX */
 	} ev;
 	struct kin_devprop cur_dev;
 };
@@ -196,7 +229,8 @@ struct kin_counts {
 
 /* Links every kernel (External id, then correlation and the enclosing
  * cpu_op on the launching thread) and writes t's links, kx, launch, op
- * count and the KERNEL, COMM and MEMCPY ranges (value: the launch time).
+ * count and the KERNEL, COMM and MEMCPY ranges (value: the launch time),
+ * and t->colls: one per COMM range, in the same order.
  * On error (out of memory) the message names the file. */
 enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, struct opmfu_err *err);
 /* t's MODULE and STEP ranges (a step's CPU span; its GPU one when it has

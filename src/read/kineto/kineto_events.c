@@ -5,7 +5,9 @@
  * kernels, copies and memsets, nn.Module calls and ProfilerStep marks; and
  * the top-level deviceProperties and baseTimeNanoseconds. Everything else
  * is skipped as it streams by (an event's "cat" comes before its "args", so
- * an unused event's arguments cost only their tokens).
+ * an unused event's arguments cost only their tokens). The collective args
+ * of communication kernels and cpu_ops (SPEC 19) go to side arrays
+ * (kineto.h, struct kin_cargs), so a compute kernel costs nothing more.
  */
 #include <string.h>
 
@@ -15,7 +17,7 @@
 
 /* What the innermost container being read is. */
 enum {
-	C_NONE, C_TOP, C_EVENTS, C_EVENT, C_ARGS, C_DIMS, C_LIST, C_DEVPROPS, C_DEVPROP, C_DONE
+	C_NONE, C_TOP, C_EVENTS, C_EVENT, C_ARGS, C_DIMS, C_LIST, C_DEVPROPS, C_DEVPROP, C_RANKS, C_DONE
 };
 
 /* What the value after a key is for. */
@@ -24,6 +26,7 @@ enum {
 	K_EVENTS, K_DEVPROPS, K_BASE,                                 /* top level */
 	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,       /* an event */
 	K_EXT, K_CORR, K_DEVICE, K_DIMS, K_TYPES, K_CONCRETE, K_COLL, /* its args */
+	K_IN, K_OUT, K_DTYPE, K_GSIZE, K_PGNAME, K_PGRANKS,           /* its collective args */
 	K_ID, K_DEVNAME                                               /* a deviceProperties entry */
 };
 
@@ -81,6 +84,18 @@ static int arg_key(const unsigned char *k, size_t n)
 		return K_CONCRETE;
 	if (KEY_IS(k, n, "Collective name"))
 		return K_COLL;
+	if (KEY_IS(k, n, "In msg nelems"))
+		return K_IN;
+	if (KEY_IS(k, n, "Out msg nelems"))
+		return K_OUT;
+	if (KEY_IS(k, n, "dtype"))
+		return K_DTYPE;
+	if (KEY_IS(k, n, "Group size"))
+		return K_GSIZE;
+	if (KEY_IS(k, n, "Process Group Name"))
+		return K_PGNAME;
+	if (KEY_IS(k, n, "Process Group Ranks"))
+		return K_PGRANKS;
 	return K_OTHER;
 }
 
@@ -115,12 +130,17 @@ static int cat_of(const char *s, size_t n)
 static void event_reset(struct kin_event *ev)
 {
 	struct sbuf name = ev->name, dims = ev->dims, types = ev->types, concrete = ev->concrete, coll = ev->coll;
+	struct sbuf dtype = ev->dtype, pgname = ev->pgname, ranks = ev->ranks;
 	memset(ev, 0, sizeof(*ev));
 	ev->name = name;
 	ev->dims = dims;
 	ev->types = types;
 	ev->concrete = concrete;
 	ev->coll = coll;
+	ev->dtype = dtype;
+	ev->pgname = pgname;
+	ev->ranks = ranks;
+	ev->in_n = ev->out_n = ev->gsize = ev->n_ranks = -1;
 	sbuf_reset(&ev->name); /* an event without a name has the empty one */
 }
 
@@ -197,6 +217,103 @@ static int event_scalar(struct kin_parse *p, int is_string, const char *s, size_
 	return 1;
 }
 
+/* ---- collective args (SPEC 19) ---- */
+
+/* Appends s[0..n) to sb, cut so that sb holds at most KIN_COLL_TEXT_MAX
+ * bytes (and not inside a UTF-8 sequence). */
+static void add_capped(struct sbuf *sb, const char *s, size_t n)
+{
+	size_t room = sb->len < KIN_COLL_TEXT_MAX ? KIN_COLL_TEXT_MAX - sb->len : 0;
+	if (n > room) {
+		n = room;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	sbuf_add(sb, s, n);
+}
+
+/* A count the trace gives as an integer (a JSON number or a string of one):
+ * the value when it is >= 0, else -1. */
+static int64_t count_of(const char *s, size_t n)
+{
+	int64_t v;
+	return !opmfu_kineto_int(s, n, &v) && v >= 0 ? v : -1;
+}
+
+/* The integers in a ranks list given as text ("[0, 1, 2, 3]"): its digit
+ * runs, up to KIN_COLL_MAX_RANKS + 1. */
+static int64_t ranks_in_text(const char *s, size_t n)
+{
+	int64_t k = 0;
+	size_t i;
+	for (i = 0; i < n && k <= KIN_COLL_MAX_RANKS; i++)
+		k += s[i] >= '0' && s[i] <= '9' && (i == 0 || s[i - 1] < '0' || s[i - 1] > '9');
+	return k;
+}
+
+static int set_text(struct kin_parse *p, struct sbuf *sb, int *has, const char *s, size_t n)
+{
+	sbuf_reset(sb);
+	add_capped(sb, s, n);
+	if (sb->oom)
+		return nomem(p);
+	*has = 1;
+	p->ev.has_cargs = 1;
+	return 1;
+}
+
+static int coll_scalar(struct kin_parse *p, int is_string, const char *s, size_t n)
+{
+	struct kin_event *ev = &p->ev;
+	int64_t v;
+
+	switch (p->key) {
+	case K_IN:
+		ev->in_n = count_of(s, n);
+		break;
+	case K_OUT:
+		ev->out_n = count_of(s, n);
+		break;
+	case K_GSIZE:
+		v = count_of(s, n);
+		ev->gsize = v >= 1 && v <= KIN_COLL_MAX_RANKS ? v : -1;
+		break;
+	case K_DTYPE:
+		return is_string ? set_text(p, &ev->dtype, &ev->has_dtype, s, n) : 1;
+	case K_PGNAME:
+		/* a name is text; some writers give a number */
+		return set_text(p, &ev->pgname, &ev->has_pgname, s, n);
+	case K_PGRANKS:
+		if (!is_string)
+			return 1;
+		ev->n_ranks = ranks_in_text(s, n);
+		return set_text(p, &ev->ranks, &ev->has_ranks, s, n);
+	default:
+		return 1;
+	}
+	ev->has_cargs = 1;
+	return 1;
+}
+
+/* An entry of a "Process Group Ranks" list: counted, and added to the
+ * list's text ("[0, 1, 2]", as the string form writes it); an entry that is
+ * a list or an object is counted and left out. */
+static int ranks_value(struct kin_parse *p, int type, const char *s, size_t n)
+{
+	struct kin_event *ev = &p->ev;
+
+	if (ev->n_ranks <= KIN_COLL_MAX_RANKS)
+		ev->n_ranks++;
+	if (type == T_MAP || type == T_ARRAY) {
+		p->skip = 1;
+		return 1;
+	}
+	if (ev->n_ranks > 1)
+		add_capped(&ev->ranks, ", ", 2);
+	add_capped(&ev->ranks, s, n);
+	return ev->ranks.oom ? nomem(p) : 1;
+}
+
 static int arg_scalar(struct kin_parse *p, int is_string, const char *s, size_t n)
 {
 	struct kin_event *ev = &p->ev;
@@ -224,7 +341,7 @@ static int arg_scalar(struct kin_parse *p, int is_string, const char *s, size_t 
 		ev->has_dims = ev->dims_bad = 1; /* not a list: shapes unknown */
 		break;
 	default:
-		break;
+		return coll_scalar(p, is_string, s, n);
 	}
 	return 1;
 }
@@ -373,6 +490,12 @@ static int arg_value(struct kin_parse *p, int type, const char *s, size_t n)
 		ev->n_items = 0;
 		sbuf_reset(sb);
 		p->ctx = C_LIST;
+	} else if (type == T_ARRAY && p->key == K_PGRANKS) {
+		ev->has_ranks = ev->has_cargs = 1;
+		ev->n_ranks = 0;
+		sbuf_reset(&ev->ranks);
+		sbuf_add(&ev->ranks, "[", 1);
+		p->ctx = C_RANKS;
 	} else if (type == T_MAP || type == T_ARRAY) {
 		if (p->key == K_DIMS)
 			ev->has_dims = ev->dims_bad = 1;
@@ -424,6 +547,7 @@ static int on_value(struct kin_parse *p, int type, const char *s, size_t n)
 	case C_ARGS: return arg_value(p, type, s, n);
 	case C_DIMS: return dims_value(p, type, s, n);
 	case C_LIST: return list_value(p, type, s, n);
+	case C_RANKS: return ranks_value(p, type, s, n);
 	case C_DEVPROPS:
 		if (type == T_MAP) {
 			memset(&p->cur_dev, 0, sizeof(p->cur_dev));
@@ -496,6 +620,35 @@ static uint32_t intern(struct kin_parse *p, const struct sbuf *sb)
 	return sb->oom ? 0 : opmfu_strtab_intern(&p->t->strs, sb->buf, sb->len);
 }
 
+/* The collective args of the event being kept, for owner, into a side
+ * array; coll: keep its "Collective name" too (a cpu_op's). */
+static int add_cargs(struct kin_parse *p, struct kin_cargs **v, size_t *n, size_t *cap, size_t owner, int coll)
+{
+	const struct kin_event *ev = &p->ev;
+	struct kin_cargs c;
+
+	memset(&c, 0, sizeof(c));
+	c.owner = (uint32_t)owner;
+	c.in = ev->in_n;
+	c.out = ev->out_n;
+	if (ev->has_dtype && ev->dtype.len && !(c.dtype = intern(p, &ev->dtype)))
+		return -1;
+	if (ev->has_pgname && ev->pgname.len) {
+		if (!(c.group = intern(p, &ev->pgname)))
+			return -1;
+	} else if (ev->has_ranks && ev->n_ranks >= 1 && !(c.group = intern(p, &ev->ranks))) {
+		return -1;
+	}
+	if (coll && ev->has_coll && ev->coll.len && !(c.coll = intern(p, &ev->coll)))
+		return -1;
+	c.ranks = ev->gsize > 0 ? (int32_t)ev->gsize
+				: ev->n_ranks >= 1 && ev->n_ranks <= KIN_COLL_MAX_RANKS ? (int32_t)ev->n_ranks : 0;
+	if (OPMFU_GROW(*v, *cap, *n + 1))
+		return -1;
+	(*v)[(*n)++] = c;
+	return 0;
+}
+
 static int add_op(struct kin_parse *p, int64_t end)
 {
 	struct kin_event *ev = &p->ev;
@@ -517,6 +670,8 @@ static int add_op(struct kin_parse *p, int64_t end)
 	if (ev->has_concrete && !(op.attrs = intern(p, &ev->concrete)))
 		return -1;
 	if (OPMFU_GROW(p->ops, p->cap_ops, p->n_ops + 1))
+		return -1;
+	if ((ev->has_cargs || ev->has_coll) && add_cargs(p, &p->ocargs, &p->n_ocargs, &p->cap_ocargs, p->n_ops, 1))
 		return -1;
 	p->ops[p->n_ops++] = op;
 	return 0;
@@ -540,6 +695,8 @@ static int add_kernel(struct kin_parse *p, int64_t end)
 	else if (opmfu_kineto_is_comm(ev->name.buf, ev->name.len))
 		k.comm = k.name;
 	if ((ev->has_coll && !k.comm) || OPMFU_GROW(p->kernels, p->cap_kernels, p->n_kernels + 1))
+		return -1;
+	if (k.comm && ev->has_cargs && add_cargs(p, &p->kcargs, &p->n_kcargs, &p->cap_kcargs, p->n_kernels, 0))
 		return -1;
 	if (ev->has_device && ev->device >= 0 && ev->device < KIN_DEVICE_COUNTS)
 		p->device_kernels[ev->device]++;
@@ -638,6 +795,12 @@ static int on_end(void *ctx)
 	case C_EVENT: p->ctx = C_EVENTS; return event_end(p);
 	case C_ARGS: p->ctx = C_EVENT; break;
 	case C_LIST: p->ctx = C_ARGS; break;
+	case C_RANKS:
+		add_capped(&p->ev.ranks, "]", 1);
+		if (p->ev.ranks.oom)
+			return nomem(p);
+		p->ctx = C_ARGS;
+		break;
 	case C_DIMS:
 		if (--p->sub == 0)
 			p->ctx = C_ARGS;
@@ -714,6 +877,9 @@ enum opmfu_status opmfu_kin_parse_init(struct kin_parse *p, struct opmfu_trace *
 	sbuf_init(&p->ev.types);
 	sbuf_init(&p->ev.concrete);
 	sbuf_init(&p->ev.coll);
+	sbuf_init(&p->ev.dtype);
+	sbuf_init(&p->ev.pgname);
+	sbuf_init(&p->ev.ranks);
 	/* shapes an op does not record are "N/A", as Ascend's unknown ones */
 	if (t->shape_unknown == UINT32_MAX && !(t->shape_unknown = opmfu_strtab_intern(&t->strs, "N/A", 3))) {
 		t->shape_unknown = UINT32_MAX;
@@ -739,6 +905,8 @@ void opmfu_kin_parse_release(struct kin_parse *p)
 	opmfu_free(p->ops);
 	opmfu_free(p->launches);
 	opmfu_free(p->kernels);
+	opmfu_free(p->kcargs);
+	opmfu_free(p->ocargs);
 	opmfu_ranges_release(&p->mods);
 	opmfu_ranges_release(&p->copies);
 	opmfu_free(p->steps);
@@ -750,4 +918,7 @@ void opmfu_kin_parse_release(struct kin_parse *p)
 	sbuf_release(&p->ev.types);
 	sbuf_release(&p->ev.concrete);
 	sbuf_release(&p->ev.coll);
+	sbuf_release(&p->ev.dtype);
+	sbuf_release(&p->ev.pgname);
+	sbuf_release(&p->ev.ranks);
 }

@@ -14,9 +14,11 @@
 #include <string.h>
 
 #include "base/idtab.h"
+#include "base/lbound.h"
 #include "base/mem.h"
 #include "base/sort.h"
 #include "read/kineto/kineto.h"
+#include "trace/coll.h"
 
 /* ---- by External id, and finding the launch by correlation ---- */
 
@@ -274,12 +276,70 @@ static int add_link(struct kin_parse *p, struct launches *ls, const struct kin_k
 }
 
 static int add_range(struct kin_parse *p, struct launches *ls, enum opmfu_range_kind kind, const struct kin_kernel *k,
-		     uint32_t name)
+		     uint32_t name, struct opmfu_range *out)
 {
 	struct opmfu_range r = { 0, 0, OPMFU_NO_LAUNCH, name, 0 };
 	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end) || launch_of(p, ls, k->corr, &r.value))
 		return -2;
+	if (out)
+		*out = r;
 	return opmfu_ranges_add(opmfu_trace_ranges(p->t, kind), &r);
+}
+
+/* ---- collective calls (SPEC 19) ---- */
+
+/* The args record of owner in v[0..n) (sorted by owner), or NULL. */
+static int owner_before(const void *ctx, size_t i, const void *key)
+{
+	return ((const struct kin_cargs *)ctx)[i].owner < *(const uint32_t *)key;
+}
+
+static const struct kin_cargs *cargs_of(const struct kin_cargs *v, size_t n, uint32_t owner)
+{
+	size_t i = opmfu_lbound(0, n, owner_before, v, &owner);
+	return i < n && v[i].owner == owner ? &v[i] : NULL;
+}
+
+/* nccl-tests' size: the larger known nelems times the element size;
+ * OPMFU_COLL_UNKNOWN when either is unknown or the product passes
+ * OPMFU_COLL_MAX_BYTES. */
+static int64_t coll_bytes(const struct opmfu_trace *t, const struct kin_cargs *a)
+{
+	int64_t n = a->in > a->out ? a->in : a->out;
+	int size = a->dtype ? opmfu_coll_dtype_size(opmfu_strtab_str(&t->strs, a->dtype),
+						    opmfu_strtab_len(&t->strs, a->dtype))
+			    : 0;
+	if (n < 0 || size <= 0 || n > KIN_COLL_MAX_BYTES / size)
+		return OPMFU_COLL_UNKNOWN;
+	return n * size;
+}
+
+/* The call comm kernel ki (index into p->kernels) makes, spanning r: its
+ * own args, else those of the cpu_op it links to (older traces); the kind
+ * from its "Collective name", else its name, else the op's "Collective
+ * name" (docs/collectives.md). */
+static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r)
+{
+	const struct kin_kernel *k = &p->kernels[ki];
+	const struct opmfu_strtab *st = &p->t->strs;
+	const struct kin_cargs *a = cargs_of(p->kcargs, p->n_kcargs, (uint32_t)ki), *oa = NULL;
+	int kind = opmfu_coll_kind_of(opmfu_strtab_str(st, k->comm), opmfu_strtab_len(st, k->comm));
+	struct opmfu_coll c;
+
+	if (k->op != KIN_NONE)
+		oa = cargs_of(p->ocargs, p->n_ocargs, k->op);
+	if (!a)
+		a = oa;
+	if (kind == OPMFU_COLL_OTHER && k->comm == k->name && oa && oa->coll)
+		kind = opmfu_coll_kind_of(opmfu_strtab_str(st, oa->coll), opmfu_strtab_len(st, oa->coll));
+	c = opmfu_coll_blank(r->start, r->end, k->name, kind);
+	if (a) {
+		c.bytes = coll_bytes(p->t, a);
+		c.group = a->group;
+		c.dtype = a->dtype;
+		c.ranks = a->ranks;
+	}
+	return opmfu_colls_add(&p->t->colls, &c);
 }
 
 /* Links and ranges in kernel start order: compute links (with their kx),
@@ -305,7 +365,7 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 			continue;
 		if (k->op == KIN_NONE) {
 			c->none++;
-			if ((rc = add_range(p, ls, OPMFU_RANGE_KERNEL, k, k->name)))
+			if ((rc = add_range(p, ls, OPMFU_RANGE_KERNEL, k, k->name, NULL)))
 				return rc;
 			continue;
 		}
@@ -319,11 +379,15 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 		return -1;
 	for (i = 0; i < p->n_kernels; i++) {
 		const struct kin_kernel *k = &p->kernels[order[i]];
+		struct opmfu_range r;
 		if (!k->comm)
 			continue;
 		c->comm++;
-		if ((rc = add_range(p, ls, OPMFU_RANGE_COMM, k, k->comm)))
+		if ((rc = add_range(p, ls, OPMFU_RANGE_COMM, k, k->comm, &r)))
 			return rc;
+		/* one call per COMM range, in their order */
+		if (add_coll(p, order[i], &r))
+			return -1;
 		if (k->op == KIN_NONE)
 			continue;
 		c->comm_linked++;
