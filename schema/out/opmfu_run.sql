@@ -33,5 +33,7 @@ CREATE TABLE "OpmfuRun" (
     "share_memory_bound" REAL,   -- that step's memory-bound work with known bytes (SPEC 18)
     "memory_bound_eff" REAL,     -- its bandwidth efficiency
     "peak_bw_tbps" REAL,         -- the median rank's peak memory bandwidth, TB/s; NULL: none
-    "peak_bw_source" TEXT        -- where it came from (OpmfuRankSummary.peak_bw_source)
+    "peak_bw_source" TEXT,       -- where it came from (OpmfuRankSummary.peak_bw_source)
+    "share_comm_wait" REAL       -- the part of share_comm spent waiting for other ranks (the median rank's
+                                 -- median step in OpmfuSteps); NULL: not known
 );

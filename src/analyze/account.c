@@ -46,11 +46,12 @@ static const struct opmfu_column run_cols[] = {
 	{ "memory_bound_eff", OPMFU_COL_REAL, "Memory-Bound Bandwidth Efficiency", 0, OPMFU_COLF_PERCENT },
 	{ "peak_bw_tbps", OPMFU_COL_REAL, "Peak Memory Bandwidth (TB/s)", 0, 0 },
 	{ "peak_bw_source", OPMFU_COL_TEXT, "Peak Memory Bandwidth Source", 60, 0 },
+	{ "share_comm_wait", OPMFU_COL_REAL, "Exposed Communication, Waiting", 0, OPMFU_COLF_PERCENT },
 };
 const struct opmfu_table_def opmfu_run_def = { "OpmfuRun", run_cols, sizeof(run_cols) / sizeof(run_cols[0]), NULL, 0 };
 enum { R_ID, R_SOURCE, R_RANKS, R_FAILED, R_CHIP, R_PEAK, R_PEAK_SRC, R_MED_RANK, R_MED_STEP, R_STEP_NS, R_TRACE_MFU,
        R_MFU_BUSY, R_COVERAGE, R_IDLE, R_COMM, R_OTHER, R_INEFF, R_ANALYSED, R_MFU_REC, R_MATMUL, R_OTHER_K,
-       R_MEMCPY, R_IDLE_HOST, R_IDLE_DEV, R_PROF_STEP, R_BACKLOG, R_WINDOWS, R_MB, R_MB_EFF, R_PEAK_BW, R_PEAK_BW_SRC, R_NCOL };
+       R_MEMCPY, R_IDLE_HOST, R_IDLE_DEV, R_PROF_STEP, R_BACKLOG, R_WINDOWS, R_MB, R_MB_EFF, R_PEAK_BW, R_PEAK_BW_SRC, R_COMM_WAIT, R_NCOL };
 _Static_assert(R_NCOL == sizeof(run_cols) / sizeof(run_cols[0]), "OpmfuRun's columns");
 
 static const struct opmfu_column hot_cols[] = {
@@ -83,7 +84,8 @@ const struct opmfu_table_def opmfu_stragglers_def = { "OpmfuStragglers", strag_c
 
 const char *opmfu_hot_kind_name(int kind)
 {
-	static const char *const names[OPMFU_NHOT] = { "module_class", "module", "op_type", "shape", "kernel" };
+	static const char *const names[OPMFU_NHOT] = { "module_class", "module", "op_type", "shape", "kernel",
+							"collective" };
 	return kind >= 0 && kind < OPMFU_NHOT ? names[kind] : "?";
 }
 
@@ -149,6 +151,8 @@ static const struct hot_spec hot_specs[OPMFU_NHOT] = {
 	  "mfu", "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns", "flops", "bytes" },
 	{ "OpmfuKernels", "kernel_name", NULL, NULL, "kernels", "kernel_ns", "lost_ns", "recoverable_ns", "mfu",
 	  "flops_kernel_ns", "roofline_ns", "roofline_kernel_ns", NULL, NULL },
+	/* no rank's table: the run's OpmfuCollectives, folded by opmfu_account_run_add */
+	{ "", "name", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 static double nz(double v)
@@ -196,6 +200,9 @@ void opmfu_account_release(struct opmfu_account *a)
 	opmfu_cell_store_release(&a->stragglers);
 	opmfu_free(a->run_id);
 	opmfu_free(a->source);
+	opmfu_free(a->sw);
+	opmfu_free(a->we);
+	opmfu_free(a->coll_last);
 	opmfu_account_init(a);
 }
 
@@ -392,6 +399,109 @@ enum opmfu_status opmfu_account_identity(struct opmfu_account *a, const char *ru
 	return OPMFU_OK;
 }
 
+/* ---- the run's tables ---- */
+
+static enum opmfu_status add_step_waits(struct opmfu_account *a, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	struct opmfu_cell row[64];
+	int c_rank = opmfu_table_col(t->def, "rank_id"), c_step = opmfu_table_col(t->def, "step");
+	int c_share = opmfu_table_col(t->def, "share_comm_wait");
+	size_t i;
+	if (c_rank < 0 || c_step < 0 || c_share < 0 || t->def->n_cols > 64)
+		return OPMFU_OK;
+	for (i = 0; i < t->n_rows; i++) {
+		struct opmfu_step_wait *w;
+		t->row(t->src, i, row);
+		if (row[c_step].null)
+			continue; /* the backlog is no step */
+		if (OPMFU_GROW(a->sw, a->cap_sw, a->n_sw + 1))
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory reading the steps' waiting");
+		w = &a->sw[a->n_sw++];
+		w->rank = (int)row[c_rank].v.i;
+		w->step = row[c_step].v.i;
+		w->known = !row[c_share].null;
+		w->share = w->known ? row[c_share].v.r : 0;
+	}
+	return OPMFU_OK;
+}
+
+/* OpmfuCollectives: the collective hotspots (by exposed time) and who waited for whom. */
+static enum opmfu_status add_collectives(struct opmfu_account *a, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	struct opmfu_hot_group *g = &a->hot[OPMFU_HOT_COLLECTIVE];
+	struct opmfu_cell row[64];
+	int c_rank = opmfu_table_col(t->def, "rank_id"), c_name = opmfu_table_col(t->def, "name");
+	int c_op = opmfu_table_col(t->def, "op_name"), c_group = opmfu_table_col(t->def, "group");
+	int c_time = opmfu_table_col(t->def, "time_ns"), c_exp = opmfu_table_col(t->def, "exposed_ns");
+	int c_wait = opmfu_table_col(t->def, "wait_ns"), c_last = opmfu_table_col(t->def, "last_rank");
+	struct sbuf sb;
+	size_t i;
+
+	if (c_rank < 0 || c_name < 0 || c_op < 0 || c_group < 0 || c_time < 0 || c_exp < 0 || c_wait < 0 || c_last < 0 ||
+	    t->def->n_cols > 64)
+		return OPMFU_OK;
+	sbuf_init(&sb);
+	for (i = 0; i < t->n_rows; i++) {
+		const struct opmfu_cell *key;
+		struct opmfu_hot_sum *h;
+		uint32_t id;
+		int rank;
+		t->row(t->src, i, row);
+		rank = (int)row[c_rank].v.i;
+		/* the kind and group: what one tunes (a NULL kind: the trace's name) */
+		key = !row[c_name].null ? &row[c_name] : &row[c_op];
+		sbuf_reset(&sb);
+		if (!key->null)
+			sbuf_add(&sb, key->v.t.s, key->v.t.n);
+		if (!row[c_group].null) {
+			sbuf_add(&sb, " [group ", 8);
+			sbuf_add(&sb, row[c_group].v.t.s, row[c_group].v.t.n);
+			sbuf_add(&sb, "]", 1);
+		}
+		if (sb.oom)
+			goto nomem;
+		id = opmfu_intern_add(&g->names, sb.buf, sb.len);
+		if (id == OPMFU_IDTAB_NONE || (id == g->n && (OPMFU_GROW(g->v, g->cap, g->n + 1) ||
+							      OPMFU_GROW(a->coll_last, a->cap_coll_last, g->n + 1))))
+			goto nomem;
+		if (id == g->n) {
+			memset(&g->v[g->n], 0, sizeof(g->v[0]));
+			g->v[g->n].name = id;
+			a->coll_last[g->n++] = UINT32_MAX;
+		}
+		h = &g->v[id];
+		/* a rank's rows come together: a rank is counted when its first row of the name comes */
+		if (a->coll_last[id] != (uint32_t)rank) {
+			h->ranks++;
+			a->coll_last[id] = (uint32_t)rank;
+		}
+		h->calls += 1;
+		h->kernel_ns += nz(opmfu_cell_num(t->def, row, c_time));
+		h->lost_ns += nz(opmfu_cell_num(t->def, row, c_exp));
+		h->recoverable_ns += nz(opmfu_cell_num(t->def, row, c_exp));
+		h->no_intensity = 1;
+		if (!row[c_last].null && !row[c_wait].null && row[c_wait].v.i > 0) {
+			if (OPMFU_GROW(a->we, a->cap_we, a->n_we + 1))
+				goto nomem;
+			a->we[a->n_we++] = (struct opmfu_wait_edge){ (int)row[c_last].v.i, rank, (double)row[c_wait].v.i };
+		}
+	}
+	sbuf_release(&sb);
+	return OPMFU_OK;
+nomem:
+	sbuf_release(&sb);
+	return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory summing the collectives");
+}
+
+enum opmfu_status opmfu_account_run_add(struct opmfu_account *a, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	if (!strcmp(t->def->name, "OpmfuSteps"))
+		return add_step_waits(a, t, err);
+	if (!strcmp(t->def->name, "OpmfuCollectives"))
+		return add_collectives(a, t, err);
+	return OPMFU_OK;
+}
+
 /* ---- the run ---- */
 
 /* The rank measures the run reads, by OpmfuRankSummary column. */
@@ -497,6 +607,11 @@ static enum opmfu_status make_run(struct opmfu_account *a, size_t analysed, stru
 			if (src >= 0 && a->ranks.def->cols[src].type == run_cols[same[i].col].type)
 				c[same[i].col] = x;
 		}
+		/* the median rank's median step's waiting, from the run's OpmfuSteps */
+		if (!c[R_MED_RANK].null && !c[R_MED_STEP].null)
+			for (i = 0; i < a->n_sw; i++)
+				if (a->sw[i].rank == c[R_MED_RANK].v.i && a->sw[i].step == c[R_MED_STEP].v.i && a->sw[i].known)
+					c[R_COMM_WAIT] = opmfu_cell_real(a->sw[i].share);
 	}
 	return opmfu_cell_store_add(&a->run, c, err);
 }
@@ -568,15 +683,73 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 	return st;
 }
 
-/* Per measure, the rank furthest from the median rank on its bad side. */
+static int edge_less(const void *pa, const void *pb)
+{
+	const struct opmfu_wait_edge *x = pa, *y = pb;
+	if (x->culprit != y->culprit)
+		return x->culprit < y->culprit;
+	return x->rank < y->rank;
+}
+
+/* The rank the others waited for most (SPEC 19): *culprit, the time they waited for it, and
+ * the median rank's; a text naming it for the share_comm row and one for its own row. 0: none. */
+static int find_culprit(struct opmfu_account *a, int *culprit, double *caused, double *median, struct sbuf *why,
+			struct sbuf *named)
+{
+	int med_rank = a->median_row == SIZE_MAX ? INT32_MIN : (int)rank_num(a, a->median_row, "rank_id");
+	size_t i, j, best = SIZE_MAX, calls = 0;
+	double best_sum = 0;
+
+	*median = 0;
+	if (!a->n_we || opmfu_sort_array(a->we, a->n_we, sizeof(*a->we), edge_less))
+		return 0;
+	for (i = 0; i < a->n_we; i = j) {
+		double sum = 0;
+		for (j = i; j < a->n_we && a->we[j].culprit == a->we[i].culprit; j++)
+			if (a->we[j].rank != a->we[j].culprit)
+				sum += a->we[j].wait;
+		if (a->we[i].culprit == med_rank)
+			*median = sum;
+		if (sum > best_sum) {
+			best_sum = sum;
+			best = i;
+		}
+	}
+	if (best == SIZE_MAX)
+		return 0;
+	*culprit = a->we[best].culprit;
+	*caused = best_sum;
+	/* the ranks that waited for it: how many, over how many calls */
+	for (j = best, i = 0; j < a->n_we && a->we[j].culprit == *culprit; j++) {
+		if (a->we[j].rank == *culprit)
+			continue;
+		calls++;
+		i += j == best || a->we[j].rank != a->we[j - 1].rank;
+	}
+	sbuf_addf(why, "ranks waited %.3f ms for it over %zu calls (%zu ranks)", best_sum * 1e-6, calls, i);
+	sbuf_addf(named, "rank %d: the others waited %.3f ms for it", *culprit, best_sum * 1e-6);
+	return 1;
+}
+
+/* Per measure, the rank furthest from the median rank on its bad side; then the culprit. */
 static enum opmfu_status make_stragglers(struct opmfu_account *a, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
-	int k, c_status = opmfu_table_col(a->ranks.def, "status");
+	int k, c_status = opmfu_table_col(a->ranks.def, "status"), culprit = 0, have;
+	double caused = 0, caused_med = 0;
+	struct sbuf why, named;
 	size_t i;
 
 	if (a->median_row == SIZE_MAX)
 		return OPMFU_OK;
+	sbuf_init(&why);
+	sbuf_init(&named);
+	have = find_culprit(a, &culprit, &caused, &caused_med, &why, &named);
+	if (why.oom || named.oom) {
+		sbuf_release(&why);
+		sbuf_release(&named);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory naming the culprit");
+	}
 	for (k = 0; k < M_NMEASURE && st == OPMFU_OK; k++) {
 		int col = opmfu_table_col(a->ranks.def, measure_col[k]);
 		double med = rank_at(a, a->median_row, col), ext = NAN;
@@ -601,9 +774,22 @@ static enum opmfu_status make_stragglers(struct opmfu_account *a, struct opmfu_e
 		c[2] = opmfu_cell_real(ext);
 		c[3] = opmfu_cell_real(med);
 		c[4] = opmfu_cell_real(ext - med);
-		c[5] = opmfu_cell_null(); /* the rank the others wait for: SPEC 19 */
+		/* the rank that waited most, and the one it (and the others) waited for */
+		c[5] = k == M_COMM && have ? opmfu_cell_text(named.buf, named.len) : opmfu_cell_null();
 		st = opmfu_cell_store_add(&a->stragglers, c, err);
 	}
+	if (have && st == OPMFU_OK) {
+		struct opmfu_cell c[6];
+		c[0] = opmfu_cell_str("comm_wait_caused_ns");
+		c[1] = opmfu_cell_int(culprit);
+		c[2] = opmfu_cell_real(caused);
+		c[3] = opmfu_cell_real(caused_med);
+		c[4] = opmfu_cell_real(caused - caused_med);
+		c[5] = opmfu_cell_text(why.buf, why.len);
+		st = opmfu_cell_store_add(&a->stragglers, c, err);
+	}
+	sbuf_release(&why);
+	sbuf_release(&named);
 	return st;
 }
 
@@ -661,13 +847,18 @@ static size_t acc_tables(void *s, struct opmfu_table *out)
 	return 3;
 }
 
+static enum opmfu_status acc_run_add(void *s, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	return opmfu_account_run_add(s, t, err);
+}
+
 static const char *const acc_needs[] = { "OpmfuRankSummary", "OpmfuSteps", "OpmfuModuleClasses", "OpmfuModules",
-					  "OpmfuOpTypes", "OpmfuShapes", "OpmfuKernels", NULL };
+					  "OpmfuOpTypes", "OpmfuShapes", "OpmfuKernels", "OpmfuCollectives", NULL };
 static const struct opmfu_table_def *const acc_makes[] = { &opmfu_run_def, &opmfu_hotspots_def, &opmfu_stragglers_def,
 							   NULL };
 
 const struct opmfu_analysis opmfu_analysis_account = {
 	.name = "account", .scope = OPMFU_PER_RUN, .needs = acc_needs, .makes = acc_makes,
 	.state_size = sizeof(struct opmfu_account), .init = acc_init, .release = acc_release, .add = acc_add,
-	.keep = acc_keep, .drop = acc_drop, .finish = acc_finish, .run_tables = acc_tables,
+	.keep = acc_keep, .drop = acc_drop, .run_add = acc_run_add, .finish = acc_finish, .run_tables = acc_tables,
 };

@@ -25,6 +25,7 @@ enum opmfu_hot_kind {
 	OPMFU_HOT_OP_TYPE,
 	OPMFU_HOT_SHAPE,
 	OPMFU_HOT_KERNEL,
+	OPMFU_HOT_COLLECTIVE, /* from the run's OpmfuCollectives: by exposed time */
 	OPMFU_NHOT
 };
 const char *opmfu_hot_kind_name(int kind);
@@ -61,7 +62,19 @@ struct opmfu_account {
 	/* made by opmfu_account_finish */
 	struct opmfu_cell_store run, hotspots, stragglers;
 	size_t median_row;  /* the median rank's row in ranks; SIZE_MAX: none */
+	/* from the run's tables (run_add): every OpmfuSteps row's waiting share, and every matched
+	 * call's (culprit, waiter, wait) */
+	struct opmfu_step_wait { int rank; int64_t step; double share; int known; } *sw;
+	size_t n_sw, cap_sw;
+	struct opmfu_wait_edge { int culprit, rank; double wait; } *we;
+	size_t n_we, cap_we;
+	int last_coll_rank; /* the rank of the last OpmfuCollectives row folded (ranks counted once) */
+	uint32_t *coll_last; /* per collective hotspot: the last rank counted */
+	size_t cap_coll_last;
 };
+
+/* A table a per-run analysis before the account made for the run (OpmfuSteps, OpmfuCollectives). */
+enum opmfu_status opmfu_account_run_add(struct opmfu_account *a, const struct opmfu_table *t, struct opmfu_err *err);
 
 void opmfu_account_init(struct opmfu_account *a);
 void opmfu_account_release(struct opmfu_account *a);

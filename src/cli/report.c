@@ -180,6 +180,7 @@ static void print_waterfall(const struct opmfu_rows *run)
 		{ "other kernels (no FLOPs by convention)", "share_other_kernels", 1, NULL },
 		{ "copies and memsets", "share_memcpy", 1, NULL },
 		{ "communication not hidden under compute", "share_comm", 0, NULL },
+		{ "waiting for other ranks (the rest is transfer)", "share_comm_wait", 1, NULL },
 		{ "idle device (nothing ran)", "share_idle", 0, NULL },
 		{ "host late (launched after the gap began)", "share_idle_host", 1, NULL },
 		{ "other idle", "share_idle_device", 1, NULL },
@@ -204,6 +205,9 @@ static void print_waterfall(const struct opmfu_rows *run)
 	opmfu_printf("\n");
 	for (k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
 		double v = opmfu_cell(run, 0, lines[k].col);
+		/* the waiting is known from the trace's own tasks or from other ranks: else no line */
+		if (isnan(v) && !strcmp(lines[k].col, "share_comm_wait"))
+			continue;
 		opmfu_printf("  %s%-*s %6s  ", lines[k].part ? "  " : "", lines[k].part ? 51 : 53, lines[k].what,
 			     pct1(v, p, sizeof(p)));
 		bar(v, 30);
@@ -326,7 +330,7 @@ static const struct {
 	int keep_start; /* a long name keeps its start (a shape's op name), else its end (a module) */
 } hot_kinds[] = {
 	{ "module_class", "class", 4, 0 }, { "module", "module", 1, 0 }, { "op_type", "op", 2, 0 },
-	{ "shape", "shape", 2, 1 },	   { "kernel", "kernel", 1, 0 },
+	{ "shape", "shape", 2, 1 },	   { "kernel", "kernel", 1, 0 }, { "collective", "comm", 1, 1 },
 };
 #define HOT_NAME_W 50
 
@@ -389,9 +393,20 @@ static void print_stragglers(const struct opmfu_rows *sg)
 			if (k == 0 && med > 0)
 				opmfu_printf("  %-21s rank %.0f, %+.1f%% step time\n", m[k].what, opmfu_cell(sg, i, "rank_id"),
 				       d / med * 100);
-			else if (k)
-				opmfu_printf("  %-21s rank %.0f, %+.1f points\n", m[k].what, opmfu_cell(sg, i, "rank_id"), d * 100);
+			else if (k) {
+				const char *culprit = opmfu_cell_str(sg, i, "culprit_of");
+				opmfu_printf("  %-21s rank %.0f, %+.1f points", m[k].what, opmfu_cell(sg, i, "rank_id"), d * 100);
+				if (culprit)
+					opmfu_printf("; waiting for %s", culprit);
+				opmfu_printf("\n");
+			}
 		}
+	/* the rank the others wait for (SPEC 19) */
+	for (i = 0; i < n; i++) {
+		const char *ms = opmfu_cell_str(sg, i, "measure"), *why = opmfu_cell_str(sg, i, "culprit_of");
+		if (ms && !strcmp(ms, "comm_wait_caused_ns"))
+			opmfu_printf("  %-21s rank %.0f: %s\n", "others wait for", opmfu_cell(sg, i, "rank_id"), why ? why : "");
+	}
 }
 
 /* OperatorMFU rows above 100 %: why, in one line (they follow the reference's rule) */

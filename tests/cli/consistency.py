@@ -217,8 +217,13 @@ def check_terminal(c, out, db):
                 want = "rank %d, %+.1f%% step time" % (s["rank_id"], s["delta"] / s["median"] * 100)
             else:
                 continue
+        elif s["measure"] == "comm_wait_caused_ns":
+            # the culprit (SPEC 19): its rank and the table's own words
+            want = "rank %d: %s" % (s["rank_id"], s["culprit_of"])
         else:
             want = "rank %d, %+.1f points" % (s["rank_id"], s["delta"] * 100)
+            if s["culprit_of"]:
+                want += "; waiting for " + s["culprit_of"]
         c.true("straggler %s (%s) in the report" % (s["measure"], want), any(l.endswith(want) for l in lines))
 
 

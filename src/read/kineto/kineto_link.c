@@ -332,6 +332,10 @@ static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r)
 		a = oa;
 	if (kind == OPMFU_COLL_OTHER && k->comm == k->name && oa && oa->coll)
 		kind = opmfu_coll_kind_of(opmfu_strtab_str(st, oa->coll), opmfu_strtab_len(st, oa->coll));
+	/* older traces: the launching op's own name (c10d::alltoall_base_, nccl:all_reduce) */
+	if (kind == OPMFU_COLL_OTHER && k->comm == k->name && k->op != KIN_NONE && p->ops[k->op].name)
+		kind = opmfu_coll_kind_of(opmfu_strtab_str(st, p->ops[k->op].name),
+					  opmfu_strtab_len(st, p->ops[k->op].name));
 	c = opmfu_coll_blank(r->start, r->end, k->name, kind);
 	if (a) {
 		c.bytes = coll_bytes(p->t, a);
