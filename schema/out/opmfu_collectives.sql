@@ -29,5 +29,6 @@ CREATE TABLE "OpmfuCollectives" (
     "idle_ns" INTEGER,            -- Ascend: time_ns - wait_ns - transfer_ns (torch_npu's idle_time)
     "link_bytes" INTEGER,         -- Ascend: bytes its transit tasks moved over links, all planes
     "transport" TEXT,             -- Ascend: the link type that carried most of them (HCCS, PCIE, SIO, RDMA)
-    "link_gbps" REAL              -- link_bytes / transfer_ns
+    "link_gbps" REAL,             -- link_bytes / link_ns (torch_npu's CommAnalyzerBandwidth bandwidth, all links)
+    "link_ns" INTEGER             -- Ascend: the summed time of those tasks, all planes
 );

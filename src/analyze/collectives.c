@@ -121,10 +121,10 @@ static const struct opmfu_column call_cols[] = {
 	{ "end_ns", OPMFU_COL_INT, "End(ns)", 0, 0 },	      { "exposed_ns", OPMFU_COL_INT, "Exposed(ns)", 0, 0 },
 	{ "wait_ns", OPMFU_COL_INT, "Wait(ns)", 0, 0 },	      { "transfer_ns", OPMFU_COL_INT, "Transfer(ns)", 0, 0 },
 	{ "link_bytes", OPMFU_COL_INT, "Link Bytes", 0, 0 },  { "transport", OPMFU_COL_TEXT, "Transport", 0, 0 },
-	{ "exposed_parts", OPMFU_COL_TEXT, "Exposed Parts", 0, 0 },
+	{ "exposed_parts", OPMFU_COL_TEXT, "Exposed Parts", 0, 0 }, { "link_ns", OPMFU_COL_INT, "Link Time(ns)", 0, 0 },
 };
 enum { K_RANK, K_STEP, K_WIN, K_NAME, K_OP, K_GROUP, K_RANKS, K_DTYPE, K_BYTES, K_START, K_END, K_EXPOSED, K_WAIT,
-       K_TRANSFER, K_LINK, K_TRANSPORT, K_PARTS, K_NCOL };
+       K_TRANSFER, K_LINK, K_TRANSPORT, K_PARTS, K_LINK_NS, K_NCOL };
 _Static_assert(K_NCOL == sizeof(call_cols) / sizeof(call_cols[0]), "OpmfuCollCalls' columns");
 
 /* the rank's calls for the run's collectives; the exposed parts are "offset+length,..." in ns from the start */
@@ -167,6 +167,7 @@ static void call_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[K_LINK] = known(k->link_bytes);
 	c[K_TRANSPORT] = sid_cell(res->t, k->transport);
 	c[K_PARTS] = opmfu_cell_text(res->buf.buf + r->text, r->text_n);
+	c[K_LINK_NS] = known(k->link_ns);
 }
 
 struct opmfu_table opmfu_coll_calls_table(const struct opmfu_coll_rank *res)

@@ -62,7 +62,7 @@ struct opmfu_run_call {
 	uint32_t win;       /* interned window kind ("step", "backlog", "trace"); 0: none */
 	uint32_t name, op_name, group, dtype, transport; /* interned; name 0: no kind */
 	int64_t ranks;      /* in the group; 0: not known */
-	int64_t bytes, start, end, exposed, wait, transfer, link_bytes; /* -1: not known */
+	int64_t bytes, start, end, exposed, wait, transfer, link_bytes, link_ns; /* -1: not known */
 	size_t piece, n_pieces; /* its exposed parts (offsets from start) in pieces[] */
 	/* after matching */
 	uint32_t key;       /* (kind, group) */

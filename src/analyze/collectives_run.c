@@ -78,7 +78,7 @@ static int parse_parts(struct opmfu_coll_run *r, const struct opmfu_cell *c, str
 }
 
 enum { K_RANK, K_STEP, K_WIN, K_NAME, K_OP, K_GROUP, K_RANKS, K_DTYPE, K_BYTES, K_START, K_END, K_EXPOSED, K_WAIT,
-       K_TRANSFER, K_LINK, K_TRANSPORT, K_PARTS, K_NCOL };
+       K_TRANSFER, K_LINK, K_TRANSPORT, K_PARTS, K_LINK_NS, K_NCOL };
 
 static enum opmfu_status add_calls(struct opmfu_coll_run *r, const struct opmfu_table *t, struct opmfu_err *err)
 {
@@ -121,6 +121,7 @@ static enum opmfu_status add_calls(struct opmfu_coll_run *r, const struct opmfu_
 		k->wait = cell_i(&c[K_WAIT]);
 		k->transfer = cell_i(&c[K_TRANSFER]);
 		k->link_bytes = cell_i(&c[K_LINK]);
+		k->link_ns = cell_i(&c[K_LINK_NS]);
 		k->wait_run = -1;
 		if (parse_parts(r, &c[K_PARTS], k))
 			goto nomem;
@@ -430,6 +431,7 @@ static const struct opmfu_column cols[] = {
 	{ "link_bytes", OPMFU_COL_INT, "Link Bytes", 15, 0 },
 	{ "transport", OPMFU_COL_TEXT, "Transport", 0, 0 },
 	{ "link_gbps", OPMFU_COL_REAL, "Link Bandwidth (GB/s)", 0, 0 },
+	{ "link_ns", OPMFU_COL_INT, "Link Time(ns)", 15, 0 },
 };
 const struct opmfu_table_def opmfu_collectives_def = { "OpmfuCollectives", cols, sizeof(cols) / sizeof(cols[0]),
 						       NULL, 0 };
@@ -480,10 +482,11 @@ static void coll_row(const void *src, size_t i, struct opmfu_cell *c)
 						 : opmfu_cell_null();
 	c[21] = known(k->link_bytes);
 	c[22] = str_cell(r, k->transport);
-	c[23] = k->link_bytes >= 0 && k->transfer > 0 ? opmfu_cell_real((double)k->link_bytes / (double)k->transfer)
-						      : opmfu_cell_null();
+	c[23] = k->link_bytes >= 0 && k->link_ns > 0 ? opmfu_cell_real((double)k->link_bytes / (double)k->link_ns)
+						     : opmfu_cell_null();
+	c[24] = known(k->link_ns);
 }
-_Static_assert(sizeof(cols) / sizeof(cols[0]) == 24, "coll_row fills every column");
+_Static_assert(sizeof(cols) / sizeof(cols[0]) == 25, "coll_row fills every column");
 
 static size_t run_tables(void *s, struct opmfu_table *out)
 {

@@ -116,7 +116,7 @@ struct opmfu_coll opmfu_coll_blank(int64_t start, int64_t end, uint32_t name, in
 	memset(&c, 0, sizeof(c));
 	c.start = start;
 	c.end = end;
-	c.bytes = c.wait_ns = c.transfer_ns = c.link_bytes = OPMFU_COLL_UNKNOWN;
+	c.bytes = c.wait_ns = c.transfer_ns = c.link_bytes = c.link_ns = OPMFU_COLL_UNKNOWN;
 	c.name = name;
 	c.kind = (uint8_t)kind;
 	return c;

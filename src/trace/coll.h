@@ -54,7 +54,7 @@ int opmfu_coll_dtype_size(const char *s, size_t n);
 #define OPMFU_COLL_UNKNOWN (-1)
 
 /*
- * One collective call on a rank. 72 bytes. Times are the device's (ns).
+ * One collective call on a rank. 80 bytes. Times are the device's (ns).
  * bytes is nccl-tests' "size" of the call: the larger of its input and
  * output buffers on this rank (allgather: the gathered output;
  * reducescatter: the input), docs/collectives.md.
@@ -65,7 +65,9 @@ struct opmfu_coll {
 	int64_t wait_ns;      /* the trace's own measure of waiting for other ranks (Ascend's notify waits);
 				 OPMFU_COLL_UNKNOWN: the trace has none (then it comes from the other ranks) */
 	int64_t transfer_ns;  /* the trace's own transfer time (Ascend's transit tasks); OPMFU_COLL_UNKNOWN: none */
-	int64_t link_bytes;   /* bytes the call's transfer tasks moved (Ascend); OPMFU_COLL_UNKNOWN: none */
+	int64_t link_bytes;   /* bytes the call's transfer tasks moved over links, every plane (Ascend);
+				 OPMFU_COLL_UNKNOWN: none */
+	int64_t link_ns;      /* those tasks' summed time (torch_npu's CommAnalyzerBandwidth transit_time) */
 	uint32_t name;        /* sid: the call's name in the trace (hcom_allReduce__210_0_1, the NCCL kernel) */
 	uint32_t group;       /* sid: its communicator as the trace names it (HCCL groupName, "Process Group
 				 Name", else the ranks list); 0: not known */

@@ -14,7 +14,7 @@
 _Static_assert(sizeof(struct opmfu_link) == 56, "struct opmfu_link must stay 56 bytes");
 _Static_assert(sizeof(struct opmfu_range) == 32, "struct opmfu_range is 32 bytes");
 _Static_assert(sizeof(struct opmfu_kext) == 20, "struct opmfu_kext is 20 bytes");
-_Static_assert(sizeof(struct opmfu_coll) == 72, "struct opmfu_coll is 72 bytes");
+_Static_assert(sizeof(struct opmfu_coll) == 80, "struct opmfu_coll is 80 bytes");
 
 void opmfu_trace_init(struct opmfu_trace *t)
 {

@@ -7,6 +7,7 @@
  */
 #include "read/ascend/ascend_join.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "base/bucket.h"
@@ -14,6 +15,7 @@
 #include "base/lbound.h"
 #include "base/mem.h"
 #include "base/sort.h"
+#include "trace/coll.h"
 
 void opmfu_ajoin_init(struct opmfu_ajoin *j)
 {
@@ -181,8 +183,24 @@ int opmfu_ajoin_add_ctinfo(struct opmfu_ajoin *j, int64_t gid, int op_ok, int64_
 	if (OPMFU_GROW(j->ct_info, j->cap_ct_info, j->n_ct_info + 1))
 		return -1;
 	j->ct_gid[j->n_ct_info] = gid;
-	j->ct_info[j->n_ct_info++] = (struct opmfu_aj_ctinfo){ op_ok ? op_id : 0, name, (uint8_t)(op_ok != 0) };
+	j->ct_info[j->n_ct_info++] = (struct opmfu_aj_ctinfo){ op_ok ? op_id : 0, name, (uint8_t)(op_ok != 0), 0, -1, -1,
+							       -1, -1, -1 };
 	return 0;
+}
+
+void opmfu_ajoin_ctinfo_kind(struct opmfu_ajoin *j, uint32_t task_type, int64_t plane, int32_t transport,
+			     int32_t link, int64_t size, int64_t max_rank)
+{
+	struct opmfu_aj_ctinfo *c;
+	if (!j->n_ct_info)
+		return;
+	c = &j->ct_info[j->n_ct_info - 1];
+	c->task_type = task_type;
+	c->plane = plane;
+	c->transport = transport;
+	c->link = link;
+	c->size = size;
+	c->max_rank = max_rank;
 }
 
 static int less_gid(const void *ctx, uint32_t a, uint32_t b)
@@ -594,6 +612,184 @@ static int op_before(const void *ctx, size_t i, const void *key)
 	return o->cop[o->ord[i]].op_id < *(const int64_t *)key;
 }
 
+/* ---- collective calls (SPEC 19) ---- */
+
+/* HCCL's dataType enum (ENUM_HCCL_DATA_TYPE, the same in every export seen): name and bytes */
+static const struct {
+	const char *name;
+	int size;
+} hccl_dtypes[13] = { { "INT8", 1 },   { "INT16", 2 },	{ "INT32", 4 },	 { "FP16", 2 },	 { "FP32", 4 },
+		      { "INT64", 8 },  { "UINT64", 8 }, { "UINT8", 1 },	 { "UINT16", 2 }, { "UINT32", 4 },
+		      { "FP64", 8 },   { "BFP16", 2 },	{ "INT128", 16 } };
+
+int opmfu_ajoin_words(struct opmfu_strtab *strs, uint32_t *words)
+{
+	static const char *const w[OPMFU_AJ_W_DTYPE0] = { "Notify_Wait", "Memcpy", "Reduce_Inline", "HCCS", "PCIE",
+							  "SIO" };
+	int k;
+	for (k = 0; k < OPMFU_AJ_W_N; k++) {
+		const char *s = k < OPMFU_AJ_W_DTYPE0 ? w[k] : hccl_dtypes[k - OPMFU_AJ_W_DTYPE0].name;
+		if (!(words[k] = opmfu_strtab_intern(strs, s, strlen(s))))
+			return -1;
+	}
+	return 0;
+}
+
+/* Per collective: its planes, and whether plane 0 carries RDMA (msprof's main plane rule). */
+struct cstat {
+	uint64_t planes; /* bit p: plane p (p < 64) has a task */
+	uint8_t rdma0;
+	int64_t main_plane, max_rank;
+	int64_t link_bytes[3], link_ns[3]; /* HCCS, PCIE, SIO */
+};
+
+/* A transit task: a Memcpy or Reduce_Inline over SDMA on a link off the chip (docs/collectives.md). */
+static int transit(const struct opmfu_ajoin *j, const struct opmfu_aj_ctinfo *in)
+{
+	return (in->task_type == j->words[OPMFU_AJ_W_MEMCPY] || in->task_type == j->words[OPMFU_AJ_W_REDUCE_INLINE]) &&
+	       in->transport == 0 && in->link > 0;
+}
+
+static int link_slot(int32_t link)
+{
+	return link == 1 || link == 5 ? 0 : link == 2 ? 1 : link == 4 ? 2 : -1; /* HCCS(_SW), PCIE, SIO */
+}
+
+/* The collective (index into j->cop) task k belongs to; SIZE_MAX: none. */
+static size_t cop_of(const struct opmfu_ajoin *j, const struct op_order *o, size_t n_ord,
+		     const struct opmfu_aj_ctinfo *in)
+{
+	size_t at;
+	if (!in->op_ok)
+		return SIZE_MAX;
+	at = opmfu_lbound(0, n_ord, op_before, o, &in->op_id);
+	return at < n_ord && j->cop[o->ord[at]].op_id == in->op_id ? o->ord[at] : SIZE_MAX;
+}
+
+static int emit_colls(const struct opmfu_ajoin *j, struct opmfu_trace *t)
+{
+	struct op_order o = { j->cop, NULL };
+	uint32_t *ord = NULL, *coll = NULL;
+	struct cstat *cs = NULL;
+	size_t i, n_ord = 0;
+	int rc = -1, sized = j->words[OPMFU_AJ_W_NOTIFY_WAIT] != 0;
+
+	if (!j->n_cop)
+		return 0;
+	if (!(ord = opmfu_malloc(j->n_cop * sizeof(*ord))) || !(coll = opmfu_malloc(j->n_cop * sizeof(*coll))) ||
+	    !(cs = opmfu_calloc(j->n_cop, sizeof(*cs))))
+		goto out;
+	for (i = 0; i < j->n_cop; i++)
+		if (j->cop[i].op_ok)
+			ord[n_ord++] = (uint32_t)i;
+	if (opmfu_sort_idx(ord, n_ord, less_op_id, j->cop))
+		goto out;
+	o.ord = ord;
+	/* one call per collective with a span, in table order */
+	for (i = 0; i < j->n_cop; i++) {
+		const struct opmfu_aj_cop *c = &j->cop[i];
+		uint32_t name = c->name ? c->name : c->type;
+		struct opmfu_coll k;
+		coll[i] = UINT32_MAX;
+		cs[i].main_plane = -1;
+		cs[i].max_rank = -1;
+		if (c->bad)
+			continue;
+		k = opmfu_coll_blank(c->start, c->end, name,
+				     opmfu_coll_kind_of(opmfu_strtab_str(&t->strs, name), opmfu_strtab_len(&t->strs, name)));
+		k.group = c->group;
+		if (c->data_type >= 0 && c->data_type < 13 && sized) {
+			k.dtype = j->words[OPMFU_AJ_W_DTYPE0 + c->data_type];
+			if (c->count >= 0 && c->count <= INT64_MAX / 16)
+				k.bytes = c->count * hccl_dtypes[c->data_type].size;
+		}
+		coll[i] = (uint32_t)t->colls.n;
+		if (opmfu_colls_add(&t->colls, &k))
+			goto out;
+	}
+	if (!sized) {
+		rc = 0;
+		goto out;
+	}
+	/* the planes of each, then its main plane */
+	for (i = 0; i < j->n_ctask; i++) {
+		const struct opmfu_aj_ctinfo *in = &j->ct_info[j->ctask[i].info];
+		size_t c = cop_of(j, &o, n_ord, in);
+		if (c == SIZE_MAX)
+			continue;
+		if (in->plane >= 0 && in->plane < 64)
+			cs[c].planes |= 1ull << in->plane;
+		if (in->plane == 0 && in->transport == 1)
+			cs[c].rdma0 = 1;
+		if (in->max_rank > cs[c].max_rank)
+			cs[c].max_rank = in->max_rank;
+	}
+	for (i = 0; i < j->n_cop; i++) {
+		uint64_t p = cs[i].planes;
+		if (p && !(p & (p - 1))) /* one plane: it */
+			for (cs[i].main_plane = 0; !(p & 1); p >>= 1)
+				cs[i].main_plane++;
+		else if (p)
+			cs[i].main_plane = cs[i].rdma0 ? 0 : 1;
+	}
+	/* waits and transfers on the main plane (torch_npu's wait_time, transit_time); every plane's
+	 * transit bytes by link; every plane's Notify_Wait a waiting range for the timeline */
+	for (i = 0; i < j->n_ctask; i++) {
+		const struct opmfu_aj_ctask *tk = &j->ctask[i];
+		const struct opmfu_aj_ctinfo *in = &j->ct_info[tk->info];
+		size_t c = cop_of(j, &o, n_ord, in);
+		struct opmfu_coll *k;
+		int64_t d = tk->end > tk->start ? tk->end - tk->start : 0;
+		if (c == SIZE_MAX || coll[c] == UINT32_MAX || !in->task_type)
+			continue;
+		k = &t->colls.v[coll[c]];
+		if (in->task_type == j->words[OPMFU_AJ_W_NOTIFY_WAIT]) {
+			struct opmfu_range r = { tk->start, tk->end, (int64_t)coll[c], in->task_type, 0 };
+			if (tk->end > tk->start && opmfu_ranges_add(&t->waits, &r))
+				goto out;
+			if (in->plane == cs[c].main_plane)
+				k->wait_ns = (k->wait_ns < 0 ? 0 : k->wait_ns) + d;
+		} else if (transit(j, in)) {
+			int sl = link_slot(in->link);
+			if (in->plane == cs[c].main_plane)
+				k->transfer_ns = (k->transfer_ns < 0 ? 0 : k->transfer_ns) + d;
+			if (sl >= 0 && in->size >= 0 && in->size < INT64_MAX / 4) {
+				cs[c].link_bytes[sl] += in->size;
+				cs[c].link_ns[sl] += d;
+			}
+		}
+	}
+	for (i = 0; i < j->n_cop; i++) {
+		struct opmfu_coll *k;
+		int64_t bytes = 0, ns = 0, most = -1;
+		int s2;
+		if (coll[i] == UINT32_MAX || cs[i].main_plane < 0)
+			continue;
+		k = &t->colls.v[coll[i]];
+		/* a collective with tasks measured both; one it did not see is 0 */
+		if (k->wait_ns < 0)
+			k->wait_ns = 0;
+		if (k->transfer_ns < 0)
+			k->transfer_ns = 0;
+		for (s2 = 0; s2 < 3; s2++) {
+			bytes += cs[i].link_bytes[s2];
+			ns += cs[i].link_ns[s2];
+			if (cs[i].link_bytes[s2] > 0 && (most < 0 || cs[i].link_bytes[s2] > cs[i].link_bytes[most]))
+				most = s2;
+		}
+		k->link_bytes = bytes;
+		k->link_ns = ns;
+		k->transport = most >= 0 ? j->words[OPMFU_AJ_W_HCCS + most] : 0;
+		k->ranks = cs[i].max_rank >= 0 && cs[i].max_rank < INT32_MAX ? (int32_t)cs[i].max_rank + 1 : 0;
+	}
+	rc = 0;
+out:
+	opmfu_free(ord);
+	opmfu_free(coll);
+	opmfu_free(cs);
+	return rc;
+}
+
 /*
  * The communication ranges: the collectives' device tasks where the export
  * has them (what SPEC 19's wait and transfer split reads), else their spans.
@@ -732,5 +928,5 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 		if (opmfu_ranges_add(&t->memcpy, &r))
 			return -1;
 	}
-	return emit_comm(j, t);
+	return emit_comm(j, t) || emit_colls(j, t) ? -1 : 0;
 }

@@ -54,7 +54,15 @@ struct opmfu_aj_src {
 	size_t n, cap;
 };
 
+/* Words the collectives are told by (SPEC 19), interned before the string
+ * table closes: task types, link names, HCCL dataType names by enum value. */
+enum { OPMFU_AJ_W_NOTIFY_WAIT, OPMFU_AJ_W_MEMCPY, OPMFU_AJ_W_REDUCE_INLINE, OPMFU_AJ_W_HCCS, OPMFU_AJ_W_PCIE,
+       OPMFU_AJ_W_SIO, OPMFU_AJ_W_DTYPE0, OPMFU_AJ_W_N = OPMFU_AJ_W_DTYPE0 + 13 };
+/* Interns them into strs (still loading) as words[]. Returns 0, or -1 when out of memory. */
+int opmfu_ajoin_words(struct opmfu_strtab *strs, uint32_t *words);
+
 struct opmfu_ajoin {
+	uint32_t words[OPMFU_AJ_W_N]; /* opmfu_ajoin_words; 0: none (no collective is sized) */
 	/* COMPUTE_TASK_INFO rows: globalTaskId and the strings of the kernel */
 	int64_t *info_gid;
 	struct opmfu_aj_info {
@@ -77,6 +85,11 @@ struct opmfu_ajoin {
 		int64_t op_id;
 		uint32_t name;
 		uint8_t op_ok; /* op_id is readable */
+		/* SPEC 19 (comm_tasks_full.sql; else unknown): the task type sid (0: unknown), plane
+		 * (-1: none), transport and link enums (-1: unknown), size (-1), the highest rank it names (-1) */
+		uint32_t task_type;
+		int32_t transport, link;
+		int64_t plane, size, max_rank;
 	} *ct_info;
 	size_t n_ct_info, cap_ct_info, hint_ct;
 	uint32_t *ct_sorted;      /* ct rows by (globalTaskId, row); NULL: already so */
@@ -93,6 +106,9 @@ struct opmfu_ajoin {
 		int64_t start, end, op_id, conn;
 		uint32_t type, name; /* opType (the links' kernel name), opName */
 		uint8_t op_ok, bad, conn_ok; /* op_id readable; span not; connectionId readable */
+		/* SPEC 19 (comm_op_full.sql): groupName sid (0: none), HCCL dataType (-1), count (-1) */
+		uint32_t group;
+		int64_t data_type, count;
 	} *cop;
 	size_t n_cop, cap_cop;
 	/* copies: tasks of a copy type that are neither compute nor communication */
@@ -147,6 +163,9 @@ int opmfu_ajoin_add_sched(struct opmfu_ajoin *j, int64_t gid, uint32_t name);
 /* One COMMUNICATION_TASK_INFO row: globalTaskId, its collective's opId
  * (op_ok = 0: NULL or unreadable) and the task's name sid. */
 int opmfu_ajoin_add_ctinfo(struct opmfu_ajoin *j, int64_t gid, int op_ok, int64_t op_id, uint32_t name);
+/* What the last opmfu_ajoin_add_ctinfo row says of its task beyond that (struct opmfu_aj_ctinfo). */
+void opmfu_ajoin_ctinfo_kind(struct opmfu_ajoin *j, uint32_t task_type, int64_t plane, int32_t transport,
+			     int32_t link, int64_t size, int64_t max_rank);
 int opmfu_ajoin_index_info(struct opmfu_ajoin *j);
 
 /* One TASK row, in table order (after index_info); keeps it as a compute

@@ -37,6 +37,7 @@ struct reader {
 	struct scan *cur; /* the scan opmfu_row() feeds */
 	size_t max_rows;  /* rows the file can hold at most (see rows_hint); 0: unknown */
 	struct opmfu_sqlite_in in; /* the file as it was opened */
+	uint32_t words[OPMFU_AJ_W_N]; /* opmfu_ajoin_words */
 };
 
 /* COMPUTE_TASK_INFO's strings in the model's forms, by sid (the first
@@ -334,7 +335,7 @@ static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uin
 		return st;
 	*sid_flops = opmfu_strtab_intern(&r->t->strs, "mfu_flops", 9);
 	*sid_module = opmfu_strtab_intern(&r->t->strs, "Module", 6);
-	if (!*sid_flops || !*sid_module || make_maps(r, maps)) {
+	if (!*sid_flops || !*sid_module || opmfu_ajoin_words(&r->t->strs, r->words) || make_maps(r, maps)) {
 		str_maps_release(maps);
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading STRING_IDS", r->path);
 	}
@@ -405,7 +406,28 @@ static int ctinfo_row(struct scan *sc, sqlite3_value **v)
 	if (value_ns(v[0], &gid))
 		return 0;
 	op_ok = !value_ns(v[1], &op);
-	return opmfu_ajoin_add_ctinfo(sc->j, gid, op_ok, op, value_sid(sc->r, v[2]));
+	if (opmfu_ajoin_add_ctinfo(sc->j, gid, op_ok, op, value_sid(sc->r, v[2])))
+		return -1;
+	if (sc->n_cols >= 10) {
+		/* comm_tasks_full.sql: unreadable values stay unknown; ranks past 2^31 are "none" (4294967295) */
+		int64_t plane = -1, transport = -1, link = -1, size = -1, src = -1, dst = -1, max_rank;
+		if (value_ns(v[4], &plane) || plane < 0 || plane >= 0xFFFFFFFFLL)
+			plane = -1;
+		if (value_ns(v[5], &transport) || transport < 0 || transport > 65535)
+			transport = -1;
+		if (value_ns(v[6], &link) || link < 0 || link > 65535)
+			link = -1;
+		if (value_ns(v[7], &size) || size < 0)
+			size = -1;
+		if (value_ns(v[8], &src) || src < 0 || src > INT32_MAX)
+			src = -1;
+		if (value_ns(v[9], &dst) || dst < 0 || dst > INT32_MAX)
+			dst = -1;
+		max_rank = src > dst ? src : dst;
+		opmfu_ajoin_ctinfo_kind(sc->j, value_sid(sc->r, v[3]), plane, (int32_t)transport, (int32_t)link, size,
+					max_rank);
+	}
+	return 0;
 }
 
 /*
@@ -449,8 +471,16 @@ static int task_row(struct scan *sc, sqlite3_value **v)
 
 static int comm_row(struct scan *sc, sqlite3_value **v)
 {
-	struct opmfu_aj_cop c = { 0, 0, 0, 0, value_sid(sc->r, v[0]), value_sid(sc->r, v[5]), 0, 0, 0 };
+	struct opmfu_aj_cop c = { 0, 0, 0, 0, value_sid(sc->r, v[0]), value_sid(sc->r, v[5]), 0, 0, 0, 0, -1, -1 };
 	c.conn_ok = (uint8_t)!value_ns(v[3], &c.conn);
+	if (sc->n_cols >= 9) {
+		/* comm_op_full.sql (SPEC 19): the communicator, element type and count */
+		c.group = value_sid(sc->r, v[6]);
+		if (value_ns(v[7], &c.data_type) || c.data_type < 0)
+			c.data_type = -1;
+		if (value_ns(v[8], &c.count) || c.count < 0)
+			c.count = -1;
+	}
 	c.bad = (uint8_t)(value_ns(v[1], &c.start) | value_ns(v[2], &c.end));
 	c.op_ok = (uint8_t)!value_ns(v[4], &c.op_id);
 	/* every communication on the device, linked to an op or not (SPEC 11):
@@ -643,7 +673,7 @@ static enum opmfu_status open_reader(struct reader *r)
 static void *helper_run(void *arg)
 {
 	struct helper *h = arg;
-	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, 0, { .wal = 0 } };
+	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, 0, { .wal = 0 }, { 0 } };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st) {
@@ -696,6 +726,10 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 	static const char *const fmt_cols[] = { "inputFormats", "outputFormats", "outputDataTypes", NULL };
 	static const char *const type_cols[] = { "taskType", NULL };
 	static const char *const ct_cols[] = { "globalTaskId", "opId", "name", NULL };
+	static const char *const ct_full_cols[] = { "taskType", "planeId", "transportType", "linkType", "size",
+						    "srcRank", "dstRank", NULL };
+	static const char *const op_full_cols[] = { "opId", "opName", "groupName", "dataType", "count", NULL };
+	int ct_full, op_full;
 	static const char *const op_cols[] = { "opId", "opName", NULL };
 	static const char *const cann_cols[] = { "connectionId", "startNs", NULL };
 	int has_formats, has_ct, has_cann;
@@ -714,12 +748,19 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 	if (st)
 		return st;
 	has_ct = has_ct && has_columns(r, "COMMUNICATION_TASK_INFO", ct_cols);
+	ct_full = has_ct && has_columns(r, "COMMUNICATION_TASK_INFO", ct_full_cols);
+	op_full = has_comm && has_columns(r, "COMMUNICATION_OP", op_full_cols);
+	if (ct_full)
+		ct.n_cols = 10;
+	if (op_full)
+		comm.n_cols = 9;
 	opmfu_ajoin_expect(j, OPMFU_AJ_INFO, rows_hint(r, "COMPUTE_TASK_INFO"));
 	if ((st = run_scan(r, &info, has_formats ? opmfu_sql_ascend_compute_info : opmfu_sql_ascend_compute_info_nofmt,
 			   "reading COMPUTE_TASK_INFO")) ||
 	    (has_sched && (st = run_scan(r, &sched, opmfu_sql_ascend_comm_sched,
 					 "reading COMMUNICATION_SCHEDULE_TASK_INFO"))) ||
-	    (has_ct && (st = run_scan(r, &ct, opmfu_sql_ascend_comm_tasks, "reading COMMUNICATION_TASK_INFO"))))
+	    (has_ct && (st = run_scan(r, &ct, ct_full ? opmfu_sql_ascend_comm_tasks_full : opmfu_sql_ascend_comm_tasks,
+				      "reading COMMUNICATION_TASK_INFO"))))
 		return st;
 	if (opmfu_ajoin_index_info(j))
 		return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading COMPUTE_TASK_INFO", r->path);
@@ -732,7 +773,8 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 		      "reading TASK");
 	opmfu_free(task.copy_type);
 	if (st || (has_comm && (st = run_scan(r, &comm,
-					      has_columns(r, "COMMUNICATION_OP", op_cols) ? opmfu_sql_ascend_comm_op
+					      op_full ? opmfu_sql_ascend_comm_op_full
+					      : has_columns(r, "COMMUNICATION_OP", op_cols) ? opmfu_sql_ascend_comm_op
 											 : opmfu_sql_ascend_comm_op_noid,
 					      "reading COMMUNICATION_OP"))))
 		return st;
@@ -807,6 +849,7 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 		started = 1;
 
 	opmfu_ajoin_init(&j);
+	memcpy(j.words, r->words, sizeof(j.words));
 	st = read_tasks(r, &j, has_comm, has_sched, &maps);
 	str_maps_release(&maps); /* COMPUTE_TASK_INFO is in */
 	if (!st && opmfu_ascend_steps(r->db, t))
@@ -855,7 +898,7 @@ no_tables:
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
 					    opmfu_links_fn on_links, void *ctx, struct opmfu_err *err)
 {
-	struct reader r = { NULL, path, t, err, NULL, 0, { .wal = 0 } };
+	struct reader r = { NULL, path, t, err, NULL, 0, { .wal = 0 }, { 0 } };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st)
