@@ -434,11 +434,12 @@ static enum opmfu_status add_collectives(struct opmfu_account *a, const struct o
 	int c_op = opmfu_table_col(t->def, "op_name"), c_group = opmfu_table_col(t->def, "group");
 	int c_time = opmfu_table_col(t->def, "time_ns"), c_exp = opmfu_table_col(t->def, "exposed_ns");
 	int c_wait = opmfu_table_col(t->def, "wait_ns"), c_last = opmfu_table_col(t->def, "last_rank");
+	int c_call = opmfu_table_col(t->def, "call");
 	struct sbuf sb;
 	size_t i;
 
 	if (c_rank < 0 || c_name < 0 || c_op < 0 || c_group < 0 || c_time < 0 || c_exp < 0 || c_wait < 0 || c_last < 0 ||
-	    t->def->n_cols > 64)
+	    c_call < 0 || t->def->n_cols > 64)
 		return OPMFU_OK;
 	sbuf_init(&sb);
 	for (i = 0; i < t->n_rows; i++) {
@@ -483,7 +484,9 @@ static enum opmfu_status add_collectives(struct opmfu_account *a, const struct o
 		if (!row[c_last].null && !row[c_wait].null && row[c_wait].v.i > 0) {
 			if (OPMFU_GROW(a->we, a->cap_we, a->n_we + 1))
 				goto nomem;
-			a->we[a->n_we++] = (struct opmfu_wait_edge){ (int)row[c_last].v.i, rank, (double)row[c_wait].v.i };
+			/* the run's call: its name and group (the hotspot's id) and its number */
+			uint64_t call = (uint64_t)id << 32 | (uint32_t)(row[c_call].null ? 0 : row[c_call].v.i);
+			a->we[a->n_we++] = (struct opmfu_wait_edge){ (int)row[c_last].v.i, rank, (double)row[c_wait].v.i, call };
 		}
 	}
 	sbuf_release(&sb);
@@ -683,11 +686,18 @@ static enum opmfu_status make_hotspots(struct opmfu_account *a, struct opmfu_err
 	return st;
 }
 
+static int int_less(const void *pa, const void *pb)
+{
+	return *(const int *)pa < *(const int *)pb;
+}
+
 static int edge_less(const void *pa, const void *pb)
 {
 	const struct opmfu_wait_edge *x = pa, *y = pb;
 	if (x->culprit != y->culprit)
 		return x->culprit < y->culprit;
+	if (x->call != y->call)
+		return x->call < y->call;
 	return x->rank < y->rank;
 }
 
@@ -719,12 +729,27 @@ static int find_culprit(struct opmfu_account *a, int *culprit, double *caused, d
 		return 0;
 	*culprit = a->we[best].culprit;
 	*caused = best_sum;
-	/* the ranks that waited for it: how many, over how many calls */
-	for (j = best, i = 0; j < a->n_we && a->we[j].culprit == *culprit; j++) {
-		if (a->we[j].rank == *culprit)
-			continue;
-		calls++;
-		i += j == best || a->we[j].rank != a->we[j - 1].rank;
+	/* the calls it was last at (the run's, not each waiter's row), and the ranks that waited */
+	{
+		int *seen = NULL;
+		size_t n_seen = 0, cap_seen = 0, q;
+		int last_call_set = 0;
+		uint64_t last_call = 0;
+		for (j = best, i = 0; j < a->n_we && a->we[j].culprit == *culprit; j++) {
+			if (a->we[j].rank == *culprit)
+				continue;
+			if (!last_call_set || a->we[j].call != last_call)
+				calls++;
+			last_call = a->we[j].call;
+			last_call_set = 1;
+			if (!OPMFU_GROW(seen, cap_seen, n_seen + 1))
+				seen[n_seen++] = a->we[j].rank;
+		}
+		/* distinct waiters: sorted, then counted */
+		if (n_seen && opmfu_sort_array(seen, n_seen, sizeof(*seen), int_less) == 0)
+			for (q = 0; q < n_seen; q++)
+				i += !q || seen[q] != seen[q - 1];
+		opmfu_free(seen);
 	}
 	sbuf_addf(why, "ranks waited %.3f ms for it over %zu calls (%zu ranks)", best_sum * 1e-6, calls, i);
 	sbuf_addf(named, "rank %d: the others waited %.3f ms for it", *culprit, best_sum * 1e-6);

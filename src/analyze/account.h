@@ -66,7 +66,7 @@ struct opmfu_account {
 	 * call's (culprit, waiter, wait) */
 	struct opmfu_step_wait { int rank; int64_t step; double share; int known; } *sw;
 	size_t n_sw, cap_sw;
-	struct opmfu_wait_edge { int culprit, rank; double wait; } *we;
+	struct opmfu_wait_edge { int culprit, rank; double wait; uint64_t call; } *we; /* call: its (name, k) */
 	size_t n_we, cap_we;
 	int last_coll_rank; /* the rank of the last OpmfuCollectives row folded (ranks counted once) */
 	uint32_t *coll_last; /* per collective hotspot: the last rank counted */

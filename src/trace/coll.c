@@ -80,6 +80,9 @@ int opmfu_coll_dtype_size(const char *s, size_t n)
 		{ "bool", 1 },	   { "int16", 2 },    { "short", 2 },	{ "uint16", 2 },  { "int32", 4 },    { "int", 4 },
 		{ "uint32", 4 },   { "int64", 8 },    { "long", 8 },	{ "uint64", 8 },  { "int128", 16 },
 		{ "float8e4m3fn", 1 }, { "float8e5m2", 1 }, { "fp8e4m3", 1 }, { "fp8e5m2", 1 }, { "hif8", 1 },
+		/* the C type names PyTorch's "Input type" prints (caffe2 TypeMeta): int64 "long int" (DLRM),
+		 * uint8 "unsigned char", int8 "signed char", int16 "short int" */
+		{ "longint", 8 }, { "unsignedchar", 1 }, { "signedchar", 1 }, { "shortint", 2 },
 	};
 	char buf[64];
 	const char *p;
