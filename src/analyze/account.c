@@ -691,6 +691,23 @@ static int int_less(const void *pa, const void *pb)
 	return *(const int *)pa < *(const int *)pb;
 }
 
+/* How many ranks other than culprit waited in e[0 .. n) (0 when out of memory: the text says less). */
+static size_t distinct_waiters(const struct opmfu_wait_edge *e, size_t n, int culprit)
+{
+	int *r = opmfu_malloc((n ? n : 1) * sizeof(*r));
+	size_t m = 0, k, d = 0;
+	if (!r)
+		return 0;
+	for (k = 0; k < n; k++)
+		if (e[k].rank != culprit)
+			r[m++] = e[k].rank;
+	if (opmfu_sort_array(r, m, sizeof(*r), int_less) == 0)
+		for (k = 0; k < m; k++)
+			d += !k || r[k] != r[k - 1];
+	opmfu_free(r);
+	return d;
+}
+
 static int edge_less(const void *pa, const void *pb)
 {
 	const struct opmfu_wait_edge *x = pa, *y = pb;
@@ -729,29 +746,17 @@ static int find_culprit(struct opmfu_account *a, int *culprit, double *caused, d
 		return 0;
 	*culprit = a->we[best].culprit;
 	*caused = best_sum;
-	/* the calls it was last at (the run's, not each waiter's row), and the ranks that waited */
-	{
-		int *seen = NULL;
-		size_t n_seen = 0, cap_seen = 0, q;
-		int last_call_set = 0;
-		uint64_t last_call = 0;
-		for (j = best, i = 0; j < a->n_we && a->we[j].culprit == *culprit; j++) {
-			if (a->we[j].rank == *culprit)
-				continue;
-			if (!last_call_set || a->we[j].call != last_call)
-				calls++;
-			last_call = a->we[j].call;
-			last_call_set = 1;
-			if (!OPMFU_GROW(seen, cap_seen, n_seen + 1))
-				seen[n_seen++] = a->we[j].rank;
-		}
-		/* distinct waiters: sorted, then counted */
-		if (n_seen && opmfu_sort_array(seen, n_seen, sizeof(*seen), int_less) == 0)
-			for (q = 0; q < n_seen; q++)
-				i += !q || seen[q] != seen[q - 1];
-		opmfu_free(seen);
+	/* the calls it was last at (the run's, not each waiter's row: edges come by call), and the
+	 * ranks that waited */
+	for (j = best, i = SIZE_MAX; j < a->n_we && a->we[j].culprit == *culprit; j++) {
+		if (a->we[j].rank == *culprit)
+			continue;
+		if (i == SIZE_MAX || a->we[j].call != a->we[i].call)
+			calls++;
+		i = j;
 	}
-	sbuf_addf(why, "ranks waited %.3f ms for it over %zu calls (%zu ranks)", best_sum * 1e-6, calls, i);
+	sbuf_addf(why, "ranks waited %.3f ms for it over %zu calls (%zu ranks)", best_sum * 1e-6, calls,
+		  distinct_waiters(a->we + best, j - best, *culprit));
 	sbuf_addf(named, "rank %d: the others waited %.3f ms for it", *culprit, best_sum * 1e-6);
 	return 1;
 }

@@ -123,12 +123,10 @@ static const struct opmfu_column call_cols[] = {
 	{ "link_bytes", OPMFU_COL_INT, "Link Bytes", 0, 0 },  { "transport", OPMFU_COL_TEXT, "Transport", 0, 0 },
 	{ "exposed_parts", OPMFU_COL_TEXT, "Exposed Parts", 0, 0 }, { "link_ns", OPMFU_COL_INT, "Link Time(ns)", 0, 0 },
 };
-enum { K_RANK, K_STEP, K_WIN, K_NAME, K_OP, K_GROUP, K_RANKS, K_DTYPE, K_BYTES, K_START, K_END, K_EXPOSED, K_WAIT,
-       K_TRANSFER, K_LINK, K_TRANSPORT, K_PARTS, K_LINK_NS, K_NCOL };
-_Static_assert(K_NCOL == sizeof(call_cols) / sizeof(call_cols[0]), "OpmfuCollCalls' columns");
+_Static_assert(OPMFU_CC_NCOL == sizeof(call_cols) / sizeof(call_cols[0]), "OpmfuCollCalls' columns");
 
 /* the rank's calls for the run's collectives; the exposed parts are "offset+length,..." in ns from the start */
-const struct opmfu_table_def opmfu_coll_calls_def = { "OpmfuCollCalls", call_cols, K_NCOL, NULL,
+const struct opmfu_table_def opmfu_coll_calls_def = { "OpmfuCollCalls", call_cols, OPMFU_CC_NCOL, NULL,
 						      OPMFU_TABLE_HELD | OPMFU_TABLE_INTERNAL };
 
 static struct opmfu_cell sid_cell(const struct opmfu_trace *t, uint32_t sid)
@@ -150,24 +148,24 @@ static void call_row(const void *src, size_t i, struct opmfu_cell *c)
 	const struct opmfu_coll *k = &res->t->colls.v[r->coll];
 	const struct opmfu_step_row *s = r->row >= 0 ? &res->steps->v[r->row] : NULL;
 
-	c[K_RANK] = opmfu_cell_int(res->rank);
-	c[K_STEP] = s && s->step != OPMFU_NO_STEP ? opmfu_cell_int(s->step) : opmfu_cell_null();
-	c[K_WIN] = s ? opmfu_cell_str(win_name[s->kind]) : opmfu_cell_null();
-	c[K_NAME] = opmfu_cell_str(opmfu_coll_kind_name(k->kind));
-	c[K_OP] = sid_cell(res->t, k->name);
-	c[K_GROUP] = sid_cell(res->t, k->group);
-	c[K_RANKS] = k->ranks > 0 ? opmfu_cell_int(k->ranks) : opmfu_cell_null();
-	c[K_DTYPE] = sid_cell(res->t, k->dtype);
-	c[K_BYTES] = known(k->bytes);
-	c[K_START] = opmfu_cell_int(k->start);
-	c[K_END] = opmfu_cell_int(k->end);
-	c[K_EXPOSED] = opmfu_cell_int(r->exposed_ns);
-	c[K_WAIT] = known(k->wait_ns);
-	c[K_TRANSFER] = known(k->transfer_ns);
-	c[K_LINK] = known(k->link_bytes);
-	c[K_TRANSPORT] = sid_cell(res->t, k->transport);
-	c[K_PARTS] = opmfu_cell_text(res->buf.buf + r->text, r->text_n);
-	c[K_LINK_NS] = known(k->link_ns);
+	c[OPMFU_CC_RANK] = opmfu_cell_int(res->rank);
+	c[OPMFU_CC_STEP] = s && s->step != OPMFU_NO_STEP ? opmfu_cell_int(s->step) : opmfu_cell_null();
+	c[OPMFU_CC_WIN] = s ? opmfu_cell_str(win_name[s->kind]) : opmfu_cell_null();
+	c[OPMFU_CC_NAME] = opmfu_cell_str(opmfu_coll_kind_name(k->kind));
+	c[OPMFU_CC_OP] = sid_cell(res->t, k->name);
+	c[OPMFU_CC_GROUP] = sid_cell(res->t, k->group);
+	c[OPMFU_CC_RANKS] = k->ranks > 0 ? opmfu_cell_int(k->ranks) : opmfu_cell_null();
+	c[OPMFU_CC_DTYPE] = sid_cell(res->t, k->dtype);
+	c[OPMFU_CC_BYTES] = known(k->bytes);
+	c[OPMFU_CC_START] = opmfu_cell_int(k->start);
+	c[OPMFU_CC_END] = opmfu_cell_int(k->end);
+	c[OPMFU_CC_EXPOSED] = opmfu_cell_int(r->exposed_ns);
+	c[OPMFU_CC_WAIT] = known(k->wait_ns);
+	c[OPMFU_CC_TRANSFER] = known(k->transfer_ns);
+	c[OPMFU_CC_LINK] = known(k->link_bytes);
+	c[OPMFU_CC_TRANSPORT] = sid_cell(res->t, k->transport);
+	c[OPMFU_CC_PARTS] = opmfu_cell_text(res->buf.buf + r->text, r->text_n);
+	c[OPMFU_CC_LINK_NS] = known(k->link_ns);
 }
 
 struct opmfu_table opmfu_coll_calls_table(const struct opmfu_coll_rank *res)

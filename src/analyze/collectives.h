@@ -51,6 +51,10 @@ enum opmfu_status opmfu_coll_rank_run(const struct opmfu_trace *t, const struct 
 				      struct opmfu_coll_rank *res, struct opmfu_err *err);
 
 extern const struct opmfu_table_def opmfu_coll_calls_def; /* internal and held */
+/* Its columns, by index (the per-run analysis reads the def it made). */
+enum { OPMFU_CC_RANK, OPMFU_CC_STEP, OPMFU_CC_WIN, OPMFU_CC_NAME, OPMFU_CC_OP, OPMFU_CC_GROUP, OPMFU_CC_RANKS,
+       OPMFU_CC_DTYPE, OPMFU_CC_BYTES, OPMFU_CC_START, OPMFU_CC_END, OPMFU_CC_EXPOSED, OPMFU_CC_WAIT,
+       OPMFU_CC_TRANSFER, OPMFU_CC_LINK, OPMFU_CC_TRANSPORT, OPMFU_CC_PARTS, OPMFU_CC_LINK_NS, OPMFU_CC_NCOL };
 struct opmfu_table opmfu_coll_calls_table(const struct opmfu_coll_rank *res);
 extern const struct opmfu_analysis opmfu_analysis_collectives;
 
@@ -61,6 +65,7 @@ struct opmfu_run_call {
 	int64_t step;       /* OPMFU_NO_STEP: none */
 	uint32_t win;       /* interned window kind ("step", "backlog", "trace"); 0: none */
 	uint32_t name, op_name, group, dtype, transport; /* interned; name 0: no kind */
+	int kind;           /* enum opmfu_coll_kind, of name */
 	int64_t ranks;      /* in the group; 0: not known */
 	int64_t bytes, start, end, exposed, wait, transfer, link_bytes, link_ns; /* -1: not known */
 	size_t piece, n_pieces; /* its exposed parts (offsets from start) in pieces[] */

@@ -77,16 +77,14 @@ static int parse_parts(struct opmfu_coll_run *r, const struct opmfu_cell *c, str
 	return 0;
 }
 
-enum { K_RANK, K_STEP, K_WIN, K_NAME, K_OP, K_GROUP, K_RANKS, K_DTYPE, K_BYTES, K_START, K_END, K_EXPOSED, K_WAIT,
-       K_TRANSFER, K_LINK, K_TRANSPORT, K_PARTS, K_LINK_NS, K_NCOL };
 
 static enum opmfu_status add_calls(struct opmfu_coll_run *r, const struct opmfu_table *t, struct opmfu_err *err)
 {
-	struct opmfu_cell c[K_NCOL];
+	struct opmfu_cell c[OPMFU_CC_NCOL];
 	size_t i;
-	if (t->def->n_cols != K_NCOL)
+	if (t->def->n_cols != OPMFU_CC_NCOL)
 		return opmfu_err_set(err, OPMFU_ERR_SCHEMA, "table %s with %zu columns, not %d", t->def->name,
-				     t->def->n_cols, K_NCOL);
+				     t->def->n_cols, OPMFU_CC_NCOL);
 	for (i = 0; i < t->n_rows; i++) {
 		struct opmfu_run_call *k;
 		uint32_t s[6];
@@ -96,34 +94,35 @@ static enum opmfu_status add_calls(struct opmfu_coll_run *r, const struct opmfu_
 			goto nomem;
 		k = &r->v[r->n];
 		memset(k, 0, sizeof(*k));
-		s[0] = cell_s(r, &c[K_WIN]);
-		s[1] = cell_s(r, &c[K_NAME]);
-		s[2] = cell_s(r, &c[K_OP]);
-		s[3] = cell_s(r, &c[K_GROUP]);
-		s[4] = cell_s(r, &c[K_DTYPE]);
-		s[5] = cell_s(r, &c[K_TRANSPORT]);
+		s[0] = cell_s(r, &c[OPMFU_CC_WIN]);
+		s[1] = cell_s(r, &c[OPMFU_CC_NAME]);
+		s[2] = cell_s(r, &c[OPMFU_CC_OP]);
+		s[3] = cell_s(r, &c[OPMFU_CC_GROUP]);
+		s[4] = cell_s(r, &c[OPMFU_CC_DTYPE]);
+		s[5] = cell_s(r, &c[OPMFU_CC_TRANSPORT]);
 		for (j = 0; j < 6; j++)
 			if (s[j] == UINT32_MAX)
 				goto nomem;
-		k->rank = (int)c[K_RANK].v.i;
-		k->step = c[K_STEP].null ? OPMFU_NO_STEP : c[K_STEP].v.i;
+		k->rank = (int)c[OPMFU_CC_RANK].v.i;
+		k->step = c[OPMFU_CC_STEP].null ? OPMFU_NO_STEP : c[OPMFU_CC_STEP].v.i;
 		k->win = s[0];
 		k->name = s[1];
+		k->kind = opmfu_coll_kind_of(c[OPMFU_CC_NAME].v.t.s, c[OPMFU_CC_NAME].null ? 0 : c[OPMFU_CC_NAME].v.t.n);
 		k->op_name = s[2];
 		k->group = s[3];
 		k->dtype = s[4];
 		k->transport = s[5];
-		k->ranks = c[K_RANKS].null ? 0 : c[K_RANKS].v.i;
-		k->bytes = cell_i(&c[K_BYTES]);
-		k->start = c[K_START].v.i;
-		k->end = c[K_END].v.i;
-		k->exposed = cell_i(&c[K_EXPOSED]);
-		k->wait = cell_i(&c[K_WAIT]);
-		k->transfer = cell_i(&c[K_TRANSFER]);
-		k->link_bytes = cell_i(&c[K_LINK]);
-		k->link_ns = cell_i(&c[K_LINK_NS]);
+		k->ranks = c[OPMFU_CC_RANKS].null ? 0 : c[OPMFU_CC_RANKS].v.i;
+		k->bytes = cell_i(&c[OPMFU_CC_BYTES]);
+		k->start = c[OPMFU_CC_START].v.i;
+		k->end = c[OPMFU_CC_END].v.i;
+		k->exposed = cell_i(&c[OPMFU_CC_EXPOSED]);
+		k->wait = cell_i(&c[OPMFU_CC_WAIT]);
+		k->transfer = cell_i(&c[OPMFU_CC_TRANSFER]);
+		k->link_bytes = cell_i(&c[OPMFU_CC_LINK]);
+		k->link_ns = cell_i(&c[OPMFU_CC_LINK_NS]);
 		k->wait_run = -1;
-		if (parse_parts(r, &c[K_PARTS], k))
+		if (parse_parts(r, &c[OPMFU_CC_PARTS], k))
 			goto nomem;
 		r->n++;
 	}
@@ -219,21 +218,18 @@ static int match(struct opmfu_coll_run *r)
 	struct opmfu_intern keys;
 	uint32_t *ord = opmfu_malloc((r->n + 1) * sizeof(*ord));
 	int64_t *count = NULL;
-	int *stamp = NULL, rc = -1;
+	int rc = -1;
 	size_t i, j;
 
 	memset(&ar, 0, sizeof(ar));
 	opmfu_intern_init(&keys, &ar);
-	if (!ord || make_keys(r, &keys) || !(count = opmfu_calloc(keys.n + 1, sizeof(*count))) ||
-	    !(stamp = opmfu_malloc((keys.n + 1) * sizeof(*stamp))))
+	if (!ord || make_keys(r, &keys) || !(count = opmfu_calloc(keys.n + 1, sizeof(*count))))
 		goto out;
 	for (i = 0; i < r->n; i++)
 		ord[i] = (uint32_t)i;
 	if (opmfu_sort_idx(ord, r->n, by_rank_start, r->v))
 		goto out;
 	/* the k-th call of each key on each rank, in start order */
-	for (i = 0; i < keys.n; i++)
-		stamp[i] = 0;
 	for (i = 0; i < r->n; i++) {
 		struct opmfu_run_call *k = &r->v[ord[i]];
 		if (i == 0 || k->rank != r->v[ord[i - 1]].rank)
@@ -264,7 +260,6 @@ static int match(struct opmfu_coll_run *r)
 out:
 	opmfu_free(ord);
 	opmfu_free(count);
-	opmfu_free(stamp);
 	opmfu_intern_release(&keys);
 	opmfu_arena_release(&ar);
 	return rc;
@@ -398,7 +393,6 @@ static enum opmfu_status run_finish(void *s, const struct opmfu_run_ctx *ctx, st
 {
 	(void)ctx;
 	struct opmfu_coll_run *r = s;
-	run_drop(r); /* what no rank kept */
 	if (match(r) || fill_steps(r))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory matching the collectives across ranks");
 	return OPMFU_OK;
@@ -453,8 +447,7 @@ static void coll_row(const void *src, size_t i, struct opmfu_cell *c)
 	int64_t time = k->end > k->start ? k->end - k->start : 0;
 	int64_t wait = k->wait >= 0 ? k->wait : k->wait_run;
 	int64_t transfer = k->transfer >= 0 ? k->transfer : k->wait < 0 && k->wait_run >= 0 ? time - k->wait_run : -1;
-	int kind = opmfu_coll_kind_of(opmfu_intern_str(&r->strs, k->name), opmfu_intern_len(&r->strs, k->name));
-	double bus = opmfu_coll_bus_factor(kind, k->ranks);
+	double bus = opmfu_coll_bus_factor(k->kind, k->ranks);
 	double alg = k->bytes >= 0 && time > 0 ? (double)k->bytes / (double)time : -1; /* bytes per ns = GB/s */
 
 	c[0] = opmfu_cell_int(k->rank);

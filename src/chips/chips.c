@@ -9,6 +9,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "base/fold.h"
+
 static const struct opmfu_chip chips[] = {
 	/* Ascend: 24 AI cores x 1800 MHz x 8192 (fp16) or 16384 (int8) FLOPs per cycle; the cube unit
 	 * runs fp32 and hf32 inputs at the fp16 rate (OPMFU_CHIP_CUBE). Huawei publishes no HBM bandwidth
@@ -63,27 +65,14 @@ const struct opmfu_chip *opmfu_chips(void)
 	return chips;
 }
 
-/* Lower-cases and drops ' ', '-' and '_' so "h100-sxm" equals "H100 SXM". */
-static size_t normalize(const char *s, size_t n, char *out, size_t outsz)
-{
-	size_t i, o = 0;
-	for (i = 0; i < n && o + 1 < outsz; i++) {
-		char c = s[i];
-		if (c == ' ' || c == '-' || c == '_')
-			continue;
-		out[o++] = (char)tolower((unsigned char)c);
-	}
-	out[o] = '\0';
-	return o;
-}
 
 static int same(const char *a, size_t na, const char *want)
 {
 	char x[64], y[64];
 	if (na >= sizeof(x))
 		return 0;
-	normalize(a, na, x, sizeof(x));
-	normalize(want, strlen(want), y, sizeof(y));
+	opmfu_fold_name(a, na, x, sizeof(x));
+	opmfu_fold_name(want, strlen(want), y, sizeof(y));
 	return y[0] && strcmp(x, y) == 0;
 }
 
@@ -174,13 +163,13 @@ static size_t chip_distance(const struct opmfu_chip *c, const char *x)
 	char y[64];
 	const char *a = c->aliases;
 	size_t best;
-	normalize(c->name, strlen(c->name), y, sizeof(y));
+	opmfu_fold_name(c->name, strlen(c->name), y, sizeof(y));
 	best = distance(x, y);
 	while (a && *a) {
 		const char *bar = strchr(a, '|');
 		size_t an = bar ? (size_t)(bar - a) : strlen(a), d;
 		if (an < sizeof(y)) {
-			normalize(a, an, y, sizeof(y));
+			opmfu_fold_name(a, an, y, sizeof(y));
 			if ((d = distance(x, y)) < best)
 				best = d;
 		}
@@ -197,7 +186,7 @@ size_t opmfu_chip_suggest(const char *name, const struct opmfu_chip **out, size_
 
 	if (strlen(name) >= sizeof(x))
 		return 0;
-	xl = normalize(name, strlen(name), x, sizeof(x));
+	xl = opmfu_fold_name(name, strlen(name), x, sizeof(x));
 	limit = xl / 3 > 2 ? xl / 3 : 2;
 	/* closest first, ties in table order: one pass per distance (the table is small) */
 	for (best = 0; best <= limit && n < max; best++)

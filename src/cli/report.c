@@ -171,19 +171,21 @@ static void print_waterfall(const struct opmfu_rows *run)
 		const char *what, *col;
 		int part;
 		const char *eff; /* a column shown after the bar as "at N% of the memory bandwidth"; NULL: none */
+		int optional;    /* no line when the column is NULL (the waiting: known from the trace's
+				    tasks or from other ranks only) */
 	} lines[] = {
-		{ "useful math: trace MFU (FLOPs / (step time x peak))", "trace_mfu", 0, NULL },
-		{ "FLOP kernels below peak (their time minus trace MFU)", "share_inefficiency", 0, NULL },
-		{ "busy without FLOPs", "share_other_compute", 0, NULL },
-		{ "GEMM/conv/attention kernels, FLOPs unknown", "share_matmul_noflops", 1, NULL },
-		{ "memory-bound kernels, bytes known", "share_memory_bound", 1, "memory_bound_eff" },
-		{ "other kernels (no FLOPs by convention)", "share_other_kernels", 1, NULL },
-		{ "copies and memsets", "share_memcpy", 1, NULL },
-		{ "communication not hidden under compute", "share_comm", 0, NULL },
-		{ "waiting for other ranks (the rest is transfer)", "share_comm_wait", 1, NULL },
-		{ "idle device (nothing ran)", "share_idle", 0, NULL },
-		{ "host late (launched after the gap began)", "share_idle_host", 1, NULL },
-		{ "other idle", "share_idle_device", 1, NULL },
+		{ "useful math: trace MFU (FLOPs / (step time x peak))", "trace_mfu", 0, NULL, 0 },
+		{ "FLOP kernels below peak (their time minus trace MFU)", "share_inefficiency", 0, NULL, 0 },
+		{ "busy without FLOPs", "share_other_compute", 0, NULL, 0 },
+		{ "GEMM/conv/attention kernels, FLOPs unknown", "share_matmul_noflops", 1, NULL, 0 },
+		{ "memory-bound kernels, bytes known", "share_memory_bound", 1, "memory_bound_eff", 0 },
+		{ "other kernels (no FLOPs by convention)", "share_other_kernels", 1, NULL, 0 },
+		{ "copies and memsets", "share_memcpy", 1, NULL, 0 },
+		{ "communication not hidden under compute", "share_comm", 0, NULL, 0 },
+		{ "waiting for other ranks (the rest is transfer)", "share_comm_wait", 1, NULL, 1 },
+		{ "idle device (nothing ran)", "share_idle", 0, NULL, 0 },
+		{ "host late (launched after the gap began)", "share_idle_host", 1, NULL, 0 },
+		{ "other idle", "share_idle_device", 1, NULL, 0 },
 	};
 	double step = opmfu_cell(run, 0, "median_step"), prof = opmfu_cell(run, 0, "profiler_step_ns");
 	double backlog = opmfu_cell(run, 0, "backlog_ns");
@@ -205,8 +207,7 @@ static void print_waterfall(const struct opmfu_rows *run)
 	opmfu_printf("\n");
 	for (k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
 		double v = opmfu_cell(run, 0, lines[k].col);
-		/* the waiting is known from the trace's own tasks or from other ranks: else no line */
-		if (isnan(v) && !strcmp(lines[k].col, "share_comm_wait"))
+		if (isnan(v) && lines[k].optional)
 			continue;
 		opmfu_printf("  %s%-*s %6s  ", lines[k].part ? "  " : "", lines[k].part ? 51 : 53, lines[k].what,
 			     pct1(v, p, sizeof(p)));

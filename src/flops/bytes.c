@@ -440,12 +440,7 @@ static int spatial(const struct bcall *b, size_t pos, size_t ns, const int64_t *
 			out[i] = dflt ? dflt[i] : fill;
 		return 0;
 	}
-	if (n == 1)
-		for (i = 1; i < ns; i++)
-			out[i] = out[0];
-	else if (n != ns)
-		return -1;
-	return 0;
+	return sf_each(out, n, ns);
 }
 
 #define MAX_POOL_DIMS 3
@@ -816,18 +811,6 @@ static int kernel_bytes(struct bcall *b, int64_t *acc)
 
 /* ---- the call ---- */
 
-static int parse_list(struct opmfu_text t, struct sf_shapes *s)
-{
-	s->sh = (struct opmfu_shape){ s->dims, s->end, SF_MAX_DIMS, SF_MAX_TENSORS, 0, 0 };
-	s->known = 0;
-	if (!t.s)
-		return 0;
-	if (opmfu_shape_parse(t.s, t.n, &s->sh) != 0)
-		return -1;
-	s->known = 1;
-	return 0;
-}
-
 int64_t opmfu_shape_bytes(const struct opmfu_shape_call *c, struct opmfu_text in_dtypes, struct opmfu_text out_dtypes,
 			  int op_scope)
 {
@@ -847,7 +830,7 @@ int64_t opmfu_shape_bytes(const struct opmfu_shape_call *c, struct opmfu_text in
 	b.dt_in = in_dtypes;
 	b.dt_out = out_dtypes;
 	b.attrs = c->attrs;
-	if (parse_list(c->in_shapes, &b.k.in) || parse_list(c->out_shapes, &b.k.out))
+	if (sf_parse_list(c->in_shapes, &b.k.in) || sf_parse_list(c->out_shapes, &b.k.out))
 		return -1;
 	if (op_scope) {
 		if (!b.k.in.known || !b.k.name.s || !(op = find_bop(b.k.name, &inplace)))

@@ -181,15 +181,10 @@ int sf_conv_knows(struct opmfu_text name)
 static int spatial_arg(struct opmfu_text attrs, int p, size_t ns, int64_t *out)
 {
 	struct opmfu_text v;
-	size_t n, i;
+	size_t n;
 	if (p < 0 || !sf_attr_pos(attrs, (size_t)p, &v) || sf_ints(v, out, ns, &n) != 0)
 		return -1;
-	if (n == 1)
-		for (i = 1; i < ns; i++)
-			out[i] = out[0];
-	else if (n != ns)
-		return -1;
-	return 0;
+	return sf_each(out, n, ns);
 }
 
 #define MAX_SPATIAL 8

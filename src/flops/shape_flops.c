@@ -63,8 +63,7 @@ enum opmfu_flops_family opmfu_shape_family(struct opmfu_text type)
 	return OPMFU_FAM_NONE;
 }
 
-/* 0, or -1 when t is present but not a shape list that fits our room */
-static int parse_list(struct opmfu_text t, struct sf_shapes *s)
+int sf_parse_list(struct opmfu_text t, struct sf_shapes *s)
 {
 	s->sh = (struct opmfu_shape){ s->dims, s->end, SF_MAX_DIMS, SF_MAX_TENSORS, 0, 0 };
 	s->known = 0;
@@ -89,9 +88,9 @@ enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int6
 	k.c = c;
 	k.name = bare_name(c->type);
 	/* the inputs are what every formula reads; outputs only refine */
-	if (parse_list(c->in_shapes, &k.in) != 0 || !k.in.known)
+	if (sf_parse_list(c->in_shapes, &k.in) != 0 || !k.in.known)
 		return OPMFU_SHAPE_UNKNOWN;
-	if (parse_list(c->out_shapes, &k.out) != 0)
+	if (sf_parse_list(c->out_shapes, &k.out) != 0)
 		k.out.known = 0;
 	switch (fam) {
 	case OPMFU_FAM_MATMUL: st = sf_matmul(&k, &f); break;
@@ -371,6 +370,17 @@ int sf_cur_next(struct sf_cur *cu, int64_t *x)
 		return -1;
 	}
 	return 1;
+}
+
+int sf_each(int64_t *out, size_t n, size_t ns)
+{
+	size_t i;
+	if (n == 1)
+		for (i = 1; i < ns; i++)
+			out[i] = out[0];
+	else if (n != ns)
+		return -1;
+	return 0;
 }
 
 int sf_ints(struct opmfu_text v, int64_t *x, size_t cap, size_t *n)

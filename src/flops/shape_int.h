@@ -69,6 +69,10 @@ int sf_cur_next(struct sf_cur *cu, int64_t *x);
 /* the whole list: 0 with *n set (values past cap are
  * counted, not stored); -1 when it is not a list of integers */
 int sf_ints(struct opmfu_text v, int64_t *x, size_t cap, size_t *n);
+/* out[0 .. n) read for ns values: one value stands for all ns (copied), else n must be ns; 0, or -1 */
+int sf_each(int64_t *out, size_t n, size_t ns);
+/* t parsed into s (s->known: given); 0, or -1 when t is present but not a shape list that fits s */
+int sf_parse_list(struct opmfu_text t, struct sf_shapes *s);
 /* a named boolean attribute: 1/0, or dflt when absent or unreadable */
 int sf_named_bool(struct opmfu_text attrs, const char *key, int dflt);
 /* a case-insensitive match of v against s */

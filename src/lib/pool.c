@@ -221,6 +221,22 @@ static int median_rank(const struct opmfu_table *t, size_t n, int *rank)
  * OpmfuRun, OpmfuHotspots, OpmfuStragglers) and, with --model, OpmfuModel's
  * run rows for the account's median rank; put and kept under the pseudo
  * rank OPMFU_RUN_RANK as a rank's are. */
+/* The per-run analyses after analysis k read what it made (the account reads the collectives'). */
+static enum opmfu_status run_add_after(struct opmfu_report *rep, size_t k, const struct opmfu_table *t, size_t n,
+				       struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t j, i;
+	for (j = k + 1; opmfu_analyses[j] && st == OPMFU_OK; j++) {
+		const struct opmfu_analysis *b = opmfu_analyses[j];
+		if (b->scope != OPMFU_PER_RUN || !rep->run_state[j] || !b->run_add)
+			continue;
+		for (i = 0; i < n && st == OPMFU_OK; i++)
+			st = b->run_add(rep->run_state[j], &t[i], err);
+	}
+	return st;
+}
+
 static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct opmfu_report *rep,
 				   struct opmfu_writers *ws, struct opmfu_err *err)
 {
@@ -240,13 +256,8 @@ static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct op
 		if (a->scope != OPMFU_PER_RUN || !rep->run_state[k])
 			continue;
 		if ((st = a->finish(rep->run_state[k], &rc, err)) == OPMFU_OK && n + OPMFU_MAX_TABLES <= MAX_TABS) {
-			size_t made = a->run_tables(rep->run_state[k], t + n), j, i2;
-			/* the per-run analyses after it read what it made (the account, the collectives) */
-			for (j = k + 1; opmfu_analyses[j] && st == OPMFU_OK; j++)
-				for (i2 = n; i2 < n + made && st == OPMFU_OK; i2++)
-					if (opmfu_analyses[j]->scope == OPMFU_PER_RUN && rep->run_state[j] &&
-					    opmfu_analyses[j]->run_add)
-						st = opmfu_analyses[j]->run_add(rep->run_state[j], &t[i2], err);
+			size_t made = a->run_tables(rep->run_state[k], t + n);
+			st = run_add_after(rep, k, t + n, made, err);
 			n += made;
 		}
 	}

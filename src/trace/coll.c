@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "base/fold.h"
 #include "base/mem.h"
 
 const char *opmfu_coll_kind_name(int kind)
@@ -14,19 +15,6 @@ const char *opmfu_coll_kind_name(int kind)
 	return kind > 0 && kind < OPMFU_COLL__N ? names[kind] : NULL;
 }
 
-/* s[0..n) in lower case without '_', '-' and spaces, into buf (at most cap - 1 letters). */
-static size_t squeeze(const char *s, size_t n, char *buf, size_t cap)
-{
-	size_t i, m = 0;
-	for (i = 0; i < n && m + 1 < cap; i++) {
-		char c = s[i];
-		if (c == '_' || c == '-' || c == ' ')
-			continue;
-		buf[m++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-	}
-	buf[m] = 0;
-	return m;
-}
 
 int opmfu_coll_kind_of(const char *s, size_t n)
 {
@@ -43,7 +31,7 @@ int opmfu_coll_kind_of(const char *s, size_t n)
 		{ "receive", OPMFU_COLL_RECV },
 	};
 	char buf[256];
-	size_t m = squeeze(s, n, buf, sizeof(buf)), k;
+	size_t m = opmfu_fold_name(s, n, buf, sizeof(buf)), k;
 	for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
 		if (m && strstr(buf, words[k].word))
 			return words[k].kind;
@@ -91,7 +79,7 @@ int opmfu_coll_dtype_size(const char *s, size_t n)
 		s += 5, n -= 5;
 	else if (n >= 7 && !strncmp(s, "torch.", 6))
 		s += 6, n -= 6;
-	m = squeeze(s, n, buf, sizeof(buf));
+	m = opmfu_fold_name(s, n, buf, sizeof(buf));
 	p = m > 4 && !strncmp(buf, "nccl", 4) ? buf + 4 : buf;
 	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
 		if (!strcmp(p, sizes[k].name))

@@ -14,43 +14,19 @@ import subprocess
 import sys
 import tempfile
 
+import sample_rank
+
 OPMFU = sys.argv[1]
 ROOT = sys.argv[2]
-with open(os.path.join(ROOT, "schema", "in", "ascend.sql")) as f:
-    SCHEMA = f.read()
-
-INFO = '{"DeviceInfo":[{"id":0,"ai_core_num":24,"aic_frequency":"1800"}]}'
-# one aten::mm op, one 1000 ns kernel, one 176947200-FLOPs record: mfu 0.5
-DATA = """
-INSERT INTO STRING_IDS VALUES (1,'aten::mm'),(2,'MatMulV3'),(3,'"16,16;16,16"'),(4,'BF16'),(5,'"16,16"'),
- (6,'mfu_flops'),(7,'176947200-mm');
-INSERT INTO PYTORCH_API (startNs, endNs, globalTid, connectionId, name) VALUES (1000,1500,1,1,1);
-INSERT INTO CONNECTION_IDS VALUES (1,1);
-INSERT INTO TASK (startNs, endNs, connectionId, globalTaskId) VALUES (11000,12000,1,1);
-INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, opType, inputShapes, inputDataTypes, outputShapes)
- VALUES (2,1,2,3,4,5);
-INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, message, domainId) VALUES (900,1600,2,7,6);
-"""
-RANK = "host_1_20260101000000000_ascend_pt"
+SCHEMA = sample_rank.schema(ROOT)
+INFO, DATA, RANK = sample_rank.INFO, sample_rank.DATA, sample_rank.RANK
 DB_REL = RANK + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
 INFO_REL = RANK + "/PROF_1/device_0/info.json.0"
 FAILED_ONE = "opmfu: error: 1 of 1 rank failed; {out}/cluster_analysis_output/cluster_analysis.db left unchanged"
 
 
-def make_rank(tree, sql=SCHEMA + DATA, info=INFO, rel=DB_REL):
-    db = os.path.join(tree, rel)
-    os.makedirs(os.path.dirname(db), exist_ok=True)
-    if sql is not None:
-        con = sqlite3.connect(db)
-        con.executescript(sql)
-        con.commit()
-        con.close()
-    if info is not None:
-        p = os.path.join(tree, os.path.dirname(os.path.dirname(rel)), "PROF_1", "device_0", "info.json.0")
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "w") as f:
-            f.write(info)
-    return db
+def make_rank(tree, sql=SCHEMA + DATA, info=INFO):
+    return sample_rank.make_rank(tree, sql, info=info)
 
 
 def hashes(top):

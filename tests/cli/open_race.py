@@ -20,51 +20,26 @@ is killed after TIMEOUT seconds and fails the test.
 import os
 import shutil
 import signal
-import sqlite3
 import stat
 import subprocess
 import sys
 import tempfile
 import time
 
+import sample_rank
+
 OPMFU = os.path.abspath(sys.argv[1])
 RACE = os.path.abspath(sys.argv[2])
 ROOT = sys.argv[3]
-with open(os.path.join(ROOT, "schema", "in", "ascend.sql")) as f:
-    SCHEMA = f.read()
-
-INFO = '{"DeviceInfo":[{"id":0,"ai_core_num":24,"aic_frequency":"1800"}]}'
-# one aten::mm op, one 1000 ns kernel, one 176947200-FLOPs record: mfu 0.5
-DATA = """
-INSERT INTO STRING_IDS VALUES (1,'aten::mm'),(2,'MatMulV3'),(3,'"16,16;16,16"'),(4,'BF16'),(5,'"16,16"'),
- (6,'mfu_flops'),(7,'176947200-mm');
-INSERT INTO PYTORCH_API (startNs, endNs, globalTid, connectionId, name) VALUES (1000,1500,1,1,1);
-INSERT INTO CONNECTION_IDS VALUES (1,1);
-INSERT INTO TASK (startNs, endNs, connectionId, globalTaskId) VALUES (11000,12000,1,1);
-INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, opType, inputShapes, inputDataTypes, outputShapes)
- VALUES (2,1,2,3,4,5);
-INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, message, domainId) VALUES (900,1600,2,7,6);
-"""
-RANK = "host_1_20260101000000000_ascend_pt"
-NOT_REG = "not a regular file (a FIFO): opmfu reads only regular files"
+SCHEMA = sample_rank.schema(ROOT)
+RANK, NOT_REG = sample_rank.RANK, sample_rank.NOT_REG
 TIMEOUT = 8  # seconds; a run here takes well under one (ASan included)
 fails = []
 
 
 def make_rank(top):
     """A one-kernel Ascend rank directory under top; returns its database."""
-    d = os.path.join(top, RANK)
-    db = os.path.join(d, "ASCEND_PROFILER_OUTPUT", "ascend_pytorch_profiler_0.db")
-    os.makedirs(os.path.dirname(db))
-    con = sqlite3.connect(db)
-    con.executescript(SCHEMA + DATA)
-    con.commit()
-    con.close()
-    p = os.path.join(d, "PROF_1", "device_0", "info.json.0")
-    os.makedirs(os.path.dirname(p))
-    with open(p, "w") as f:
-        f.write(INFO)
-    return db
+    return sample_rank.make_rank(top, SCHEMA + sample_rank.DATA)
 
 
 def run(prog, args, tmp, race=None):

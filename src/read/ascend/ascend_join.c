@@ -655,36 +655,55 @@ static int link_slot(int32_t link)
 	return link == 1 || link == 5 ? 0 : link == 2 ? 1 : link == 4 ? 2 : -1; /* HCCS(_SW), PCIE, SIO */
 }
 
-/* The collective (index into j->cop) task k belongs to; SIZE_MAX: none. */
-static size_t cop_of(const struct opmfu_ajoin *j, const struct op_order *o, size_t n_ord,
-		     const struct opmfu_aj_ctinfo *in)
-{
-	size_t at;
-	if (!in->op_ok)
-		return SIZE_MAX;
-	at = opmfu_lbound(0, n_ord, op_before, o, &in->op_id);
-	return at < n_ord && j->cop[o->ord[at]].op_id == in->op_id ? o->ord[at] : SIZE_MAX;
-}
-
-static int emit_colls(const struct opmfu_ajoin *j, struct opmfu_trace *t)
+/*
+ * For each communication task, the collective (index into j->cop) its opId
+ * names: the first row of that opId in table order; UINT32_MAX: none. Into
+ * *out (n_ctask entries, NULL when there are no tasks). Returns 0, or -1 when
+ * out of memory.
+ */
+static int task_cops(const struct opmfu_ajoin *j, uint32_t **out)
 {
 	struct op_order o = { j->cop, NULL };
-	uint32_t *ord = NULL, *coll = NULL;
-	struct cstat *cs = NULL;
+	uint32_t *ord = NULL, *tc;
 	size_t i, n_ord = 0;
-	int rc = -1, sized = j->words[OPMFU_AJ_W_NOTIFY_WAIT] != 0;
 
-	if (!j->n_cop)
+	*out = NULL;
+	if (!j->n_ctask)
 		return 0;
-	if (!(ord = opmfu_malloc(j->n_cop * sizeof(*ord))) || !(coll = opmfu_malloc(j->n_cop * sizeof(*coll))) ||
-	    !(cs = opmfu_calloc(j->n_cop, sizeof(*cs))))
-		goto out;
+	if (!(tc = opmfu_malloc(j->n_ctask * sizeof(*tc))) || (j->n_cop && !(ord = opmfu_malloc(j->n_cop * sizeof(*ord)))))
+		goto nomem;
 	for (i = 0; i < j->n_cop; i++)
 		if (j->cop[i].op_ok)
 			ord[n_ord++] = (uint32_t)i;
 	if (opmfu_sort_idx(ord, n_ord, less_op_id, j->cop))
-		goto out;
+		goto nomem;
 	o.ord = ord;
+	for (i = 0; i < j->n_ctask; i++) {
+		const struct opmfu_aj_ctinfo *in = &j->ct_info[j->ctask[i].info];
+		size_t at = in->op_ok ? opmfu_lbound(0, n_ord, op_before, &o, &in->op_id) : n_ord;
+		tc[i] = at < n_ord && j->cop[ord[at]].op_id == in->op_id ? ord[at] : UINT32_MAX;
+	}
+	opmfu_free(ord);
+	*out = tc;
+	return 0;
+nomem:
+	opmfu_free(ord);
+	opmfu_free(tc);
+	return -1;
+}
+
+/* tc: task_cops' */
+static int emit_colls(const struct opmfu_ajoin *j, const uint32_t *tc, struct opmfu_trace *t)
+{
+	uint32_t *coll = NULL;
+	struct cstat *cs = NULL;
+	size_t i;
+	int rc = -1, sized = j->words[OPMFU_AJ_W_NOTIFY_WAIT] != 0;
+
+	if (!j->n_cop)
+		return 0;
+	if (!(coll = opmfu_malloc(j->n_cop * sizeof(*coll))) || !(cs = opmfu_calloc(j->n_cop, sizeof(*cs))))
+		goto out;
 	/* one call per collective with a span, in table order */
 	for (i = 0; i < j->n_cop; i++) {
 		const struct opmfu_aj_cop *c = &j->cop[i];
@@ -714,8 +733,8 @@ static int emit_colls(const struct opmfu_ajoin *j, struct opmfu_trace *t)
 	/* the planes of each, then its main plane */
 	for (i = 0; i < j->n_ctask; i++) {
 		const struct opmfu_aj_ctinfo *in = &j->ct_info[j->ctask[i].info];
-		size_t c = cop_of(j, &o, n_ord, in);
-		if (c == SIZE_MAX)
+		uint32_t c = tc[i];
+		if (c == UINT32_MAX)
 			continue;
 		if (in->plane >= 0 && in->plane < 64)
 			cs[c].planes |= 1ull << in->plane;
@@ -737,10 +756,10 @@ static int emit_colls(const struct opmfu_ajoin *j, struct opmfu_trace *t)
 	for (i = 0; i < j->n_ctask; i++) {
 		const struct opmfu_aj_ctask *tk = &j->ctask[i];
 		const struct opmfu_aj_ctinfo *in = &j->ct_info[tk->info];
-		size_t c = cop_of(j, &o, n_ord, in);
+		uint32_t c = tc[i];
 		struct opmfu_coll *k;
 		int64_t d = tk->end > tk->start ? tk->end - tk->start : 0;
-		if (c == SIZE_MAX || coll[c] == UINT32_MAX || !in->task_type)
+		if (c == UINT32_MAX || coll[c] == UINT32_MAX || !in->task_type)
 			continue;
 		k = &t->colls.v[coll[c]];
 		if (in->task_type == j->words[OPMFU_AJ_W_NOTIFY_WAIT]) {
@@ -784,7 +803,6 @@ static int emit_colls(const struct opmfu_ajoin *j, struct opmfu_trace *t)
 	}
 	rc = 0;
 out:
-	opmfu_free(ord);
 	opmfu_free(coll);
 	opmfu_free(cs);
 	return rc;
@@ -797,12 +815,9 @@ out:
  * gaps between a collective's tasks, as torch_npu's StepTraceTime counts
  * them (docs/output-schema.md); t->comm_from_tasks stays 0 for that reason.
  */
-static int emit_comm(const struct opmfu_ajoin *j, struct opmfu_trace *t)
+static int emit_comm(const struct opmfu_ajoin *j, const uint32_t *tc, struct opmfu_trace *t)
 {
-	struct op_order o = { j->cop, NULL };
-	uint32_t *ord = NULL;
-	size_t i, n_ord = 0;
-	int rc = -1;
+	size_t i;
 
 	if (!j->n_ctask) {
 		for (i = 0; i < j->n_cop; i++) {
@@ -813,30 +828,24 @@ static int emit_comm(const struct opmfu_ajoin *j, struct opmfu_trace *t)
 		}
 		return 0;
 	}
-	/* the collectives with an opId, by opId (then table order: the first wins) */
-	if (j->n_cop && !(ord = opmfu_malloc(j->n_cop * sizeof(*ord))))
-		return -1;
-	for (i = 0; i < j->n_cop; i++)
-		if (j->cop[i].op_ok)
-			ord[n_ord++] = (uint32_t)i;
-	if (opmfu_sort_idx(ord, n_ord, less_op_id, j->cop))
-		goto out;
-	o.ord = ord;
 	for (i = 0; i < j->n_ctask; i++) {
 		const struct opmfu_aj_ctask *k = &j->ctask[i];
-		const struct opmfu_aj_ctinfo *in = &j->ct_info[k->info];
-		struct opmfu_range r = { k->start, k->end, launch_of(j, k->conn_ok, k->conn), in->name, 0 };
-		if (in->op_ok) {
-			size_t at = opmfu_lbound(0, n_ord, op_before, &o, &in->op_id);
-			if (at < n_ord && j->cop[ord[at]].op_id == in->op_id && j->cop[ord[at]].name)
-				r.name = j->cop[ord[at]].name;
-		}
+		struct opmfu_range r = { k->start, k->end, launch_of(j, k->conn_ok, k->conn), j->ct_info[k->info].name, 0 };
+		/* named by its collective's opName when it has one */
+		if (tc[i] != UINT32_MAX && j->cop[tc[i]].name)
+			r.name = j->cop[tc[i]].name;
 		if (opmfu_ranges_add(&t->comm, &r))
-			goto out;
+			return -1;
 	}
-	rc = 0;
-out:
-	opmfu_free(ord);
+	return 0;
+}
+
+/* The communication ranges and the collective calls, over one task-to-collective map. */
+static int emit_communication(const struct opmfu_ajoin *j, struct opmfu_trace *t)
+{
+	uint32_t *tc;
+	int rc = task_cops(j, &tc) || emit_comm(j, tc, t) || emit_colls(j, tc, t) ? -1 : 0;
+	opmfu_free(tc);
 	return rc;
 }
 
@@ -928,5 +937,5 @@ int opmfu_ajoin_emit(struct opmfu_ajoin *j, struct opmfu_trace *t)
 		if (opmfu_ranges_add(&t->memcpy, &r))
 			return -1;
 	}
-	return emit_comm(j, t) || emit_colls(j, t) ? -1 : 0;
+	return emit_communication(j, t);
 }
