@@ -111,6 +111,11 @@ static void test_fixture(const char *path)
 		  "Double" },
 		/* 6: SendRecv whose op says "recv": its kind and its args */
 		{ 700000, 708000, 400, OPMFU_COLL_RECV, 2, sendrecv, "7", "Int" },
+		/* 7: torch < 2.1: record_param_comms says nothing; the c10d op around it its size and kind */
+		{ 900000, 906000, 24576, OPMFU_COLL_ALLTOALL, 0, sendrecv, "", "float" },
+		/* 8: ... whose input is a TensorList: no size */
+		{ 1100000, 1107000, OPMFU_COLL_UNKNOWN, OPMFU_COLL_ALLREDUCE, 0,
+		  "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "", "" },
 	};
 
 	/* the first 4096 bytes of "[0, 1, ..., 1199]" */

@@ -167,6 +167,8 @@ struct kin_parse {
 	size_t n_kernels, cap_kernels;
 	struct kin_cargs *kcargs, *ocargs; /* comm kernels' and cpu_ops' collective args, by owner */
 	size_t n_kcargs, cap_kcargs, n_ocargs, cap_ocargs;
+	uint32_t *coll_host;       /* by kernel: the c10d op around a comm kernel's op whose inputs give
+				      its size (older traces, kineto_link.c); NULL: none looked for */
 	struct opmfu_ranges mods;  /* nn.Module calls, times without the base */
 	struct opmfu_ranges copies; /* gpu_memcpy and gpu_memset events: value = correlation id (above) */
 	struct kin_step *steps;

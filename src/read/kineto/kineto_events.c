@@ -907,6 +907,7 @@ void opmfu_kin_parse_release(struct kin_parse *p)
 	opmfu_free(p->kernels);
 	opmfu_free(p->kcargs);
 	opmfu_free(p->ocargs);
+	opmfu_free(p->coll_host);
 	opmfu_ranges_release(&p->mods);
 	opmfu_ranges_release(&p->copies);
 	opmfu_free(p->steps);

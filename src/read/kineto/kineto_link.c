@@ -119,10 +119,13 @@ static int query_before(const void *a, const void *b)
  * Walks ops and queries of all threads together, both in (thread, time)
  * order, with a stack of the ops open at the query's time: push every op
  * that starts at or before it, drop from the top those that ended before
- * it; the top then holds it and started last.
+ * it; the top then holds it and started last. at(p, query, stack, depth)
+ * is told each query's open ops, innermost last.
  */
+typedef void at_query_fn(struct kin_parse *p, const struct query *q, const uint32_t *stack, size_t top);
+
 static void sweep(struct kin_parse *p, const uint32_t *ops, size_t n_ops, const struct query *q, size_t n_q,
-		  uint32_t *stack)
+		  uint32_t *stack, at_query_fn *at)
 {
 	size_t i = 0, k, top = 0;
 	uint32_t thread = KIN_NONE;
@@ -142,11 +145,41 @@ static void sweep(struct kin_parse *p, const uint32_t *ops, size_t n_ops, const 
 		}
 		while (top && p->ops[stack[top - 1]].end < q[k].ts)
 			top--;
-		if (top) {
-			p->kernels[q[k].kernel].op = stack[top - 1];
-			p->kernels[q[k].kernel].by = KIN_BY_CORR;
-		}
+		at(p, &q[k], stack, top);
 	}
+}
+
+/* the launch's innermost op is the kernel's */
+static void link_at(struct kin_parse *p, const struct query *q, const uint32_t *stack, size_t top)
+{
+	if (top) {
+		p->kernels[q->kernel].op = stack[top - 1];
+		p->kernels[q->kernel].by = KIN_BY_CORR;
+	}
+}
+
+/* Sorts the queries and the ops on a thread and sweeps them. Returns -1
+ * when out of memory. */
+static int sweep_ops(struct kin_parse *p, struct query *q, size_t n_q, at_query_fn *at)
+{
+	uint32_t *ops = NULL, *stack = NULL;
+	size_t i, n_ops = 0;
+	int rc = -1;
+
+	if (!(ops = opmfu_malloc((p->n_ops ? p->n_ops : 1) * sizeof(*ops))) ||
+	    !(stack = opmfu_malloc((p->n_ops ? p->n_ops : 1) * sizeof(*stack))))
+		goto out;
+	for (i = 0; i < p->n_ops; i++)
+		if (p->ops[i].thread != KIN_NONE)
+			ops[n_ops++] = (uint32_t)i;
+	if (opmfu_sort_idx(ops, n_ops, op_before, p->ops) || opmfu_sort_array(q, n_q, sizeof(*q), query_before))
+		goto out;
+	sweep(p, ops, n_ops, q, n_q, stack, at);
+	rc = 0;
+out:
+	opmfu_free(ops);
+	opmfu_free(stack);
+	return rc;
 }
 
 /* The runtime calls by correlation id (the first in file order of equal
@@ -161,16 +194,15 @@ struct launches {
 static int link_by_corr(struct kin_parse *p, struct launches *ls)
 {
 	struct query *q = NULL;
-	uint32_t *ops = NULL, *stack = NULL;
-	size_t i, n_q = 0, n_ops = 0;
-	int rc = -1;
+	size_t i, n_q = 0;
+	int rc;
 
 	for (i = 0; i < p->n_kernels; i++)
 		n_q += p->kernels[i].op == KIN_NONE && p->kernels[i].corr != INT64_MIN;
 	if (n_q == 0 || p->n_launches == 0)
 		return 0;
 	if (!(q = opmfu_malloc(n_q * sizeof(*q))))
-		goto out;
+		return -1;
 	n_q = 0;
 	for (i = 0; i < p->n_kernels; i++) {
 		uint32_t l;
@@ -180,20 +212,8 @@ static int link_by_corr(struct kin_parse *p, struct launches *ls)
 		if (l != OPMFU_IDTAB_NONE && p->launches[l].thread != KIN_NONE)
 			q[n_q++] = (struct query){ p->launches[l].ts, p->launches[l].thread, (uint32_t)i };
 	}
-	if (!(ops = opmfu_malloc((p->n_ops ? p->n_ops : 1) * sizeof(*ops))) ||
-	    !(stack = opmfu_malloc((p->n_ops ? p->n_ops : 1) * sizeof(*stack))))
-		goto out;
-	for (i = 0; i < p->n_ops; i++)
-		if (p->ops[i].thread != KIN_NONE)
-			ops[n_ops++] = (uint32_t)i;
-	if (opmfu_sort_idx(ops, n_ops, op_before, p->ops) || opmfu_sort_array(q, n_q, sizeof(*q), query_before))
-		goto out;
-	sweep(p, ops, n_ops, q, n_q, stack);
-	rc = 0;
-out:
+	rc = sweep_ops(p, q, n_q, link_at);
 	opmfu_free(q);
-	opmfu_free(ops);
-	opmfu_free(stack);
 	return rc;
 }
 
@@ -314,15 +334,136 @@ static int64_t coll_bytes(const struct opmfu_trace *t, const struct kin_cargs *a
 	return n * size;
 }
 
+/* ---- older traces: the size from the c10d op's inputs ---- */
+
+/* Whether an op is one of PyTorch's collectives (c10d::alltoall_base_,
+ * torch 1.x's nccl:all_reduce): only those say what the call moves. */
+static int is_c10d(const struct opmfu_strtab *st, uint32_t name)
+{
+	const char *s = opmfu_strtab_str(st, name);
+	size_t n = opmfu_strtab_len(st, name);
+	return s && ((n > 6 && !memcmp(s, "c10d::", 6)) || (n > 5 && !memcmp(s, "nccl:", 5)));
+}
+
+/* The next ';'-separated entry of [*s, e) (its end in *end); 0 past the last. */
+static int next_entry(const char **s, const char *e, const char **end, int *done)
+{
+	const char *q;
+	if (*done)
+		return 0;
+	q = memchr(*s, ';', (size_t)(e - *s));
+	*end = q ? q : e;
+	*done = !q;
+	return 1;
+}
+
+/*
+ * The bytes of o's call from its inputs, as nccl-tests' size (the larger of
+ * input and output): the largest tensor argument, its Input Dims' elements
+ * times the size of its Input type (a 0-d tensor is one element; lists of
+ * tensors have no dims in the trace and do not count). *ty, *ty_n: that
+ * argument's type text. OPMFU_COLL_UNKNOWN when no argument is a tensor
+ * of a known type.
+ */
+static int64_t op_bytes(const struct kin_parse *p, const struct kin_op *o, const char **ty, size_t *ty_n)
+{
+	const struct opmfu_strtab *st = &p->t->strs;
+	uint32_t tsid = o->dtype ? p->t->dtypes[o->dtype].text : 0;
+	const char *d = opmfu_strtab_str(st, o->shapes), *t = opmfu_strtab_str(st, tsid), *de, *te, *dn, *tn;
+	int d_done = 0, t_done = 0;
+	int64_t best = OPMFU_COLL_UNKNOWN;
+
+	if (!d || !t || o->shapes == p->t->shape_unknown)
+		return best;
+	de = d + opmfu_strtab_len(st, o->shapes);
+	te = t + opmfu_strtab_len(st, tsid);
+	while (next_entry(&d, de, &dn, &d_done) && next_entry(&t, te, &tn, &t_done)) {
+		int size = opmfu_coll_dtype_size(t, (size_t)(tn - t));
+		int64_t n = size > 0 ? size : -1, x;
+		const char *c = d;
+		while (n >= 0 && c < dn) {
+			for (x = 0; c < dn && *c >= '0' && *c <= '9'; c++)
+				x = x * 10 + (*c - '0'); /* dims are at most 18 digits (kineto_events.c) */
+			n = x == 0 ? 0 : n > KIN_COLL_MAX_BYTES / x ? -1 : n * x;
+			c += c < dn; /* the ',' */
+		}
+		if (n > best) {
+			best = n;
+			*ty = t;
+			*ty_n = (size_t)(tn - t);
+		}
+		d = dn + 1;
+		t = tn + 1;
+	}
+	return best;
+}
+
+/* the innermost c10d op around the comm kernel's own op with a size */
+static void host_at(struct kin_parse *p, const struct query *q, const uint32_t *stack, size_t top)
+{
+	const char *ty;
+	size_t ty_n;
+	while (top--)
+		if (is_c10d(&p->t->strs, p->ops[stack[top]].name) &&
+		    op_bytes(p, &p->ops[stack[top]], &ty, &ty_n) != OPMFU_COLL_UNKNOWN) {
+			p->coll_host[q->kernel] = stack[top];
+			return;
+		}
+}
+
+/* Whether comm kernel ki's own args, or its op's, give its size. */
+static int sized(const struct kin_parse *p, uint32_t ki)
+{
+	const struct kin_cargs *a = cargs_of(p->kcargs, p->n_kcargs, ki);
+	if (!a && p->kernels[ki].op != KIN_NONE)
+		a = cargs_of(p->ocargs, p->n_ocargs, p->kernels[ki].op);
+	return a && coll_bytes(p->t, a) != OPMFU_COLL_UNKNOWN;
+}
+
+/*
+ * p->coll_host for the comm kernels whose args give no size but whose op
+ * does not start the call itself (record_param_comms inside
+ * c10d::alltoall_base_): one sweep of the ops, made only when a trace has
+ * such kernels. Returns -1 when out of memory.
+ */
+static int find_hosts(struct kin_parse *p)
+{
+	struct query *q;
+	size_t i, n_q = 0;
+	int rc;
+
+	for (i = 0; i < p->n_kernels; i++)
+		n_q += p->kernels[i].comm && p->kernels[i].op != KIN_NONE &&
+		       p->ops[p->kernels[i].op].thread != KIN_NONE && !sized(p, (uint32_t)i);
+	if (n_q == 0)
+		return 0;
+	if (!(q = opmfu_malloc(n_q * sizeof(*q))) || !(p->coll_host = opmfu_malloc(p->n_kernels * sizeof(uint32_t)))) {
+		opmfu_free(q);
+		return -1;
+	}
+	n_q = 0;
+	for (i = 0; i < p->n_kernels; i++) {
+		const struct kin_kernel *k = &p->kernels[i];
+		p->coll_host[i] = KIN_NONE;
+		if (k->comm && k->op != KIN_NONE && p->ops[k->op].thread != KIN_NONE && !sized(p, (uint32_t)i))
+			q[n_q++] = (struct query){ p->ops[k->op].start, p->ops[k->op].thread, (uint32_t)i };
+	}
+	rc = sweep_ops(p, q, n_q, host_at);
+	opmfu_free(q);
+	return rc;
+}
+
 /* The call comm kernel ki (index into p->kernels) makes, spanning r: its
- * own args, else those of the cpu_op it links to (older traces); the kind
- * from its "Collective name", else its name, else the op's "Collective
- * name" (docs/collectives.md). */
+ * own args, else those of the cpu_op it links to, else (older traces) the
+ * inputs of the c10d op around that op; the kind from its "Collective
+ * name", else its name, else the op's "Collective name", else the ops'
+ * names (docs/collectives.md). Returns -1 when out of memory. */
 static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r)
 {
 	const struct kin_kernel *k = &p->kernels[ki];
-	const struct opmfu_strtab *st = &p->t->strs;
+	struct opmfu_strtab *st = &p->t->strs;
 	const struct kin_cargs *a = cargs_of(p->kcargs, p->n_kcargs, (uint32_t)ki), *oa = NULL;
+	uint32_t host = p->coll_host ? p->coll_host[ki] : KIN_NONE;
 	int kind = opmfu_coll_kind_of(opmfu_strtab_str(st, k->comm), opmfu_strtab_len(st, k->comm));
 	struct opmfu_coll c;
 
@@ -332,16 +473,30 @@ static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r)
 		a = oa;
 	if (kind == OPMFU_COLL_OTHER && k->comm == k->name && oa && oa->coll)
 		kind = opmfu_coll_kind_of(opmfu_strtab_str(st, oa->coll), opmfu_strtab_len(st, oa->coll));
-	/* older traces: the launching op's own name (c10d::alltoall_base_, nccl:all_reduce) */
+	/* older traces: the launching op's own name (c10d::alltoall_base_, nccl:all_reduce), or its host's */
 	if (kind == OPMFU_COLL_OTHER && k->comm == k->name && k->op != KIN_NONE && p->ops[k->op].name)
 		kind = opmfu_coll_kind_of(opmfu_strtab_str(st, p->ops[k->op].name),
 					  opmfu_strtab_len(st, p->ops[k->op].name));
+	if (kind == OPMFU_COLL_OTHER && k->comm == k->name && host != KIN_NONE)
+		kind = opmfu_coll_kind_of(opmfu_strtab_str(st, p->ops[host].name), opmfu_strtab_len(st, p->ops[host].name));
 	c = opmfu_coll_blank(r->start, r->end, k->name, kind);
 	if (a) {
 		c.bytes = coll_bytes(p->t, a);
 		c.group = a->group;
 		c.dtype = a->dtype;
 		c.ranks = a->ranks;
+	}
+	if (host != KIN_NONE) {
+		const char *ty = NULL;
+		size_t ty_n = 0;
+		char buf[64]; /* interning may move the pool ty points into */
+		c.bytes = op_bytes(p, &p->ops[host], &ty, &ty_n);
+		c.dtype = 0;
+		if (ty_n && ty_n <= sizeof(buf)) {
+			memcpy(buf, ty, ty_n);
+			if (!(c.dtype = opmfu_strtab_intern(st, buf, ty_n)))
+				return -1;
+		}
 	}
 	return opmfu_colls_add(&p->t->colls, &c);
 }
@@ -379,6 +534,8 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 			return rc;
 	}
 	t->n_compute = t->n_links;
+	if (find_hosts(p))
+		return -1;
 	if (t->n_compute && !(t->kx = opmfu_calloc(t->n_compute, sizeof(*t->kx))))
 		return -1;
 	for (i = 0; i < p->n_kernels; i++) {
