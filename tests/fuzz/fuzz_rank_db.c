@@ -13,7 +13,8 @@
  *            bit 2: no --peak override (then no kernel gets an MFU);
  *            bit 3: also the csv and json exports;
  *            bit 4: --model (a tiny llama config, --seq-len 128 --global-batch 2)
- *   byte 1   bit i: leave table i of tables[] out
+ *            bit 5: leave COMMUNICATION_TASK_INFO (tables[8]) out
+ *   byte 1   bit i: leave table i of tables[] out (i < 8)
  *   then     rows: a table byte (index mod the table count), then one
  *            value per column of that table, each a kind byte and its data
  *            (see value()).
@@ -44,7 +45,7 @@ static const char *const dict[] = {
 	"Layer", "/", "", "\"16,16;16,16\"", "\"16,16\"", "4096,4096;1536,4096", "N/A", "BF16",
 	"DT_BF16;DT_BF16", "FLOAT16;FLOAT16", "INT8;INT8;FLOAT", "FLOAT", "INT64;DT_BF16",
 	"HcclAllreduce", "hcom_allReduce_", "0", "-1", "9223372036854775807", " 12", "12abc",
-	"1000", "1736410576000010000",
+	"1000", "1736410576000010000", "Notify_Wait", "Memcpy", "Reduce_Inline", "hcom_send__1_0_1", "RDMASend",
 };
 #define NDICT (sizeof(dict) / sizeof(dict[0]))
 
@@ -109,8 +110,10 @@ static const char *const tables[][2] = {
 	{ "CONNECTION_IDS", "id, connectionId" },
 	{ "PYTORCH_API", "connectionId, name, startNs, endNs" },
 	{ "MSTX_EVENTS", "startNs, endNs, eventType, message, domainId" },
-	{ "COMMUNICATION_OP", "opType, startNs, endNs, connectionId" },
+	{ "COMMUNICATION_OP", "opType, startNs, endNs, connectionId, opId, opName, groupName, dataType, count" },
 	{ "COMMUNICATION_SCHEDULE_TASK_INFO", "globalTaskId, name" },
+	{ "COMMUNICATION_TASK_INFO",
+	  "globalTaskId, opId, name, taskType, planeId, transportType, linkType, size, srcRank, dstRank, rdmaType" },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
@@ -146,12 +149,12 @@ static void setup_once(void)
 	model.dtype_class = OPMFU_CLASS_FP16;
 }
 
-static void build_db(struct reader *r, const char *path)
+static void build_db(struct reader *r, const char *path, unsigned flags)
 {
 	sqlite3 *db;
 	sqlite3_stmt *ins[NTABLES] = { 0 };
-	unsigned omit = byte(r);
-	char sql[256];
+	unsigned omit = byte(r) | (flags >> 5 & 1) << 8;
+	char sql[512], marks[64];
 	size_t t;
 
 	FUZZ_ASSERT(sqlite3_open(path, &db) == SQLITE_OK);
@@ -173,8 +176,11 @@ static void build_db(struct reader *r, const char *path)
 		}
 		/* OR IGNORE: a text or a duplicate for an INTEGER PRIMARY KEY
 		 * is refused by SQLite itself, not by opmfu */
-		snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO %s (%s) VALUES (?%s)", tables[t][0], tables[t][1],
-			 ncol == 2 ? ",?" : ncol == 4 ? ",?,?,?" : ",?,?,?,?");
+		marks[0] = '?';
+		for (int c = 1; c < ncol; c++)
+			memcpy(marks + 2 * c - 1, ",?", 2);
+		marks[2 * ncol - 1] = '\0';
+		snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO %s (%s) VALUES (%s)", tables[t][0], tables[t][1], marks);
 		FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &ins[t], NULL) == SQLITE_OK);
 	}
 	while (r->n) {
@@ -285,7 +291,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(db_path, sizeof(db_path), "%s/ascend_pytorch_profiler_3.db", dir);
 	snprintf(out, sizeof(out), "%s/out", dir);
 	remove(db_path);
-	build_db(&r, db_path);
+	build_db(&r, db_path, flags);
 
 	o.inputs = inputs;
 	o.n_inputs = 1;

@@ -6,9 +6,11 @@ import os
 import sys
 
 TABLES = ["STRING_IDS", "TASK", "COMPUTE_TASK_INFO", "CONNECTION_IDS", "PYTORCH_API",
-          "MSTX_EVENTS", "COMMUNICATION_OP", "COMMUNICATION_SCHEDULE_TASK_INFO"]
+          "MSTX_EVENTS", "COMMUNICATION_OP", "COMMUNICATION_SCHEDULE_TASK_INFO", "COMMUNICATION_TASK_INFO"]
 # indexes into fuzz_rank_db.c's dict[]
 D_FLOPS, D_MODULE, D_MM, D_MATMUL, D_REC, D_GPT, D_SHAPES, D_SHAPE, D_BF16 = 0, 1, 2, 4, 6, 14, 19, 20, 23
+D_ALLREDUCE_T, D_ALLREDUCE = 29, 30
+D_WAIT, D_MEMCPY, D_REDUCE, D_SEND, D_RDMA = 38, 39, 40, 41, 42
 
 
 def null():
@@ -74,8 +76,33 @@ ODD = [
     row("COMPUTE_TASK_INFO", small(2), [5, 3, 0xff, 0xfe, 0], null(), [7, 2, 1, 2], small(4)),
     row("PYTORCH_API", small(1), small(1), [6, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0], ts(900)),  # NaN start
     row("MSTX_EVENTS", ts(0), ts(2000), small(2), word(10), small(6)),   # "-5-mm"
-    row("COMMUNICATION_OP", word(29), ts(20), ts(30), small(1)),
+    row("COMMUNICATION_OP", word(29), ts(20), ts(30), small(1), null(), null(), null(), null(), null()),
 ]
+
+
+def comm(op_name, op_type, op_id, tasks):
+    """A collective (COMMUNICATION_OP, 300 ns from 20) and its tasks: (type sid, plane,
+    transport, link, rdma, size, start, end), TASK rows with global ids 100 + i."""
+    rows = [row("COMMUNICATION_OP", small(op_type), ts(20), ts(320), small(1), small(op_id), small(op_name),
+                small(op_name), small(4), small(9))]
+    for i, (ty, plane, tr, lk, rd, size, s, e) in enumerate(tasks):
+        rows.append(row("TASK", small(100 + i), ts(s), ts(e), null()))
+        rows.append(row("COMMUNICATION_TASK_INFO", small(100 + i), small(op_id), small(ty), small(ty), small(plane),
+                        small(tr), small(lk), small(size), small(0), small(1), small(rd)))
+    return rows
+
+
+# string ids 11..16: the task types and op names the collectives' analysis reads
+COMM_STRINGS = [row("STRING_IDS", small(11), word(D_WAIT)), row("STRING_IDS", small(12), word(D_MEMCPY)),
+                row("STRING_IDS", small(13), word(D_REDUCE)), row("STRING_IDS", small(14), word(D_SEND)),
+                row("STRING_IDS", small(15), word(D_RDMA)), row("STRING_IDS", small(10), word(D_ALLREDUCE))]
+# an all-reduce over two planes (plane 0 with an RDMA run closed by its five tasks), a send whose
+# run is not closed
+COMM = COMM_STRINGS + comm(10, 10, 1, [
+    (11, 0, 2, 0, 15, 0, 20, 40), (15, 0, 1, 3, 1, 8, 40, 50), (15, 0, 1, 3, 1, 8, 50, 60),
+    (15, 0, 1, 3, 0, 4, 60, 70), (11, 0, 2, 0, 15, 0, 70, 90), (15, 0, 1, 3, 0, 4, 90, 95),
+    (11, 0, 2, 0, 15, 0, 95, 99), (12, 1, 0, 1, 15, 12, 30, 45), (13, 1, 0, 2, 15, 6, 45, 50),
+]) + comm(14, 14, 2, [(15, 0, 1, 3, 1, 8, 200, 210), (11, 0, 2, 0, 15, 0, 210, 220)])
 
 SEEDS = {
     "one_kernel": rank(),
@@ -93,6 +120,9 @@ SEEDS = {
     # a kernel name of invalid UTF-8, a quote, CR LF, a control byte and NUL in every export
     "odd_name_text": rank(flags=2 | 8, kernel=10,
                           extra=[row("STRING_IDS", small(10), raw(b'M\xff\xe2\x82"q",\r\n\x01\x00z\xed\xa0\x80'))]),
+    # collectives with their tasks (SPEC 19): waits, SDMA transit, RDMA runs
+    "comm_tasks": rank(flags=8, extra=COMM),
+    "comm_tasks_j2": rank(flags=1, extra=COMM + ODD),
 }
 
 

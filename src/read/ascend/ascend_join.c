@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "base/bucket.h"
+#include "base/fold.h"
 #include "base/idtab.h"
 #include "base/lbound.h"
 #include "base/mem.h"
+#include "base/sat.h"
 #include "base/sort.h"
 #include "trace/coll.h"
 
@@ -184,12 +186,12 @@ int opmfu_ajoin_add_ctinfo(struct opmfu_ajoin *j, int64_t gid, int op_ok, int64_
 		return -1;
 	j->ct_gid[j->n_ct_info] = gid;
 	j->ct_info[j->n_ct_info++] = (struct opmfu_aj_ctinfo){ op_ok ? op_id : 0, name, (uint8_t)(op_ok != 0), 0, -1, -1,
-							       -1, -1, -1 };
+							       -1, -1, -1, -1 };
 	return 0;
 }
 
 void opmfu_ajoin_ctinfo_kind(struct opmfu_ajoin *j, uint32_t task_type, int64_t plane, int32_t transport,
-			     int32_t link, int64_t size, int64_t max_rank)
+			     int32_t link, int64_t size, int64_t max_rank, int32_t rdma)
 {
 	struct opmfu_aj_ctinfo *c;
 	if (!j->n_ct_info)
@@ -201,6 +203,7 @@ void opmfu_ajoin_ctinfo_kind(struct opmfu_ajoin *j, uint32_t task_type, int64_t 
 	c->link = link;
 	c->size = size;
 	c->max_rank = max_rank;
+	c->rdma = rdma;
 }
 
 static int less_gid(const void *ctx, uint32_t a, uint32_t b)
@@ -625,7 +628,7 @@ static const struct {
 int opmfu_ajoin_words(struct opmfu_strtab *strs, uint32_t *words)
 {
 	static const char *const w[OPMFU_AJ_W_DTYPE0] = { "Notify_Wait", "Memcpy", "Reduce_Inline", "HCCS", "PCIE",
-							  "SIO" };
+							  "SIO",	 "RDMA" };
 	int k;
 	for (k = 0; k < OPMFU_AJ_W_N; k++) {
 		const char *s = k < OPMFU_AJ_W_DTYPE0 ? w[k] : hccl_dtypes[k - OPMFU_AJ_W_DTYPE0].name;
@@ -640,7 +643,7 @@ struct cstat {
 	uint64_t planes; /* bit p: plane p (p < 64) has a task */
 	uint8_t rdma0;
 	int64_t main_plane, max_rank;
-	int64_t link_bytes[3], link_ns[3]; /* HCCS, PCIE, SIO */
+	int64_t link_bytes[4], link_ns[4]; /* HCCS, PCIE, SIO, RDMA (OPMFU_AJ_W_HCCS + slot) */
 };
 
 /* A transit task: a Memcpy or Reduce_Inline over SDMA on a link off the chip (docs/collectives.md). */
@@ -653,6 +656,105 @@ static int transit(const struct opmfu_ajoin *j, const struct opmfu_aj_ctinfo *in
 static int link_slot(int32_t link)
 {
 	return link == 1 || link == 5 ? 0 : link == 2 ? 1 : link == 4 ? 2 : -1; /* HCCS(_SW), PCIE, SIO */
+}
+
+/* ENUM_HCCL_RDMA_TYPE's RDMA_SEND_PAYLOAD, and the link slot of RDMA */
+#define RDMA_SEND_PAYLOAD 1
+#define RDMA_SLOT 3
+
+struct plane_order {
+	const struct opmfu_ajoin *j;
+	const uint32_t *tc;
+};
+
+/* tasks by (collective, plane, start, table order) */
+static int plane_before(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct plane_order *o = ctx;
+	const struct opmfu_aj_ctask *x = &o->j->ctask[a], *y = &o->j->ctask[b];
+	int64_t px = o->j->ct_info[x->info].plane, py = o->j->ct_info[y->info].plane;
+	if (o->tc[a] != o->tc[b])
+		return o->tc[a] < o->tc[b];
+	if (px != py)
+		return px < py;
+	return x->start != y->start ? x->start < y->start : a < b;
+}
+
+/* Whether a collective is point to point (msprof: its name holds "send" or "receive"). */
+static int p2p(const struct opmfu_strtab *strs, uint32_t name)
+{
+	char buf[256];
+	size_t n = opmfu_fold_name(opmfu_strtab_str(strs, name), opmfu_strtab_len(strs, name), buf, sizeof(buf));
+	return n && (strstr(buf, "send") || strstr(buf, "receive"));
+}
+
+/*
+ * msprof's RDMA transfers. On each plane of a collective, in start order, a
+ * run of n RDMA_SEND_PAYLOAD tasks and the jump - 1 tasks after it (the
+ * notify that the data is there and the Notify_Wait for the peer's answer;
+ * jump is 3 for send and receive, else 5 with the barrier's two) are one
+ * transfer: from the first payload's start to the end of the run's task
+ * n + jump - 2, of the payloads' bytes. The main plane's count as transfer
+ * time, every plane's as RDMA link bytes and time. The run's tasks are
+ * marked in skip: nothing else counts them (their Notify_Wait waits for the
+ * transfer, not for a rank). A run without its closing tasks counts nothing.
+ * Returns -1 when out of memory.
+ */
+static int rdma_runs(const struct opmfu_ajoin *j, const uint32_t *tc, const uint32_t *coll, struct cstat *cs,
+		     const struct opmfu_strtab *strs, struct opmfu_trace *t, uint8_t *skip)
+{
+	struct plane_order o = { j, tc };
+	uint32_t *ord;
+	size_t i, n = 0, a, b;
+
+	if (!(ord = opmfu_malloc(j->n_ctask * sizeof(*ord))))
+		return -1;
+	for (i = 0; i < j->n_ctask; i++)
+		if (tc[i] != UINT32_MAX && coll[tc[i]] != UINT32_MAX)
+			ord[n++] = (uint32_t)i;
+	if (opmfu_sort_idx(ord, n, plane_before, &o)) {
+		opmfu_free(ord);
+		return -1;
+	}
+	for (a = 0; a < n; a = b) {
+		uint32_t c = tc[ord[a]];
+		int64_t plane = j->ct_info[j->ctask[ord[a]].info].plane;
+		size_t jump = p2p(strs, j->cop[c].name) ? 3 : 5, k;
+		for (b = a; b < n && tc[ord[b]] == c && j->ct_info[j->ctask[ord[b]].info].plane == plane; b++)
+			;
+		for (k = a; k < b;) {
+			size_t m = 0, last, q;
+			int64_t bytes = 0, span;
+			while (k + m < b && j->ct_info[j->ctask[ord[k + m]].info].rdma == RDMA_SEND_PAYLOAD)
+				m++;
+			if (!m) {
+				k++;
+				continue;
+			}
+			last = k + m + jump - 2;
+			if (last >= b) {
+				k += m;
+				continue;
+			}
+			for (q = k; q < k + m; q++) {
+				int64_t sz = j->ct_info[j->ctask[ord[q]].info].size;
+				bytes = opmfu_sat_add(bytes, sz > 0 ? sz : 0);
+			}
+			span = j->ctask[ord[last]].end - j->ctask[ord[k]].start;
+			span = span > 0 ? span : 0;
+			if (plane == cs[c].main_plane) {
+				struct opmfu_coll *x = &t->colls.v[coll[c]];
+				x->transfer_ns = opmfu_sat_add(x->transfer_ns < 0 ? 0 : x->transfer_ns, span);
+			}
+			cs[c].link_bytes[RDMA_SLOT] = opmfu_sat_add(cs[c].link_bytes[RDMA_SLOT], bytes);
+			cs[c].link_ns[RDMA_SLOT] = opmfu_sat_add(cs[c].link_ns[RDMA_SLOT], span);
+			for (q = k; q <= last; q++)
+				skip[ord[q]] = 1;
+			k = last + 1;
+		}
+	}
+	opmfu_free(ord);
+	return 0;
 }
 
 /*
@@ -697,8 +799,9 @@ static int emit_colls(const struct opmfu_ajoin *j, const uint32_t *tc, struct op
 {
 	uint32_t *coll = NULL;
 	struct cstat *cs = NULL;
+	uint8_t *skip = NULL; /* tasks of RDMA transfers (rdma_runs); NULL: none */
 	size_t i;
-	int rc = -1, sized = j->words[OPMFU_AJ_W_NOTIFY_WAIT] != 0;
+	int rc = -1, sized = j->words[OPMFU_AJ_W_NOTIFY_WAIT] != 0, rdma = 0;
 
 	if (!j->n_cop)
 		return 0;
@@ -742,6 +845,7 @@ static int emit_colls(const struct opmfu_ajoin *j, const uint32_t *tc, struct op
 			cs[c].rdma0 = 1;
 		if (in->max_rank > cs[c].max_rank)
 			cs[c].max_rank = in->max_rank;
+		rdma |= in->rdma == RDMA_SEND_PAYLOAD;
 	}
 	for (i = 0; i < j->n_cop; i++) {
 		uint64_t p = cs[i].planes;
@@ -751,6 +855,8 @@ static int emit_colls(const struct opmfu_ajoin *j, const uint32_t *tc, struct op
 		else if (p)
 			cs[i].main_plane = cs[i].rdma0 ? 0 : 1;
 	}
+	if (rdma && (!(skip = opmfu_calloc(j->n_ctask, 1)) || rdma_runs(j, tc, coll, cs, &t->strs, t, skip)))
+		goto out;
 	/* waits and transfers on the main plane (torch_npu's wait_time, transit_time); every plane's
 	 * transit bytes by link; every plane's Notify_Wait a waiting range for the timeline */
 	for (i = 0; i < j->n_ctask; i++) {
@@ -759,7 +865,7 @@ static int emit_colls(const struct opmfu_ajoin *j, const uint32_t *tc, struct op
 		uint32_t c = tc[i];
 		struct opmfu_coll *k;
 		int64_t d = tk->end > tk->start ? tk->end - tk->start : 0;
-		if (c == UINT32_MAX || coll[c] == UINT32_MAX || !in->task_type)
+		if (c == UINT32_MAX || coll[c] == UINT32_MAX || !in->task_type || (skip && skip[i]))
 			continue;
 		k = &t->colls.v[coll[c]];
 		if (in->task_type == j->words[OPMFU_AJ_W_NOTIFY_WAIT]) {
@@ -790,7 +896,7 @@ static int emit_colls(const struct opmfu_ajoin *j, const uint32_t *tc, struct op
 			k->wait_ns = 0;
 		if (k->transfer_ns < 0)
 			k->transfer_ns = 0;
-		for (s2 = 0; s2 < 3; s2++) {
+		for (s2 = 0; s2 < 4; s2++) {
 			bytes += cs[i].link_bytes[s2];
 			ns += cs[i].link_ns[s2];
 			if (cs[i].link_bytes[s2] > 0 && (most < 0 || cs[i].link_bytes[s2] > cs[i].link_bytes[most]))
@@ -805,6 +911,7 @@ static int emit_colls(const struct opmfu_ajoin *j, const uint32_t *tc, struct op
 out:
 	opmfu_free(coll);
 	opmfu_free(cs);
+	opmfu_free(skip);
 	return rc;
 }
 

@@ -57,7 +57,7 @@ struct opmfu_aj_src {
 /* Words the collectives are told by (SPEC 19), interned before the string
  * table closes: task types, link names, HCCL dataType names by enum value. */
 enum { OPMFU_AJ_W_NOTIFY_WAIT, OPMFU_AJ_W_MEMCPY, OPMFU_AJ_W_REDUCE_INLINE, OPMFU_AJ_W_HCCS, OPMFU_AJ_W_PCIE,
-       OPMFU_AJ_W_SIO, OPMFU_AJ_W_DTYPE0, OPMFU_AJ_W_N = OPMFU_AJ_W_DTYPE0 + 13 };
+       OPMFU_AJ_W_SIO, OPMFU_AJ_W_RDMA, OPMFU_AJ_W_DTYPE0, OPMFU_AJ_W_N = OPMFU_AJ_W_DTYPE0 + 13 };
 /* Interns them into strs (still loading) as words[]. Returns 0, or -1 when out of memory. */
 int opmfu_ajoin_words(struct opmfu_strtab *strs, uint32_t *words);
 
@@ -88,7 +88,7 @@ struct opmfu_ajoin {
 		/* SPEC 19 (comm_tasks_full.sql; else unknown): the task type sid (0: unknown), plane
 		 * (-1: none), transport and link enums (-1: unknown), size (-1), the highest rank it names (-1) */
 		uint32_t task_type;
-		int32_t transport, link;
+		int32_t transport, link, rdma; /* rdma: ENUM_HCCL_RDMA_TYPE (-1: unknown) */
 		int64_t plane, size, max_rank;
 	} *ct_info;
 	size_t n_ct_info, cap_ct_info, hint_ct;
@@ -165,7 +165,7 @@ int opmfu_ajoin_add_sched(struct opmfu_ajoin *j, int64_t gid, uint32_t name);
 int opmfu_ajoin_add_ctinfo(struct opmfu_ajoin *j, int64_t gid, int op_ok, int64_t op_id, uint32_t name);
 /* What the last opmfu_ajoin_add_ctinfo row says of its task beyond that (struct opmfu_aj_ctinfo). */
 void opmfu_ajoin_ctinfo_kind(struct opmfu_ajoin *j, uint32_t task_type, int64_t plane, int32_t transport,
-			     int32_t link, int64_t size, int64_t max_rank);
+			     int32_t link, int64_t size, int64_t max_rank, int32_t rdma);
 int opmfu_ajoin_index_info(struct opmfu_ajoin *j);
 
 /* One TASK row, in table order (after index_info); keeps it as a compute

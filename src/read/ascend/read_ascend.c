@@ -408,9 +408,9 @@ static int ctinfo_row(struct scan *sc, sqlite3_value **v)
 	op_ok = !value_ns(v[1], &op);
 	if (opmfu_ajoin_add_ctinfo(sc->j, gid, op_ok, op, value_sid(sc->r, v[2])))
 		return -1;
-	if (sc->n_cols >= 10) {
+	if (sc->n_cols >= 11) {
 		/* comm_tasks_full.sql: unreadable values stay unknown; ranks past 2^31 are "none" (4294967295) */
-		int64_t plane = -1, transport = -1, link = -1, size = -1, src = -1, dst = -1, max_rank;
+		int64_t plane = -1, transport = -1, link = -1, size = -1, src = -1, dst = -1, rdma = -1, max_rank;
 		if (value_ns(v[4], &plane) || plane < 0 || plane >= 0xFFFFFFFFLL)
 			plane = -1;
 		if (value_ns(v[5], &transport) || transport < 0 || transport > 65535)
@@ -423,9 +423,11 @@ static int ctinfo_row(struct scan *sc, sqlite3_value **v)
 			src = -1;
 		if (value_ns(v[9], &dst) || dst < 0 || dst > INT32_MAX)
 			dst = -1;
+		if (value_ns(v[10], &rdma) || rdma < 0 || rdma > 65535)
+			rdma = -1;
 		max_rank = src > dst ? src : dst;
 		opmfu_ajoin_ctinfo_kind(sc->j, value_sid(sc->r, v[3]), plane, (int32_t)transport, (int32_t)link, size,
-					max_rank);
+					max_rank, (int32_t)rdma);
 	}
 	return 0;
 }
@@ -727,7 +729,7 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 	static const char *const type_cols[] = { "taskType", NULL };
 	static const char *const ct_cols[] = { "globalTaskId", "opId", "name", NULL };
 	static const char *const ct_full_cols[] = { "taskType", "planeId", "transportType", "linkType", "size",
-						    "srcRank", "dstRank", NULL };
+						    "srcRank", "dstRank", "rdmaType", NULL };
 	static const char *const op_full_cols[] = { "opId", "opName", "groupName", "dataType", "count", NULL };
 	int ct_full, op_full;
 	static const char *const op_cols[] = { "opId", "opName", NULL };
@@ -751,7 +753,7 @@ static enum opmfu_status read_tasks(struct reader *r, struct opmfu_ajoin *j, int
 	ct_full = has_ct && has_columns(r, "COMMUNICATION_TASK_INFO", ct_full_cols);
 	op_full = has_comm && has_columns(r, "COMMUNICATION_OP", op_full_cols);
 	if (ct_full)
-		ct.n_cols = 10;
+		ct.n_cols = 11;
 	if (op_full)
 		comm.n_cols = 9;
 	opmfu_ajoin_expect(j, OPMFU_AJ_INFO, rows_hint(r, "COMPUTE_TASK_INFO"));
