@@ -9,8 +9,9 @@
  *
  * coll_match RANKS CALLS [REPEAT] [SKEW]
  *
- * Prints per repetition "finish_ns N calls C" (C: the run's calls) and,
- * last, "maxrss_kib K". Under callgrind, --toggle-collect=bench_finish
+ * Prints per repetition "finish_ns N calls C held_bytes B" (C: the run's
+ * calls; B: its arrays of calls, exposed parts and OpmfuSteps cells, as
+ * grown) and, last, "maxrss_kib K". Under callgrind, --toggle-collect=bench_finish
  * counts the matching's instructions only.
  */
 #include <inttypes.h>
@@ -149,7 +150,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		t1 = now_ns();
-		printf("finish_ns %" PRId64 " calls %zu\n", t1 - t0, ((struct opmfu_coll_run *)state)->n);
+		{
+			const struct opmfu_coll_run *cr = state;
+			/* its arrays (as grown), not the interned texts */
+			size_t held = cr->cap * sizeof(*cr->v) + cr->cap_pieces * sizeof(*cr->pieces) +
+				      cr->steps.cap * sizeof(*cr->steps.cells);
+			printf("finish_ns %" PRId64 " calls %zu held_bytes %zu\n", t1 - t0, cr->n, held);
+		}
 		a->release(state);
 		opmfu_free(state);
 	}

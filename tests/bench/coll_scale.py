@@ -114,20 +114,21 @@ def main():
                                                               statistics.median(rss[r]) / 1024))
 
     ns = {r: [] for r in counts}
-    mrss = {}
+    mrss, held = {}, {}
     for _ in range(args.repeat):
         for r in counts:
             out = subprocess.run([args.match, str(r), str(calls_per_rank), "5", str(args.skew)], check=True,
                                  capture_output=True, text=True).stdout
-            got = [int(t) for t, _ in re.findall(r"^finish_ns (\d+) calls (\d+)$", out, re.M)]
+            got = [int(t) for t, _ in re.findall(r"^finish_ns (\d+) calls (\d+) ", out, re.M)]
+            held[r] = int(re.search(r"held_bytes (\d+)$", out, re.M).group(1))
             ns[r] += got
             mrss[r] = int(re.search(r"^maxrss_kib (\d+)$", out, re.M).group(1))
     print("the matching alone (coll_match, %d calls per rank): ns per call min / median / max; peak RSS" %
           calls_per_rank)
     for r in counts:
         n = r * calls_per_rank
-        print("  %5d ranks, %7d calls: %s ns; %.1f MiB" % (r, n, spread([x / n for x in ns[r]], "%.1f"),
-                                                          mrss[r] / 1024))
+        print("  %5d ranks, %7d calls: %s ns; peak RSS %.1f MiB; arrays held %.0f bytes per call"
+              % (r, n, spread([x / n for x in ns[r]], "%.1f"), mrss[r] / 1024, held[r] / n))
     lo, hi = counts[0], counts[-1]
     print("  median per call %d : %d ranks: %.2f" % (hi, lo, (statistics.median(ns[hi]) / (hi * calls_per_rank)) /
                                                    (statistics.median(ns[lo]) / (lo * calls_per_rank))))
