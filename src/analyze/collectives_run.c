@@ -174,18 +174,6 @@ static int by_rank_start(const void *ctx, uint32_t a, uint32_t b)
 	return a < b;
 }
 
-static int by_key_seq(const void *ctx, uint32_t a, uint32_t b)
-{
-	const struct opmfu_run_call *v = ctx;
-	if (v[a].key != v[b].key)
-		return v[a].key < v[b].key;
-	if (v[a].seq != v[b].seq)
-		return v[a].seq < v[b].seq;
-	if (v[a].rank != v[b].rank)
-		return v[a].rank < v[b].rank;
-	return a < b;
-}
-
 /* The key of a call: its kind (else its name in the trace) and its group (else its size). */
 static int make_keys(struct opmfu_coll_run *r, struct opmfu_intern *keys)
 {
@@ -193,8 +181,14 @@ static int make_keys(struct opmfu_coll_run *r, struct opmfu_intern *keys)
 	size_t i;
 	sbuf_init(&sb);
 	for (i = 0; i < r->n; i++) {
-		struct opmfu_run_call *k = &r->v[i];
+		struct opmfu_run_call *k = &r->v[i], *p = i ? &r->v[i - 1] : NULL;
 		uint32_t what = k->name ? k->name : k->op_name;
+		/* a rank's calls mostly repeat the one before's key: no text to build */
+		if (p && what == (p->name ? p->name : p->op_name) && k->group == p->group &&
+		    (k->group || k->ranks == p->ranks)) {
+			k->key = p->key;
+			continue;
+		}
 		sbuf_reset(&sb);
 		sbuf_add(&sb, opmfu_intern_str(&r->strs, what), opmfu_intern_len(&r->strs, what));
 		if (k->group) {
@@ -212,54 +206,84 @@ static int make_keys(struct opmfu_coll_run *r, struct opmfu_intern *keys)
 	return 0;
 }
 
+/* The calls of one (key, k) across ranks: found by slot, not by sorting (docs/collectives.md). */
+struct meet {
+	size_t m;          /* calls */
+	int min_rank, max_rank;
+	uint32_t last;     /* the last to start: the latest start, then the lowest rank, then the first added */
+};
+
 static int match(struct opmfu_coll_run *r)
 {
 	struct opmfu_arena ar;
 	struct opmfu_intern keys;
 	uint32_t *ord = opmfu_malloc((r->n + 1) * sizeof(*ord));
 	int64_t *count = NULL;
+	size_t *base = NULL, slots = 0;
+	struct meet *meet = NULL;
 	int rc = -1;
-	size_t i, j;
+	size_t i;
 
 	memset(&ar, 0, sizeof(ar));
 	opmfu_intern_init(&keys, &ar);
-	if (!ord || make_keys(r, &keys) || !(count = opmfu_calloc(keys.n + 1, sizeof(*count))))
+	if (!ord || make_keys(r, &keys) || !(count = opmfu_calloc(keys.n + 1, sizeof(*count))) ||
+	    !(base = opmfu_calloc(keys.n + 1, sizeof(*base))))
 		goto out;
 	for (i = 0; i < r->n; i++)
 		ord[i] = (uint32_t)i;
+	/* one pass when the ranks' calls come in start order, as they do */
 	if (opmfu_sort_idx(ord, r->n, by_rank_start, r->v))
 		goto out;
-	/* the k-th call of each key on each rank, in start order */
+	/* the k-th call of each key on each rank, in start order; base: a key's highest k */
 	for (i = 0; i < r->n; i++) {
 		struct opmfu_run_call *k = &r->v[ord[i]];
 		if (i == 0 || k->rank != r->v[ord[i - 1]].rank)
 			memset(count, 0, keys.n * sizeof(*count));
 		k->seq = ++count[k->key];
+		if ((size_t)k->seq > base[k->key])
+			base[k->key] = (size_t)k->seq;
 	}
-	if (opmfu_sort_idx(ord, r->n, by_key_seq, r->v))
+	/* slot of (key, k): base[key] + k - 1, the keys' slots one after the other (at most n in all) */
+	for (i = 0; i < keys.n; i++) {
+		size_t b = base[i];
+		base[i] = slots;
+		slots += b;
+	}
+	if (!(meet = opmfu_calloc(slots + 1, sizeof(*meet))))
 		goto out;
-	for (i = 0; i < r->n; i = j) {
-		const struct opmfu_run_call *a = &r->v[ord[i]];
-		size_t m, last = i;
-		for (j = i + 1; j < r->n && r->v[ord[j]].key == a->key && r->v[ord[j]].seq == a->seq; j++)
-			if (r->v[ord[j]].start > r->v[ord[last]].start)
-				last = j;
-		m = j - i;
-		/* one rank alone (or a rank's k-th call twice: a duplicated rank) says nothing of waiting */
-		if (m < 2 || r->v[ord[i]].rank == r->v[ord[j - 1]].rank)
+	for (i = 0; i < r->n; i++) {
+		const struct opmfu_run_call *k = &r->v[i], *l;
+		struct meet *e = &meet[base[k->key] + (size_t)k->seq - 1];
+		if (!e->m++) {
+			e->min_rank = e->max_rank = k->rank;
+			e->last = (uint32_t)i;
 			continue;
-		for (size_t q = i; q < j; q++) {
-			struct opmfu_run_call *k = &r->v[ord[q]];
-			int64_t w = r->v[ord[last]].start - k->start, len = k->end > k->start ? k->end - k->start : 0;
-			k->matched = (int64_t)m;
-			k->last_rank = r->v[ord[last]].rank;
-			k->wait_run = w < 0 ? 0 : w > len ? len : w;
 		}
+		e->min_rank = k->rank < e->min_rank ? k->rank : e->min_rank;
+		e->max_rank = k->rank > e->max_rank ? k->rank : e->max_rank;
+		l = &r->v[e->last];
+		if (k->start > l->start || (k->start == l->start && k->rank < l->rank))
+			e->last = (uint32_t)i;
+	}
+	for (i = 0; i < r->n; i++) {
+		struct opmfu_run_call *k = &r->v[i];
+		const struct meet *e = &meet[base[k->key] + (size_t)k->seq - 1];
+		int64_t w, len;
+		/* one rank alone (or a rank's k-th call twice: a duplicated rank) says nothing of waiting */
+		if (e->m < 2 || e->min_rank == e->max_rank)
+			continue;
+		w = r->v[e->last].start - k->start;
+		len = k->end > k->start ? k->end - k->start : 0;
+		k->matched = (int64_t)e->m;
+		k->last_rank = r->v[e->last].rank;
+		k->wait_run = w < 0 ? 0 : w > len ? len : w;
 	}
 	rc = 0;
 out:
 	opmfu_free(ord);
 	opmfu_free(count);
+	opmfu_free(base);
+	opmfu_free(meet);
 	opmfu_intern_release(&keys);
 	opmfu_arena_release(&ar);
 	return rc;

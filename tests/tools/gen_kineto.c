@@ -14,6 +14,13 @@
  * torch 2.1): they link through the launch instead. With --orphans K, every
  * K-th compute kernel's launch is left out: it links to nothing.
  *
+ * For a multi-rank job: --world W writes W as distributedInfo.world_size
+ * (default 8), and with --world or --skew the all-reduce kernels carry the
+ * args the reader takes the group and size from (Process Group Name "0",
+ * Group size W, 2873320 BFloat16 elements in and out). --skew NS delays the
+ * c-th all-reduce (from 0) of rank R by NS * ((37 R + 11 c) mod 101) ns, so
+ * that different ranks arrive last at different calls.
+ *
  * On stdout: what the reader must find, in the words of opmfu's summary
  * "input:" line, counted while writing. The output depends only on the
  * options.
@@ -27,7 +34,7 @@
 #include <zlib.h>
 
 static const char usage[] =
-	"usage: gen_kineto OUT N [--old] [--orphans K] [--rank R] [--layers L]\n"
+	"usage: gen_kineto OUT N [--old] [--orphans K] [--rank R] [--layers L] [--world W] [--skew NS]\n"
 	"  OUT ending in .gz is gzip'd (level 6); N GPU kernels in all\n";
 
 struct out {
@@ -82,6 +89,8 @@ struct gen {
 	struct out o;
 	int old;
 	long orphans;
+	int rank, world, coll_args; /* coll_args: the all-reduces carry group and size args */
+	int64_t skew;
 	long n_kernels, done, compute_done;
 	int64_t ext, corr, ev_idx;
 	/* what the reader must find */
@@ -141,6 +150,9 @@ static void kernel(struct gen *g, const char *name, const char *coll, int64_t at
 	int64_t corr = g->corr++, kts = at + 20000 + (g->done % 7) * 1000, kdur = base_dur + (g->done % 13) * 1517;
 	int64_t kext = g->old ? corr : ext;
 
+	if (coll)
+		kts += g->skew * ((37 * (int64_t)g->rank + 11 * (int64_t)g->comm) % 101);
+
 	if (linked) {
 		span(g, "cuda_runtime", "cudaLaunchKernel", 100, 100, at, 4100);
 		put(&g->o, "    \"args\": {\n      \"External id\": %" PRId64 ", \"cbid\": 211, \"correlation\": %" PRId64
@@ -158,8 +170,12 @@ static void kernel(struct gen *g, const char *name, const char *coll, int64_t at
 	put(&g->o, "\"queued\": 0, \"device\": 0, \"context\": 1,\n"
 		   "      \"stream\": 7, \"correlation\": %" PRId64 ", \"registers per thread\": 32, \"shared memory\": 0,\n"
 		   "      \"blocks per SM\": 4.272727, \"warps per SM\": 17.09091, \"grid\": [564, 1, 1], \"block\": [128, 1, 1],\n"
-		   "      \"est. achieved occupancy %%\": 27%s%s%s\n    }\n  }",
+		   "      \"est. achieved occupancy %%\": 27%s%s%s",
 	    corr, coll ? ", \"Collective name\": \"" : "", coll ? coll : "", coll ? "\"" : "");
+	if (coll && g->coll_args)
+		put(&g->o, ",\n      \"In msg nelems\": 2873320, \"Out msg nelems\": 2873320, \"Group size\": %d, "
+			   "\"dtype\": \"BFloat16\", \"Process Group Name\": \"0\"", g->world);
+	put(&g->o, "\n    }\n  }");
 	begin(g);
 	put(&g->o, "    \"ph\": \"f\", \"id\": %" PRId64 ", \"pid\": 0, \"tid\": 7, \"ts\": %s, \"cat\": \"ac2g\", "
 		   "\"name\": \"ac2g\", \"bp\": \"e\"\n  }", corr, us(kts, a));
@@ -239,26 +255,27 @@ static void op_with_kernel(struct gen *g, int64_t *t, int kind)
 	*t = t0 + 70000;
 }
 
-static void header(struct gen *g, int rank)
+static void header(struct gen *g)
 {
 	int d;
 	put(&g->o, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
 	for (d = 0; d < 8; d++)
 		put(&g->o, "    {\n      \"id\": %d, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 84990623744,\n"
 			   "      \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132\n    }%s\n", d, d < 7 ? "," : "");
-	put(&g->o, "  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 8},\n"
-		   "  \"record_shapes\": 1,\n  \"traceEvents\": [\n", rank);
+	put(&g->o, "  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d},\n"
+		   "  \"record_shapes\": 1,\n  \"traceEvents\": [\n", g->rank, g->world);
 }
 
 int main(int argc, char **argv)
 {
 	struct gen g;
 	const char *path;
-	int i, layers = 24, rank = 0;
+	int i, layers = 24;
 	long step = 0;
 	size_t len;
 
 	memset(&g, 0, sizeof(g));
+	g.world = 8;
 	if (argc < 3) {
 		fputs(usage, stderr);
 		return 2;
@@ -271,9 +288,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--orphans") && i + 1 < argc)
 			g.orphans = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--rank") && i + 1 < argc)
-			rank = atoi(argv[++i]);
+			g.rank = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--layers") && i + 1 < argc)
 			layers = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--world") && i + 1 < argc)
+			g.world = atoi(argv[++i]), g.coll_args = 1;
+		else if (!strcmp(argv[i], "--skew") && i + 1 < argc)
+			g.skew = atoll(argv[++i]), g.coll_args = 1;
 		else {
 			fputs(usage, stderr);
 			return 2;
@@ -293,7 +314,7 @@ int main(int argc, char **argv)
 	/* correlation ids count from 1000 as op ids count from 1: in old-style
 	 * traces a kernel's External id (its correlation id) is also some op's */
 	g.corr = 1000;
-	header(&g, rank);
+	header(&g);
 	while (g.done < g.n_kernels) {
 		int64_t t = now_ns, s0 = t, g0;
 		char a[48];
