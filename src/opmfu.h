@@ -246,12 +246,13 @@ enum opmfu_diff_kind {
 	OPMFU_DIFF_STEP_SHARE, /* a part of the step time (SPEC 11's waterfall) */
 	OPMFU_DIFF_MODULE,     /* a module path: the ops directly under it */
 	OPMFU_DIFF_OP_TYPE,    /* an op name */
+	OPMFU_DIFF_COLLECTIVE, /* a collective kind and group (OpmfuCollectives), by exposed time (SPEC 19) */
 	OPMFU_DIFF_MODEL,      /* a model-FLOPs convention (OpmfuModel, the whole run) */
 	OPMFU_DIFF_RANK,       /* a rank analysed on one side only */
 	OPMFU_NDIFF_KIND
 };
 
-/* "step_share", "module", "op_type", "model", "rank"; "?" past the end. */
+/* "step_share", "module", "op_type", "collective", "model", "rank"; "?" past the end. */
 const char *opmfu_diff_kind_name(int kind);
 
 struct opmfu_diff_opts {
@@ -293,7 +294,7 @@ struct opmfu_diff {
 	struct opmfu_diff_side side[2];
 	int *compared;       /* ranks analysed on both sides, ascending */
 	size_t n_compared;
-	struct opmfu_diff_row *rows; /* by kind; within module and op_type by delta_lost_ns, largest first */
+	struct opmfu_diff_row *rows; /* by kind; within module, op_type and collective by delta_lost_ns, largest first */
 	size_t n_rows;
 	char *out_db, *csv_dir, *json_dir; /* written, or NULL */
 	char *summary_xlsx;  /* the summary workbook written, or NULL */

@@ -11,6 +11,7 @@
 #include "base/sat.h"
 #include "base/sbuf.h"
 #include "base/sort.h"
+#include "trace/coll.h"
 
 /* ---- the tables made ---- */
 
@@ -452,13 +453,8 @@ static enum opmfu_status add_collectives(struct opmfu_account *a, const struct o
 		/* the kind and group: what one tunes (a NULL kind: the trace's name) */
 		key = !row[c_name].null ? &row[c_name] : &row[c_op];
 		sbuf_reset(&sb);
-		if (!key->null)
-			sbuf_add(&sb, key->v.t.s, key->v.t.n);
-		if (!row[c_group].null) {
-			sbuf_add(&sb, " [group ", 8);
-			sbuf_add(&sb, row[c_group].v.t.s, row[c_group].v.t.n);
-			sbuf_add(&sb, "]", 1);
-		}
+		opmfu_coll_key(&sb, key->null ? NULL : key->v.t.s, key->null ? 0 : key->v.t.n,
+			       row[c_group].null ? NULL : row[c_group].v.t.s, row[c_group].null ? 0 : row[c_group].v.t.n);
 		if (sb.oom)
 			goto nomem;
 		id = opmfu_intern_add(&g->names, sb.buf, sb.len);

@@ -1,9 +1,11 @@
 /*
  * diff_view.c - what `opmfu diff` prints: one screen (at most 40 lines of
  * at most 120 columns whatever the runs): the two sides, the terms, where
- * the step time went before and after, the ten largest changes in lost time
- * over module paths and op types, the model MFU, and the ranks on one side
- * only. The whole comparison is in the OpmfuDiff table (-o).
+ * the step time went before and after (with the waiting part of exposed
+ * communication), the ten largest changes in lost time over module paths,
+ * op types and collectives (their exposed time; up to NCOLL of the ten),
+ * the model MFU, and the ranks on one side only. The whole comparison is in
+ * the OpmfuDiff table (-o).
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #define WIDTH 120
 #define NTOP 10
+#define NCOLL 3 /* of the NTOP lines, at most this many for collectives: modules and op types keep 7 */
 
 static const char *const side_name[2] = { "BASE", "NEW" };
 
@@ -130,6 +133,11 @@ static void print_steps(const struct opmfu_diff *d)
 		const struct opmfu_diff_row *r = find(d, OPMFU_DIFF_STEP_SHARE, parts[k].name);
 		if (r)
 			share_line(parts[k].label, r->mfu[0], r->mfu[1], r->lost_ns[0], r->lost_ns[1]);
+		/* its part spent waiting for other ranks (SPEC 19), when a side knows it */
+		if (r && !strcmp(parts[k].name, "comm_exposed") &&
+		    (r = find(d, OPMFU_DIFF_STEP_SHARE, "comm_wait")) && (!isnan(r->lost_ns[0]) || !isnan(r->lost_ns[1])))
+			share_line("  of which waiting for other ranks", r->mfu[0], r->mfu[1], r->lost_ns[0],
+				   r->lost_ns[1]);
 	}
 }
 
@@ -144,38 +152,56 @@ static int larger(const struct opmfu_diff_row *a, const struct opmfu_diff_row *b
 	return a->kind < b->kind;
 }
 
-/* The NTOP largest changes in lost time among module paths and op types. */
+/* Inserts r into top[0, *n) (at most max, the largest change first). */
+static void keep_top(const struct opmfu_diff_row **top, size_t *n, size_t max, const struct opmfu_diff_row *r)
+{
+	size_t k;
+	for (k = *n; k > 0 && larger(r, top[k - 1]); k--)
+		if (k < max)
+			top[k] = top[k - 1];
+	if (k < max) {
+		top[k] = r;
+		if (*n < max)
+			(*n)++;
+	}
+}
+
+/* The NTOP largest changes in lost time among module paths, op types and
+ * collectives: the NCOLL largest collectives' (so that they are seen beside
+ * hundreds of module changes), the others' in the rest, by size. */
 static void print_top(const struct opmfu_diff *d)
 {
-	const struct opmfu_diff_row *top[NTOP];
-	size_t i, n = 0, k;
+	const struct opmfu_diff_row *top[NTOP], *coll[NCOLL];
+	size_t i, n = 0, n_coll = 0;
 	char c[7][24], name[WIDTH];
 
 	for (i = 0; i < d->n_rows; i++) {
 		const struct opmfu_diff_row *r = &d->rows[i];
-		if ((r->kind != OPMFU_DIFF_MODULE && r->kind != OPMFU_DIFF_OP_TYPE) || isnan(r->delta_lost_ns) ||
-		    r->delta_lost_ns == 0)
+		if ((r->kind != OPMFU_DIFF_MODULE && r->kind != OPMFU_DIFF_OP_TYPE && r->kind != OPMFU_DIFF_COLLECTIVE) ||
+		    isnan(r->delta_lost_ns) || r->delta_lost_ns == 0)
 			continue;
-		for (k = n; k > 0 && larger(r, top[k - 1]); k--)
-			if (k < NTOP)
-				top[k] = top[k - 1];
-		if (k < NTOP) {
-			top[k] = r;
-			if (n < NTOP)
-				n++;
-		}
+		if (r->kind == OPMFU_DIFF_COLLECTIVE)
+			keep_top(coll, &n_coll, NCOLL, r);
+		else
+			keep_top(top, &n, NTOP, r);
 	}
+	if (n > NTOP - n_coll)
+		n = NTOP - n_coll;
+	for (i = 0; i < n_coll; i++)
+		keep_top(top, &n, NTOP, coll[i]);
 	if (n == 0) {
 		puts("\nno module path or op type changed its lost time");
 		return;
 	}
-	opmfu_printf("\nlargest changes in lost time (module: the ops directly under the path)\n");
+	opmfu_printf("\nlargest changes in lost time (module: the ops directly under the path%s)\n",
+		     n_coll ? "; coll: a collective's exposed time" : "");
 	opmfu_printf("  %-7s %10s %10s %10s %10s %10s %9s %8s  %s\n", "kind", "BASE time", "NEW time", "BASE lost", "NEW lost",
 	       "change", "BASE MFU", "NEW MFU", "name");
 	for (i = 0; i < n; i++) {
 		const struct opmfu_diff_row *r = top[i];
 		fit(r->name, WIDTH - 87, name, sizeof(name));
-		opmfu_printf("  %-7s %10s %10s %10s %10s %10s %9s %8s  %s\n", r->kind == OPMFU_DIFF_MODULE ? "module" : "op",
+		opmfu_printf("  %-7s %10s %10s %10s %10s %10s %9s %8s  %s\n",
+			     r->kind == OPMFU_DIFF_MODULE ? "module" : r->kind == OPMFU_DIFF_COLLECTIVE ? "coll" : "op",
 		       t_ns(r->kernel_ns[0], c[0], 24), t_ns(r->kernel_ns[1], c[1], 24), t_ns(r->lost_ns[0], c[2], 24),
 		       t_ns(r->lost_ns[1], c[3], 24), t_delta(r->delta_lost_ns, c[4], 24), t_pct(r->mfu[0], c[5], 24),
 		       t_pct(r->mfu[1], c[6], 24), name);

@@ -1,7 +1,7 @@
 /*
  * diff_rows.c - OpmfuDiff's rows from two results read back (lib/diff.h):
- * the ranks both sides analysed, then per step share, module path, op name
- * and model convention the sums over those ranks on each side.
+ * the ranks both sides analysed, then per step share, module path, op name,
+ * collective and model convention the sums over those ranks on each side.
  *
  * Sums are time-weighted, never means of ratios: MFU is Σ FLOPs / Σ
  * capacity, a row's capacity (FLOP-bearing kernel time x peak) being its
@@ -17,7 +17,8 @@
 #include "base/sort.h"
 #include "lib/diff.h"
 
-static const char *const kind_names[OPMFU_NDIFF_KIND] = { "step_share", "module", "op_type", "model", "rank" };
+static const char *const kind_names[OPMFU_NDIFF_KIND] = { "step_share", "module", "op_type", "collective", "model",
+							   "rank" };
 
 const char *opmfu_diff_kind_name(int kind)
 {
@@ -212,9 +213,9 @@ static void share(struct opmfu_diff_row *r, int s, double ns, double flops, doub
 
 /* Sums of the compared ranks' steps on one side. */
 struct step_sum {
-	double window, flops_ns, other, comm, idle, flops, useful;
+	double window, flops_ns, other, comm, idle, flops, useful, wait;
 	size_t n;
-	int all_mfu, flops_known;
+	int all_mfu, flops_known, wait_known;
 };
 
 static void sum_steps(const struct opmfu_results *res, const struct opmfu_diff *d, struct step_sum *t)
@@ -232,6 +233,10 @@ static void sum_steps(const struct opmfu_results *res, const struct opmfu_diff *
 		t->other += isnan(p->other_ns) ? 0 : p->other_ns;
 		t->comm += isnan(p->comm_ns) ? 0 : p->comm_ns;
 		t->idle += isnan(p->idle_ns) ? 0 : p->idle_ns;
+		if (!isnan(p->comm_wait_ns)) {
+			t->wait += p->comm_wait_ns;
+			t->wait_known = 1;
+		}
 		if (!isnan(p->flops)) {
 			t->flops += p->flops;
 			t->flops_known = 1;
@@ -244,10 +249,12 @@ static void sum_steps(const struct opmfu_results *res, const struct opmfu_diff *
 }
 
 /* The five parts of the step time: useful math (trace MFU), then what the
- * rest went to, in the waterfall's order. */
+ * rest went to, in the waterfall's order; then comm_wait, the part of
+ * comm_exposed spent waiting for other ranks (SPEC 19), not a sixth part. */
 static enum opmfu_status step_rows(const struct opmfu_results res[2], struct opmfu_diff *d, size_t *cap)
 {
-	static const char *const names[5] = { "trace_mfu", "inefficiency", "other_compute", "comm_exposed", "idle" };
+	static const char *const names[6] = { "trace_mfu", "inefficiency", "other_compute", "comm_exposed", "idle",
+					      "comm_wait" };
 	struct step_sum t[2];
 	int s, k;
 
@@ -255,7 +262,7 @@ static enum opmfu_status step_rows(const struct opmfu_results res[2], struct opm
 		sum_steps(&res[s], d, &t[s]);
 		d->side[s].steps = t[s].n;
 	}
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < 6; k++) {
 		struct opmfu_diff_row *r = new_row(d, cap, OPMFU_DIFF_STEP_SHARE, names[k]);
 		if (!r)
 			return OPMFU_ERR_NOMEM;
@@ -268,12 +275,20 @@ static enum opmfu_status step_rows(const struct opmfu_results res[2], struct opm
 				share(r, s, p->window, fl, useful, p->window, p->window - useful);
 			else if (k == 1)
 				share(r, s, p->flops_ns, fl, p->flops_ns - useful, p->window, p->flops_ns - useful);
-			else {
+			else if (k == 5) {
+				/* unknown on a side (one rank, a result older than SPEC 19): NULL there; a
+				 * step that does not know it among others that do counts 0, as the parts do */
+				if (p->wait_known)
+					share(r, s, p->wait, NAN, p->wait, p->window, p->wait);
+			} else {
 				double part = k == 2 ? p->other : k == 3 ? p->comm : p->idle;
 				share(r, s, part, NAN, part, p->window, part);
 			}
 		}
 		set_delta(r);
+		/* a side that does not know its waiting is not a side that waited 0 */
+		if (k == 5 && (isnan(r->kernel_ns[0]) || isnan(r->kernel_ns[1])))
+			r->delta_lost_ns = NAN;
 	}
 	return OPMFU_OK;
 }
@@ -341,8 +356,8 @@ out:
 	return st;
 }
 
-/* One row per name of list (module paths or op names) on either side,
- * unless its kernel time is 0 wherever it is. */
+/* One row per name of list (module paths, op names or collectives) on
+ * either side, unless its kernel time is 0 wherever it is. */
 static enum opmfu_status list_rows(const struct opmfu_results res[2], int list, enum opmfu_diff_kind kind,
 				   struct opmfu_diff *d, size_t *cap)
 {
@@ -449,7 +464,11 @@ enum opmfu_status opmfu_diff_compute(const struct opmfu_results res[2], const in
 	if ((st = match_ranks(res, ranks, n_ranks, d, err)))
 		return st;
 	if ((st = step_rows(res, d, &cap)) || (st = list_rows(res, OPMFU_RES_MODULES, OPMFU_DIFF_MODULE, d, &cap)) ||
-	    (st = list_rows(res, OPMFU_RES_OP_TYPES, OPMFU_DIFF_OP_TYPE, d, &cap)) || (st = model_rows(res, d, &cap)) ||
+	    (st = list_rows(res, OPMFU_RES_OP_TYPES, OPMFU_DIFF_OP_TYPE, d, &cap)) ||
+	    /* both sides need the table: a result older than SPEC 19 did not look, it did not see none */
+	    (res[0].has_colls && res[1].has_colls &&
+	     (st = list_rows(res, OPMFU_RES_COLLECTIVES, OPMFU_DIFF_COLLECTIVE, d, &cap))) ||
+	    (st = model_rows(res, d, &cap)) ||
 	    (st = rank_rows(res, d, &cap)))
 		return nomem(err);
 	return OPMFU_OK;

@@ -19,6 +19,7 @@
 #include "base/sbuf.h"
 #include "read/dirwalk.h"
 #include "read/sqlite_in.h"
+#include "trace/coll.h"
 
 /* The scan under way. */
 struct rd {
@@ -32,6 +33,7 @@ struct rd {
 	sqlite3_stmt *s;
 	size_t row;  /* 1-based, for messages */
 	int list;    /* OPMFU_RES_* of list_row */
+	struct sbuf key; /* a collective's name (coll_row), reused row to row */
 };
 
 static enum opmfu_status sql_fail(sqlite3 *db, const char *path, const char *what, struct opmfu_err *err)
@@ -163,12 +165,16 @@ static const char *const module_cols[] = { "rank_id", "module", "self_kernel_ns"
 static const char *const op_cols[] = { "rank_id", "op_name", "kernel_ns", "flops", "mfu", "lost_ns", NULL };
 /* OpmfuSteps' columns the diff reads: the first 8 are in every result; the
  * parts after them came with SPEC 17 (busy without FLOPs and idle split, in
- * this order) and SPEC 18 (memory-bound work), and a result of either has a
- * prefix of them (steps_layout) */
+ * this order), SPEC 18 (memory-bound work) and SPEC 19 (the waiting part of
+ * exposed communication), and a result of any has a prefix of them
+ * (steps_layout) */
 #define STEP_BASE 8
+#define STEP_WAIT (STEP_BASE + 4) /* comm_wait_ns: a part of comm_exposed_ns, not of the waterfall */
 static const char *const step_cols[] = { "rank_id", "window_ns", "flops_ns", "other_compute_ns", "comm_exposed_ns",
 					 "idle_ns", "flops", "trace_mfu", "matmul_noflops_ns", "memcpy_ns",
-					 "idle_host_ns", "memory_bound_ns", NULL };
+					 "idle_host_ns", "memory_bound_ns", "comm_wait_ns", NULL };
+/* OpmfuCollectives' columns the diff reads: the key (as the hotspots name it) and the times */
+static const char *const coll_cols[] = { "rank_id", "name", "op_name", "group", "time_ns", "exposed_ns", NULL };
 static const char *const model_cols[] = { "convention", "step_ns", "model_flops_per_device", "model_mfu", "rank_id",
 					  "step", NULL };
 
@@ -251,6 +257,11 @@ static enum opmfu_status step_row(struct rd *d)
 	    (st = num(d, 3, &w->other_ns)) || (st = num(d, 4, &w->comm_ns)) || (st = num(d, 5, &w->idle_ns)) ||
 	    (st = num(d, 6, &w->flops)) || (st = num(d, 7, &w->trace_mfu)))
 		return st;
+	w->comm_wait_ns = NAN;
+	/* cols ends at its first NULL (a prefix of step_cols): not read past it */
+	if (d->cols[STEP_BASE] && d->cols[STEP_BASE + 1] && d->cols[STEP_BASE + 2] && d->cols[STEP_BASE + 3] &&
+	    d->cols[STEP_WAIT] && (st = num(d, STEP_WAIT, &w->comm_wait_ns)))
+		return st;
 	if (d->cols[STEP_BASE]) {
 		/* the old meanings: other compute held everything busy without FLOPs, idle all idle */
 		double part[4] = { 0, 0, 0, 0 }; /* matmul_noflops, memcpy, idle_host, memory_bound */
@@ -264,6 +275,54 @@ static enum opmfu_status step_row(struct rd *d)
 		w->idle_ns = (isnan(w->idle_ns) ? 0 : w->idle_ns) + part[2];
 	}
 	r->n_steps++;
+	return OPMFU_OK;
+}
+
+/* Column k as a text or NULL (*s NULL), its length in *n. */
+static enum opmfu_status text_or_null(struct rd *d, int k, const char **s, size_t *n)
+{
+	*s = NULL;
+	*n = 0;
+	switch (sqlite3_column_type(d->s, k)) {
+	case SQLITE_NULL:
+		return OPMFU_OK;
+	case SQLITE_TEXT:
+		if (!(*s = (const char *)sqlite3_column_text(d->s, k)))
+			return nomem(d);
+		*n = (size_t)sqlite3_column_bytes(d->s, k);
+		return OPMFU_OK;
+	default:
+		return bad_value(d, k, "is not a text");
+	}
+}
+
+/* A collective call: named as its hotspot is (opmfu_coll_key: the kind, else
+ * the trace's name, and the group), so a diff row and a hotspot agree. */
+static enum opmfu_status coll_row(struct rd *d)
+{
+	struct opmfu_results *r = d->r;
+	struct opmfu_res_row *w;
+	const char *kind, *op, *group;
+	size_t nk, no, ng;
+	enum opmfu_status st;
+
+	if (OPMFU_GROW(r->rows[OPMFU_RES_COLLECTIVES], r->cap_rows[OPMFU_RES_COLLECTIVES],
+		       r->n_rows[OPMFU_RES_COLLECTIVES] + 1))
+		return nomem(d);
+	w = &r->rows[OPMFU_RES_COLLECTIVES][r->n_rows[OPMFU_RES_COLLECTIVES]];
+	if ((st = rank_of(d, 0, &w->rank)) || (st = text_or_null(d, 1, &kind, &nk)) ||
+	    (st = text_or_null(d, 2, &op, &no)) || (st = text_or_null(d, 3, &group, &ng)) ||
+	    (st = num(d, 4, &w->kernel_ns)) || (st = num(d, 5, &w->lost_ns)))
+		return st;
+	sbuf_reset(&d->key);
+	opmfu_coll_key(&d->key, kind ? kind : op, kind ? nk : no, group, group ? ng : 0);
+	if (d->key.oom)
+		return nomem(d);
+	w->name = opmfu_intern_add(d->names, d->key.len ? d->key.buf : "", d->key.len);
+	if (w->name == OPMFU_IDTAB_NONE)
+		return nomem(d);
+	w->flops = w->mfu = NAN;
+	r->n_rows[OPMFU_RES_COLLECTIVES]++;
 	return OPMFU_OK;
 }
 
@@ -367,6 +426,7 @@ enum opmfu_status opmfu_results_read(const char *path, struct opmfu_intern *name
 
 	memset(r, 0, sizeof(*r));
 	memset(&d, 0, sizeof(d));
+	sbuf_init(&d.key);
 	d.path = path;
 	d.names = names;
 	d.r = r;
@@ -386,9 +446,13 @@ enum opmfu_status opmfu_results_read(const char *path, struct opmfu_intern *name
 		/* from SPEC 17 on the backlog is a row of its own, in no step */
 		st = scan(&d, "OpmfuSteps", cols, parts ? "\"kind\" IS NOT 'backlog'" : NULL, step_row, 0, NULL);
 	}
+	/* a result older than SPEC 19 has none: no collective rows, not an error */
+	if (st == OPMFU_OK)
+		st = scan(&d, "OpmfuCollectives", coll_cols, NULL, coll_row, 1, &r->has_colls);
 	if (st == OPMFU_OK)
 		st = scan(&d, "OpmfuModel", model_cols, "\"rank_id\" IS NULL AND \"step\" IS NULL", model_row, 1,
 			  &r->has_model);
+	sbuf_release(&d.key);
 	sqlite3_close(d.db);
 	if (st == OPMFU_OK)
 		st = opmfu_sqlite_in_check(path, &in, err);

@@ -2,7 +2,7 @@
  * results.h - an opmfu result database (cluster_analysis.db) read back for
  * `opmfu diff`: the rows it compares, from OpmfuRankSummary, OpmfuModules
  * (a path's own ops), OpmfuOpTypes, OpmfuSteps and, when the database has
- * it, OpmfuModel's rows for the whole run. The file is opened as every input
+ * them, OpmfuCollectives and OpmfuModel's rows for the whole run. The file is opened as every input
  * is (read/sqlite_in.h): read-only, nothing written beside it.
  */
 #ifndef OPMFU_RESULTS_H
@@ -32,18 +32,22 @@ struct opmfu_res_rank {
 	double mfu;        /* mfu_recorded */
 };
 
-/* A row of OpmfuModules (the self_ columns: the path's own ops) or of
- * OpmfuOpTypes. name is an id in the names given to opmfu_results_read. */
+/* A row of OpmfuModules (the self_ columns: the path's own ops), of
+ * OpmfuOpTypes, or of OpmfuCollectives (name: the call's key as
+ * opmfu_coll_key makes it, the collective hotspot's name; kernel_ns its
+ * time_ns, lost_ns its exposed_ns, flops and mfu NAN). name is an id in the
+ * names given to opmfu_results_read. */
 struct opmfu_res_row {
 	int rank;
 	uint32_t name;
 	double kernel_ns, flops, mfu, lost_ns;
 };
 
-/* A row of OpmfuSteps. */
+/* A row of OpmfuSteps. comm_wait_ns: the part of comm_ns spent waiting for
+ * other ranks (SPEC 19); NAN when NULL or the result predates it. */
 struct opmfu_res_step {
 	int rank;
-	double window_ns, flops_ns, other_ns, comm_ns, idle_ns, flops, trace_mfu;
+	double window_ns, flops_ns, other_ns, comm_ns, idle_ns, flops, trace_mfu, comm_wait_ns;
 };
 
 /* A row of OpmfuModel for the whole run (rank_id and step NULL). */
@@ -52,7 +56,7 @@ struct opmfu_res_model {
 	double step_ns, flops, mfu; /* step_ns, model_flops_per_device, model_mfu */
 };
 
-enum { OPMFU_RES_MODULES, OPMFU_RES_OP_TYPES, OPMFU_RES_NLIST };
+enum { OPMFU_RES_MODULES, OPMFU_RES_OP_TYPES, OPMFU_RES_COLLECTIVES, OPMFU_RES_NLIST };
 
 struct opmfu_results {
 	struct opmfu_res_rank *ranks;
@@ -64,6 +68,7 @@ struct opmfu_results {
 	struct opmfu_res_model *model;
 	size_t n_model, cap_model;
 	int has_model; /* the database has an OpmfuModel table */
+	int has_colls; /* ... an OpmfuCollectives table (SPEC 19; older results do not) */
 };
 
 /* What the file at path is, into *kind. Errors only when it cannot be

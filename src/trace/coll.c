@@ -7,6 +7,7 @@
 
 #include "base/fold.h"
 #include "base/mem.h"
+#include "base/sbuf.h"
 
 const char *opmfu_coll_kind_name(int kind)
 {
@@ -15,6 +16,16 @@ const char *opmfu_coll_kind_name(int kind)
 	return kind > 0 && kind < OPMFU_COLL__N ? names[kind] : NULL;
 }
 
+void opmfu_coll_key(struct sbuf *sb, const char *kind, size_t kn, const char *group, size_t gn)
+{
+	if (kind)
+		sbuf_add(sb, kind, kn);
+	if (group) {
+		sbuf_add(sb, " [group ", 8);
+		sbuf_add(sb, group, gn);
+		sbuf_add(sb, "]", 1);
+	}
+}
 
 int opmfu_coll_kind_of(const char *s, size_t n)
 {

@@ -50,6 +50,16 @@ double opmfu_coll_bus_factor(int kind, int64_t n);
  * unknown. Matching ignores case and a "c10::", "torch.", "nccl" prefix. */
 int opmfu_coll_dtype_size(const char *s, size_t n);
 
+/*
+ * The run's name of a collective (OpmfuCollectives' name, else its op_name,
+ * then " [group G]" when its group is known): the key one tunes, which
+ * OpmfuHotspots' collective rows and OpmfuDiff's collective rows are both
+ * named by, so the two agree. kind NULL: neither is known (the group
+ * alone). Appended to sb (sb->oom when out of memory).
+ */
+struct sbuf;
+void opmfu_coll_key(struct sbuf *sb, const char *kind, size_t kn, const char *group, size_t gn);
+
 /* Not known (bytes, counts, times of struct opmfu_coll). */
 #define OPMFU_COLL_UNKNOWN (-1)
 

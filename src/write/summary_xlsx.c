@@ -1,6 +1,6 @@
 /*
  * summary_xlsx.c - opmfu_summary.xlsx: the sheets (Overview, Ranks, Steps,
- * Module classes, Modules, Op types, Shapes, Kernels) and their native charts, laid out from the
+ * Module classes, Modules, Op types, Shapes, Kernels, Collectives) and their native charts, laid out from the
  * run's tables as write/summary.c gathered them (SPEC 16: every number is a
  * cell of OpmfuRun, OpmfuHotspots, OpmfuStragglers, OpmfuRankSummary or
  * OpmfuSteps; the roofline's roof corners on the Overview are the one
@@ -81,6 +81,7 @@ static const struct opmfu_sx_col step_cols[] = {
 	{ "Memory-bound bandwidth efficiency", F_PCT, FROM_ROW, "memory_bound_eff" },
 	{ "Other compute (ms)", F_MS, FROM_ROW, "other_compute_ns" },
 	{ "Exposed communication (ms)", F_MS, FROM_ROW, "comm_exposed_ns" },
+	{ "Waiting for other ranks (ms)", F_MS, FROM_ROW, "comm_wait_ns" },
 	{ "Overlapped communication (ms)", F_MS, FROM_ROW, "comm_overlapped_ns" },
 	{ "Copies and memsets (ms)", F_MS, FROM_ROW, "memcpy_ns" },
 	{ "Idle, host late (ms)", F_MS, FROM_ROW, "idle_host_ns" },
@@ -91,6 +92,7 @@ static const struct opmfu_sx_col step_cols[] = {
 	{ "FLOP kernels below peak", F_PCT, FROM_ROW, "share_inefficiency" },
 	{ "Busy without FLOPs", F_PCT, FROM_ROW, "share_other_compute" },
 	{ "Exposed communication", F_PCT, FROM_ROW, "share_comm" },
+	{ "Waiting for other ranks", F_PCT, FROM_ROW, "share_comm_wait" },
 	{ "Idle", F_PCT, FROM_ROW, "share_idle" },
 	{ "Idle, host late", F_PCT, FROM_ROW, "share_idle_host" },
 };
@@ -119,6 +121,13 @@ static const struct opmfu_sx_col shape_cols[] = {
 	{ "FLOPs per byte", F_TFLOPS, FROM_ROW, "intensity" },
 };
 static const struct opmfu_sx_col kernel_cols[] = { HOT_COLS("Kernel") };
+/* collectives (kind and group): no FLOPs, so no MFU or roofline; recoverable and lost time are
+ * both their exposed time, summed over the ranks (docs/collectives.md) */
+static const struct opmfu_sx_col coll_cols[] = {
+	{ "Collective", F_TEXT, FROM_ROW, "name" },	     { "Ranks", F_INT, FROM_ROW, "ranks" },
+	{ "Calls", F_INT, FROM_ROW, "calls" },		     { "Time (ms)", F_MS, FROM_ROW, "kernel_ns" },
+	{ "Exposed time (ms)", F_MS, FROM_ROW, "recoverable_ns" }, { "% of step", F_PCT, FROM_ROW, "pct_of_step" },
+};
 /* the hotspot columns the charts read */
 enum { HOT_RECOVERABLE = 4, HOT_SHORT = 9 };
 /* the Shapes columns the roofline chart reads */
@@ -139,8 +148,9 @@ static const struct {
 	{ "op_type", "Op types", op_cols, sizeof(op_cols) / sizeof(op_cols[0]), "op type" },
 	{ "shape", "Shapes", shape_cols, sizeof(shape_cols) / sizeof(shape_cols[0]), NULL },
 	{ "kernel", "Kernels", kernel_cols, sizeof(kernel_cols) / sizeof(kernel_cols[0]), NULL },
+	{ "collective", "Collectives", coll_cols, sizeof(coll_cols) / sizeof(coll_cols[0]), NULL },
 };
-#define N_HOT 5
+#define N_HOT 6
 #define HOT_SHAPES 3 /* hot_sheets' Shapes: the roofline chart's points */
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -647,6 +657,7 @@ static const struct {
 	{ "  Other kernels", "share_other_kernels", F_PCT },
 	{ "  Copies and memsets", "share_memcpy", F_PCT },
 	{ "Exposed communication", "share_comm", F_PCT },
+	{ "  Waiting for other ranks", "share_comm_wait", F_PCT },
 	{ "Idle", "share_idle", F_PCT },
 	{ "  Host late", "share_idle_host", F_PCT },
 	{ "  Other idle", "share_idle_device", F_PCT },
@@ -668,6 +679,8 @@ static const struct {
 	{ "share_other_compute", "Most busy without FLOPs" },
 	{ "share_comm", "Most exposed communication" },
 	{ "share_idle", "Most idle" },
+	/* the culprit (SPEC 19): ns, so shown in ms */
+	{ "comm_wait_caused_ns", "Others waited for this rank (ms)" },
 };
 
 static void put_cell_of(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
@@ -716,21 +729,28 @@ static lxw_row_t put_run(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t 
 	return r + 1 + (lxw_row_t)N_OF(run_keys) + 1;
 }
 
-/* The OpmfuStragglers block from row r, a row per table row in its order;
- * the next free row. */
+/* The OpmfuStragglers block from row r, a row per table row in its order,
+ * culprit_of's text (who waited for whom, SPEC 19) after the numbers; the
+ * next free row. */
 static lxw_row_t put_stragglers(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r)
 {
-	static const char *const head[5] = { "Straggler", "Rank", "Value", "Median rank's value", "Difference" };
-	size_t i, k, n = opmfu_summary_rows(bk->s, OPMFU_SUM_STRAGGLERS);
+	static const char *const head[6] = { "Straggler", "Rank", "Value", "Median rank's value", "Difference",
+					     "Waiting for" };
+	size_t i, k, len, n = opmfu_summary_rows(bk->s, OPMFU_SUM_STRAGGLERS);
+	int culprit = 0;
 
 	if (!n)
 		return r;
+	for (i = 0; i < n && !culprit; i++)
+		culprit = opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "culprit_of", &len) != NULL;
+	/* the culprit's column only when a row names one: a sentence, wide */
+	if (culprit)
+		opmfu_xbook_note(&bk->b, worksheet_set_column(ws, 5, 5, TEXT_WIDTH_MAX, NULL), r, 5);
 	opmfu_xbook_note(&bk->b, worksheet_set_row(ws, r, OPMFU_SX_HEAD_HEIGHT, NULL), r, 0);
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < 5 + (size_t)culprit; k++)
 		opmfu_xbook_cstr(&bk->b, ws, r, (lxw_col_t)k, head[k], bk->head);
 	for (i = 0; i < n; i++) {
 		lxw_row_t at = r + 1 + (lxw_row_t)i;
-		size_t len;
 		const char *m = opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "measure", &len), *label = NULL;
 		int ns = 0;
 		/* a time (step_ns_median) in ms, its change signed; a ratio in %, its change signed */
@@ -747,6 +767,8 @@ static lxw_row_t put_stragglers(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw
 		put_cell_of(bk, ws, at, 2, OPMFU_SUM_STRAGGLERS, i, "value", ns ? F_MS : F_PCT);
 		put_cell_of(bk, ws, at, 3, OPMFU_SUM_STRAGGLERS, i, "median", ns ? F_MS : F_PCT);
 		put_cell_of(bk, ws, at, 4, OPMFU_SUM_STRAGGLERS, i, "delta", ns ? F_DELTA : F_DPCT);
+		if (opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "culprit_of", &len))
+			put_cell_of(bk, ws, at, 5, OPMFU_SUM_STRAGGLERS, i, "culprit_of", F_TEXT);
 	}
 	return r + 1 + (lxw_row_t)n + 1;
 }

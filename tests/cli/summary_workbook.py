@@ -19,9 +19,13 @@ tests/tools/xlsx_cells.py) one by one:
   and reason as the database has them, and the MFU chart's split of its
   trace MFU at OpmfuRun's (the median rank's);
 - Steps (when the run has OpmfuSteps): its rows, times in ms;
-- Module classes, Modules, Op types, Shapes, Kernels: OpmfuHotspots' rows of
+- Module classes, Modules, Op types, Shapes, Kernels, Collectives: OpmfuHotspots' rows of
   each kind in the table's order (ms = ns / 1e6), a sheet per kind that has
   rows;
+- fixtures/coll_skew (SPEC 19) also against its README's hand derivation: the
+  Overview's waiting share (27/102), the culprit's row (rank 2, 0.033 ms, its
+  culprit_of text) and the exposed-communication row naming it, the Steps
+  sheet's waiting (10, 27, 6 us) and the Collectives sheet's two rows;
 - the charts the data calls for, and no others: recoverable time by module
   class (not by module path, which a root path dominates) and by op type,
   and the roofline (Shapes' Achieved TFLOPS and FLOPs per byte checked too).
@@ -58,7 +62,7 @@ from build_fixture import build_tree  # noqa: E402
 from xlsx_cells import dump  # noqa: E402
 
 CASES = [("module_tree", []), ("cluster", []), ("cluster_faults", []), ("module_deep", []),
-         ("xlsx_module", ["--peak", "fp16=100"]), ("kernel_mapping", []), ("steps_waterfall", [])]
+         ("xlsx_module", ["--peak", "fp16=100"]), ("kernel_mapping", []), ("steps_waterfall", []), ("coll_skew", [])]
 REAL = [("real/level1", ["--peak", "fp16=353.9"]), ("real/kineto/kineto_h100_bert_small_infer", [])]
 problems = []
 compared = [0]
@@ -133,7 +137,7 @@ class Sheet:
             problem(self.case, "%s row %d %s: %r, expected %r" % (self.name, row + 1, title, got, want))
 
 
-# OpmfuRun's row on the Overview (A4:B32), in order: label, column, shown in ms
+# OpmfuRun's row on the Overview (A4:B33), in order: label, column, shown in ms
 RUN_KEYS = [("Run ID", "run_id", 0), ("Source", "source", 0), ("Ranks", "ranks", 0),
             ("Ranks analysed", "ranks_analysed", 0), ("Ranks failed", "ranks_failed", 0), ("Chip", "chip", 0),
             ("Peak (TFLOPS)", "peak_tflops", 0), ("Peak source", "peak_source", 0),
@@ -144,7 +148,8 @@ RUN_KEYS = [("Run ID", "run_id", 0), ("Source", "source", 0), ("Ranks", "ranks",
             ("  Memory-bound, bytes known", "share_memory_bound", 0),
             ("    at this share of the bandwidth", "memory_bound_eff", 0),
             ("  Other kernels", "share_other_kernels", 0), ("  Copies and memsets", "share_memcpy", 0),
-            ("Exposed communication", "share_comm", 0), ("Idle", "share_idle", 0),
+            ("Exposed communication", "share_comm", 0),
+            ("  Waiting for other ranks", "share_comm_wait", 0), ("Idle", "share_idle", 0),
             ("  Host late", "share_idle_host", 0), ("  Other idle", "share_idle_device", 0),
             ("Step windows", "step_windows", 0), ("Profiler step (ms)", "profiler_step_ns", 1),
             ("Backlog (ms)", "backlog_ns", 1), ("Busy MFU", "mfu_busy", 0), ("Recorded MFU", "mfu_recorded", 0),
@@ -154,9 +159,9 @@ AFTER_RUN = 3 + len(RUN_KEYS) + 1
 STRAGGLERS = {"step_ns_median": "Slowest step time (ms)", "trace_mfu": "Lowest trace MFU",
               "share_inefficiency": "Most FLOP kernels below peak",
               "share_other_compute": "Most busy without FLOPs", "share_comm": "Most exposed communication",
-              "share_idle": "Most idle"}
+              "share_idle": "Most idle", "comm_wait_caused_ns": "Others waited for this rank (ms)"}
 HOT = [("module_class", "Module classes", "Module class"), ("module", "Modules", "Module"), ("op_type", "Op types", "Op"),
-       ("shape", "Shapes", "Op and shapes"), ("kernel", "Kernels", "Kernel")]
+       ("shape", "Shapes", "Op and shapes"), ("kernel", "Kernels", "Kernel"), ("collective", "Collectives", "Collective")]
 
 
 def roof_of(run, ranks, hot):
@@ -220,6 +225,11 @@ def check_overview(case, cells, run, stragglers, roof=None):
         st.check(i, "Rank", shown(g["rank_id"]))
         for title, col in (("Value", "value"), ("Median rank's value", "median"), ("Difference", "delta")):
             st.check(i, title, shown(g[col], ms))
+        # who waited for whom: a column only when a row names a culprit
+        if any(x["culprit_of"] is not None for x in stragglers):
+            st.check(i, "Waiting for", shown(g["culprit_of"]) if g["culprit_of"] is not None else ("", "missing"))
+        elif (AFTER_RUN, 5) in cells:
+            problem(case, "Overview: a culprit column without a culprit")
 
 
 def check_ranks(case, sh, ranks, run):
@@ -263,10 +273,14 @@ def check_steps(case, sh, steps):
                                ("Memory-bound, bytes known (ms)", "memory_bound_ns", 1),
                                ("Memory-bound bandwidth efficiency", "memory_bound_eff", 0),
                                ("Other compute (ms)", "other_compute_ns", 1),
+                               ("Exposed communication (ms)", "comm_exposed_ns", 1),
+                               ("Waiting for other ranks (ms)", "comm_wait_ns", 1),
                                ("Copies and memsets (ms)", "memcpy_ns", 1),
                                ("Idle, host late (ms)", "idle_host_ns", 1), ("Idle, other (ms)", "idle_ns", 1),
                                ("FLOPs", "flops", 0), ("Trace MFU", "trace_mfu", 0),
-                               ("FLOP kernels below peak", "share_inefficiency", 0)):
+                               ("FLOP kernels below peak", "share_inefficiency", 0),
+                               ("Exposed communication", "share_comm", 0),
+                               ("Waiting for other ranks", "share_comm_wait", 0)):
             sh.check(i, title, shown(s[col], ms))
 
 
@@ -281,6 +295,14 @@ def check_hot(case, book, hot):
             problem(case, "%s: %d rows, OpmfuHotspots has %d of kind %s" % (sheet, sh.rows(), len(rows), kind))
         for i, h in enumerate(rows, 1):
             sh.check(i, first, shown(h["name"]))
+            if kind == "collective":
+                # no FLOPs: no MFU or roofline; recoverable time is the exposed time
+                for title, col, ms in (("Ranks", "ranks", 0), ("Calls", "calls", 0), ("Time (ms)", "kernel_ns", 1),
+                                       ("Exposed time (ms)", "recoverable_ns", 1), ("% of step", "pct_of_step", 0)):
+                    sh.check(i, title, shown(h[col], ms))
+                if set(sh.cols) != {"Collective", "Ranks", "Calls", "Time (ms)", "Exposed time (ms)", "% of step"}:
+                    problem(case, "Collectives: columns %r" % sorted(sh.cols))
+                continue
             for title, col, ms in (("Ranks", "ranks", 0), ("Calls", "calls", 0), ("Kernel time (ms)", "kernel_ns", 1),
                                    ("Recoverable time (ms)", "recoverable_ns", 1), ("Lost time (ms)", "lost_ns", 1),
                                    ("% of step", "pct_of_step", 0), ("MFU", "mfu", 0),
@@ -329,9 +351,57 @@ def run_case(case, tree, extra, tmp):
                         ("Roofline: achieved TFLOPS", roof is not None)):
         if (what in charts) != there:
             problem(case, "chart %r %s" % (what, "missing" if there else "unexpected"))
+    if case == "coll_skew":
+        check_coll_skew(book)
     print("%-18s %d ranks, %d hotspots: %s" % (case, len(ranks), len(hot),
                                                 "ok" if not any(p.startswith(case + ":") for p in problems)
                                                 else "FAILED"))
+
+
+def check_coll_skew(book):
+    """fixtures/coll_skew's collectives as its README derives them by hand (not from the database): the
+    Overview's waiting share, the culprit's row and text, the Steps sheet's waiting, the Collectives sheet."""
+    case = "coll_skew"
+    ov = book["Overview"][0]
+    run = Sheet(case, "Overview", ov, head=2)
+    at = {label: i for i, (label, _, _) in enumerate(RUN_KEYS, 3)}
+    # the median rank 1's step 1: exposed 51 of 102 us, waiting 27 of them
+    run.check(at["Exposed communication"], "Value", shown(51 / 102))
+    run.check(at["  Waiting for other ranks"], "Value", shown(27 / 102))
+    st = Sheet(case, "Overview", ov, head=AFTER_RUN)
+    rows = {ov[(r, 0)][0]: r for r in range(AFTER_RUN + 1, AFTER_RUN + 10) if (r, 0) in ov}
+    r = rows.get("Others waited for this rank (ms)", -1)
+    # rank 2 was last at AR1 (ranks 0, 1 waited 10 + 5 us) and AG (6 + 12 us): 33 us; the median rank 1: 0
+    for title, want in (("Rank", shown(2)), ("Value", shown(33000, True)), ("Median rank's value", shown(0, True)),
+                        ("Difference", shown(33000, True)),
+                        ("Waiting for", shown("ranks waited 0.033 ms for it over 2 calls (2 ranks)"))):
+        st.check(r, title, want)
+    # the most exposed communication: rank 1 (0.5), the median rank's own; it names the culprit
+    r = rows.get("Most exposed communication", -1)
+    for title, want in (("Rank", shown(1)), ("Value", shown(0.5)), ("Median rank's value", shown(0.5)),
+                        ("Difference", shown(0.0)), ("Waiting for", shown("rank 2: the others waited 0.033 ms for it"))):
+        st.check(r, title, want)
+    # Steps: one step per rank, ranks 0, 1, 2: exposed 40, 51, 36 us; waiting 10, 27, 6 us of 100, 102, 104
+    sp = Sheet(case, "Steps", book["Steps"][0])
+    if sp.rows() != 3:
+        problem(case, "Steps: %d rows, expected 3" % sp.rows())
+    for i, (rank, exp, wait, win) in enumerate(((0, 40000, 10000, 100000), (1, 51000, 27000, 102000),
+                                                (2, 36000, 6000, 104000)), 1):
+        sp.check(i, "Rank", shown(rank))
+        sp.check(i, "Exposed communication (ms)", shown(exp, True))
+        sp.check(i, "Waiting for other ranks (ms)", shown(wait, True))
+        sp.check(i, "Waiting for other ranks", shown(wait / win))
+    # Collectives, most exposed first: allreduce 6 calls, 91 us, 79 exposed; allgather 3 calls, 48 us, all exposed
+    co = Sheet(case, "Collectives", book.get("Collectives", ({}, []))[0])
+    if co.rows() != 2:
+        problem(case, "Collectives: %d rows, expected 2" % co.rows())
+    for i, (name, calls, time, exposed) in enumerate((("allreduce [group 0]", 6, 91000, 79000),
+                                                      ("allgather [group 0]", 3, 48000, 48000)), 1):
+        co.check(i, "Collective", shown(name))
+        co.check(i, "Ranks", shown(3))
+        co.check(i, "Calls", shown(calls))
+        co.check(i, "Time (ms)", shown(time, True))
+        co.check(i, "Exposed time (ms)", shown(exposed, True))
 
 
 def failed_run(tmp):

@@ -49,9 +49,16 @@ static void add_row(struct opmfu_results *r, int list, int rank, uint32_t nm, do
 static void add_step(struct opmfu_results *r, int rank, double window, double flops_ns, double other, double comm,
 		     double idle, double flops, double trace_mfu)
 {
-	struct opmfu_res_step s = { rank, window, flops_ns, other, comm, idle, flops, trace_mfu };
+	struct opmfu_res_step s = { rank, window, flops_ns, other, comm, idle, flops, trace_mfu, NAN };
 	CHECK(OPMFU_GROW(r->steps, r->cap_steps, r->n_steps + 1) == 0);
 	r->steps[r->n_steps++] = s;
+}
+
+/* A step that knows its waiting (SPEC 19): comm_wait_ns of its comm. */
+static void add_step_wait(struct opmfu_results *r, int rank, double window, double comm, double idle, double wait)
+{
+	add_step(r, rank, window, 0, 0, comm, idle, NAN, NAN);
+	r->steps[r->n_steps - 1].comm_wait_ns = wait;
 }
 
 static int same(double a, double b)
@@ -103,7 +110,8 @@ static void check_row(const struct opmfu_diff *d, size_t i, enum opmfu_diff_kind
  * 20, idle 20, 60 FLOPs, trace MFU 0.25 (useful 25). NEW has no step: its
  * side is NULL and counts 0 in the change. trace_mfu 100 ns, mfu 0.25, lost
  * 75 (change -75); inefficiency 50 ns, (50 - 25)/100 = 0.25, lost 25; other
- * 10 (0.1), comm 20 (0.2), idle 20 (0.2).
+ * 10 (0.1), comm 20 (0.2), idle 20 (0.2); comm_wait NULL on both sides (no
+ * step knows it), its change NULL.
  */
 static void build_a(struct opmfu_diff *d, struct opmfu_results res[2])
 {
@@ -159,20 +167,23 @@ static void t_compute(void)
 	CHECK_INT(d.side[1].steps, 0);
 	CHECK_INT(d.side[0].has_model, 1);
 	CHECK_INT(d.side[1].has_model, 0);
-	CHECK_INT(d.n_rows, 5 + 3 + 3);
+	CHECK_INT(d.n_rows, 6 + 3 + 3);
 	ROW(&d, 0, OPMFU_DIFF_STEP_SHARE, "trace_mfu", 100, N, 60, N, 0.25, N, 75, N, -75);
 	ROW(&d, 1, OPMFU_DIFF_STEP_SHARE, "inefficiency", 50, N, 60, N, 0.25, N, 25, N, -25);
 	ROW(&d, 2, OPMFU_DIFF_STEP_SHARE, "other_compute", 10, N, N, N, 0.1, N, 10, N, -10);
 	ROW(&d, 3, OPMFU_DIFF_STEP_SHARE, "comm_exposed", 20, N, N, N, 0.2, N, 20, N, -20);
 	ROW(&d, 4, OPMFU_DIFF_STEP_SHARE, "idle", 20, N, N, N, 0.2, N, 20, N, -20);
-	ROW(&d, 5, OPMFU_DIFF_MODULE, "B", N, 50, N, N, N, N, N, 50, 50);
-	ROW(&d, 6, OPMFU_DIFF_MODULE, "C", N, 50, N, N, N, N, N, 50, 50);
-	ROW(&d, 7, OPMFU_DIFF_MODULE, "A", 300, 200, 60, 60, 0.4, 0.6, 150, 100, -50);
+	ROW(&d, 5, OPMFU_DIFF_STEP_SHARE, "comm_wait", N, N, N, N, N, N, N, N, N);
+	/* no collective rows: neither side has OpmfuCollectives */
+	ROW(&d, 6, OPMFU_DIFF_MODULE, "B", N, 50, N, N, N, N, N, 50, 50);
+	ROW(&d, 7, OPMFU_DIFF_MODULE, "C", N, 50, N, N, N, N, N, 50, 50);
+	ROW(&d, 8, OPMFU_DIFF_MODULE, "A", 300, 200, 60, 60, 0.4, 0.6, 150, 100, -50);
 	/* no model rows: NEW has no OpmfuModel; ranks on one side: BASE's, then NEW's */
-	ROW(&d, 8, OPMFU_DIFF_RANK, "1", 1000, N, 5, N, 0.125, N, N, N, N);
-	ROW(&d, 9, OPMFU_DIFF_RANK, "4", 700, N, N, N, N, N, N, N, N);
-	ROW(&d, 10, OPMFU_DIFF_RANK, "2", N, 90, N, 0, N, N, N, N, N);
+	ROW(&d, 9, OPMFU_DIFF_RANK, "1", 1000, N, 5, N, 0.125, N, N, N, N);
+	ROW(&d, 10, OPMFU_DIFF_RANK, "4", 700, N, N, N, N, N, N, N, N);
+	ROW(&d, 11, OPMFU_DIFF_RANK, "2", N, 90, N, 0, N, N, N, N, N);
 	CHECK_STR(opmfu_diff_kind_name(OPMFU_DIFF_OP_TYPE), "op_type");
+	CHECK_STR(opmfu_diff_kind_name(OPMFU_DIFF_COLLECTIVE), "collective");
 	CHECK_STR(opmfu_diff_kind_name(OPMFU_NDIFF_KIND), "?");
 	opmfu_results_release(&res[0]);
 	opmfu_results_release(&res[1]);
@@ -214,16 +225,85 @@ static void t_weighted(void)
 		res[s].model[1].mfu = 0.125;
 	}
 	CHECK_INT(opmfu_diff_compute(res, NULL, 0, &d, &err), OPMFU_OK);
-	CHECK_INT(d.n_rows, 5 + 1 + 3);
+	CHECK_INT(d.n_rows, 6 + 1 + 3);
 	/* no steps on either side: the share rows are NULL through */
 	ROW(&d, 0, OPMFU_DIFF_STEP_SHARE, "trace_mfu", N, N, N, N, N, N, N, N, N);
-	ROW(&d, 5, OPMFU_DIFF_OP_TYPE, "mm", 400, 400, 100, 100, 0.5, 0.5, 170, 171, 1);
-	ROW(&d, 6, OPMFU_DIFF_MODEL, "palm", 1000, 1001, 7, 7, 0.25, 0.5, N, N, N);
-	ROW(&d, 7, OPMFU_DIFF_MODEL, "maxtext", N, N, N, N, 0.125, N, N, N, N);
-	ROW(&d, 8, OPMFU_DIFF_MODEL, "kempnerforge", N, N, N, N, N, 0.125, N, N, N);
+	ROW(&d, 5, OPMFU_DIFF_STEP_SHARE, "comm_wait", N, N, N, N, N, N, N, N, N);
+	ROW(&d, 6, OPMFU_DIFF_OP_TYPE, "mm", 400, 400, 100, 100, 0.5, 0.5, 170, 171, 1);
+	ROW(&d, 7, OPMFU_DIFF_MODEL, "palm", 1000, 1001, 7, 7, 0.25, 0.5, N, N, N);
+	ROW(&d, 8, OPMFU_DIFF_MODEL, "maxtext", N, N, N, N, 0.125, N, N, N, N);
+	ROW(&d, 9, OPMFU_DIFF_MODEL, "kempnerforge", N, N, N, N, N, 0.125, N, N, N);
 	opmfu_results_release(&res[0]);
 	opmfu_results_release(&res[1]);
 	opmfu_diff_release(&d);
+}
+
+/*
+ * Collectives (SPEC 19), ranks 0 and 1 compared on both sides.
+ *
+ * Steps: BASE rank 0 window 100, exposed comm 40 of which waiting 10; rank
+ * 1 window 102, comm 51, waiting 27: comm_wait 37 ns, 37 / 202 of the
+ * windows, lost 37. NEW rank 0 window 100, comm 30, waiting 4; rank 1 window
+ * 100, comm 30, waiting unknown (it counts 0, as an unknown part does): 4
+ * ns, 4 / 200 = 0.02; change 4 - 37 = -33.
+ *
+ * OpmfuCollectives, time and exposed (the lost columns): allreduce [group 0]
+ * BASE rank 0 20 / 14, rank 1 15 / 9 (rank 2's 100 / 100: not compared),
+ * NEW 20 / 20 on each: 35 / 23 -> 40 / 40, +17; broadcast [group 1] NEW
+ * only, rank 1 10 / 10: +10, BASE NULL; allgather [group 0] BASE only, rank
+ * 0 16 / 16: -16. No FLOPs or MFU. By change: allreduce, broadcast,
+ * allgather; after the six step rows.
+ *
+ * Then NEW without the table (a result older than SPEC 19): no collective
+ * rows at all, though BASE has some; and NEW's waiting all unknown: its
+ * comm_wait cells NULL, and the change NULL (not -37).
+ */
+static void t_collectives(void)
+{
+	struct opmfu_diff d;
+	struct opmfu_results res[2];
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	const double N = NAN;
+	int s;
+
+	memset(&d, 0, sizeof(d));
+	CHECK(opmfu_diff_store_new(&d) != NULL);
+	memset(res, 0, sizeof(res));
+	for (s = 0; s < 2; s++) {
+		add_rank(&res[s], 0, 0, 1, N, N);
+		add_rank(&res[s], 1, 0, 1, N, N);
+		res[s].has_colls = 1;
+	}
+	add_step_wait(&res[0], 0, 100, 40, 60, 10);
+	add_step_wait(&res[0], 1, 102, 51, 51, 27);
+	add_step_wait(&res[1], 0, 100, 30, 70, 4);
+	add_step_wait(&res[1], 1, 100, 30, 70, N);
+	add_row(&res[0], OPMFU_RES_COLLECTIVES, 0, name(&d, "allreduce [group 0]"), 20, N, N, 14);
+	add_row(&res[0], OPMFU_RES_COLLECTIVES, 0, name(&d, "allgather [group 0]"), 16, N, N, 16);
+	add_row(&res[0], OPMFU_RES_COLLECTIVES, 1, name(&d, "allreduce [group 0]"), 15, N, N, 9);
+	add_row(&res[0], OPMFU_RES_COLLECTIVES, 2, name(&d, "allreduce [group 0]"), 100, N, N, 100);
+	add_row(&res[1], OPMFU_RES_COLLECTIVES, 0, name(&d, "allreduce [group 0]"), 20, N, N, 20);
+	add_row(&res[1], OPMFU_RES_COLLECTIVES, 1, name(&d, "allreduce [group 0]"), 20, N, N, 20);
+	add_row(&res[1], OPMFU_RES_COLLECTIVES, 1, name(&d, "broadcast [group 1]"), 10, N, N, 10);
+	CHECK_INT(opmfu_diff_compute(res, NULL, 0, &d, &err), OPMFU_OK);
+	CHECK_INT(d.n_rows, 6 + 3);
+	ROW(&d, 3, OPMFU_DIFF_STEP_SHARE, "comm_exposed", 91, 60, N, N, 91.0 / 202, 0.3, 91, 60, -31);
+	ROW(&d, 5, OPMFU_DIFF_STEP_SHARE, "comm_wait", 37, 4, N, N, 37.0 / 202, 0.02, 37, 4, -33);
+	ROW(&d, 6, OPMFU_DIFF_COLLECTIVE, "allreduce [group 0]", 35, 40, N, N, N, N, 23, 40, 17);
+	ROW(&d, 7, OPMFU_DIFF_COLLECTIVE, "broadcast [group 1]", N, 10, N, N, N, N, N, 10, 10);
+	ROW(&d, 8, OPMFU_DIFF_COLLECTIVE, "allgather [group 0]", 16, N, N, N, N, N, 16, N, -16);
+	opmfu_diff_release(&d);
+
+	res[1].has_colls = 0;
+	res[1].steps[0].comm_wait_ns = N;
+	memset(&d, 0, sizeof(d));
+	CHECK(opmfu_diff_store_new(&d) != NULL);
+	CHECK_INT(opmfu_diff_compute(res, NULL, 0, &d, &err), OPMFU_OK);
+	CHECK_INT(d.n_rows, 6);
+	ROW(&d, 5, OPMFU_DIFF_STEP_SHARE, "comm_wait", 37, N, N, N, 37.0 / 202, N, 37, N, N);
+	opmfu_diff_release(&d);
+	opmfu_results_release(&res[0]);
+	opmfu_results_release(&res[1]);
 }
 
 /* --rank-list, and the errors of rank lists and summaries. */
@@ -312,7 +392,7 @@ static void t_compute_nomem(void)
 		opmfu_mem_fail_after(0);
 		if (st == OPMFU_OK) {
 			done = 1;
-			CHECK_INT(d.n_rows, 11);
+			CHECK_INT(d.n_rows, 12);
 		} else {
 			CHECK_INT(st, OPMFU_ERR_NOMEM);
 			CHECK_STR(err.msg, "out of memory comparing the runs");
@@ -339,13 +419,19 @@ static enum opmfu_status run_diff(const char *sample, const char *result, const 
 	return opmfu_diff(&o, d, err);
 }
 
-/* The run that succeeds: the same rows on both sides, so every change is 0. */
+/* The run that succeeds: the same rows on both sides, so every change is 0;
+ * but the one rank's waiting for other ranks, which no side knows: NULL. */
 static void check_same(const struct opmfu_diff *d)
 {
 	size_t i;
 	CHECK(d->n_rows > 5);
-	for (i = 0; i < d->n_rows; i++)
-		CHECK(d->rows[i].delta_lost_ns == 0);
+	for (i = 0; i < d->n_rows; i++) {
+		const struct opmfu_diff_row *r = &d->rows[i];
+		if (r->kind == OPMFU_DIFF_STEP_SHARE && !strcmp(r->name, "comm_wait"))
+			CHECK(isnan(r->kernel_ns[0]) && isnan(r->kernel_ns[1]) && isnan(r->delta_lost_ns));
+		else
+			CHECK(r->delta_lost_ns == 0);
+	}
 	CHECK(d->out_db != NULL);
 	CHECK(d->summary_xlsx != NULL);
 }
@@ -584,6 +670,7 @@ int main(int argc, char **argv)
 {
 	t_compute();
 	t_weighted();
+	t_collectives();
 	t_rank_list();
 	t_format_ranks();
 	t_compute_nomem();

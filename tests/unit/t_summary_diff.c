@@ -406,6 +406,55 @@ static void test_many(void)
 	opmfu_cell_store_release(&cs);
 }
 
+/*
+ * SPEC 19's rows: the five parts, then comm_wait (a part of comm_exposed),
+ * then a collective. The table has all seven (rows 2-8); the step chart
+ * (A10, 240 px: to row 22; title A23, header row 24) stacks the five parts
+ * alone, rows 25-29, the last Idle: comm_wait is not a sixth series (it
+ * would count twice), row 30 stays empty (break after row 29). The changes
+ * chart (A31, 140 + 24 = 164 px: 8 rows and 4 px, to row 39; its title in A40, header in row
+ * 41) has the collective, its lost (exposed) time up by 2 ms, in C42.
+ */
+static void test_collectives(void)
+{
+	static const char *const part[5] = { "trace_mfu", "inefficiency", "other_compute", "comm_exposed", "idle" };
+	struct opmfu_cell_store cs;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200], *got;
+	int k;
+
+	opmfu_cell_store_init(&cs, &diff_def);
+	for (k = 0; k < 5; k++)
+		add(&cs, (struct opmfu_cell[]){ S("step_share"), S(part[k]), I(1000), I(1000), N, N, R(0.2), R(0.2),
+						I(1000), I(1000), I(0) });
+	add(&cs, (struct opmfu_cell[]){ S("step_share"), S("comm_wait"), I(500), I(100), N, N, R(0.1), R(0.02), I(500),
+					I(100), I(-400) });
+	add(&cs, (struct opmfu_cell[]){ S("collective"), S("allreduce [group 0]"), I(9000000), I(9000000), N, N, N, N,
+					I(5000000), I(7000000), I(2000000) });
+	CHECK_INT(write_diff(dir, &cs, &e), OPMFU_OK);
+	got = xlsx_dump(in_dir(path, sizeof(path), OPMFU_SUMMARY_XLSX));
+	CHECK(xlsx_dump_has(got, "autofilter A1:K8"));
+	CHECK(xlsx_dump_has(got, "B7=comm_wait (s) s3"));
+	CHECK(xlsx_dump_has(got, "A8=collective (s) s3"));
+	CHECK(xlsx_dump_has(got, "break after row 8"));
+	CHECK(xlsx_dump_has(got, "row 24 height 30"));
+	CHECK(xlsx_dump_has(got, "B29=Idle (s) s3"));
+	CHECK(xlsx_dump_has(got, "    series name Diff!$B$29 cat Diff!$C$24:$D$24 val Diff!$C$29:$D$29 fill BDBDBD "
+				 "cached 2"));
+	CHECK(got && !strstr(got, "Diff!$B$30") && !strstr(got, "A30=") && !strstr(got, "B30="));
+	CHECK(xlsx_dump_has(got, "break after row 29"));
+	CHECK(got && strstr(got, "\nchart A31:") &&
+	      strstr(got, "39 bar bar stacked gap 40 overlap 100 legend b title \"Largest changes in lost time, ms "
+			  "(top 1 of 1)\"\n"));
+	CHECK(xlsx_dump_has(got, "row 41 height 30"));
+	CHECK(xlsx_dump_has(got, "A42=collective (s) s3"));
+	CHECK(xlsx_dump_has(got, "B42=allreduce [group 0] (s) s3"));
+	CHECK(xlsx_dump_has(got, "C42=2 (n) s9"));
+	CHECK(xlsx_dump_has(got, "D42= (blank) s9"));
+	free(got);
+	opmfu_cell_store_release(&cs);
+}
+
 /* No step shares and no change: the table alone, no block, chart or page
  * break below it. */
 static void test_no_charts(void)
@@ -493,6 +542,7 @@ int main(int argc, char **argv)
 	test_streamed();
 	test_with_run();
 	test_many();
+	test_collectives();
 	test_no_charts();
 	test_writer();
 	test_nomem(); /* its last run leaves the small workbook */

@@ -285,7 +285,11 @@ static enum opmfu_status write_stores(const char *d, struct stores *st, struct o
  * and the backlog to OpmfuRun, OpmfuRankSummary and OpmfuSteps, and SPEC 18
  * the memory-bound part and its bandwidth efficiency: their rows and columns
  * are in the sheets, blank here, where the tables given lack them; everything
- * below them moves down 10 rows, or right 10 columns (Steps: 9).)
+ * below them moves down 10 rows, or right 10 columns (Steps: 9). SPEC 19
+ * added "  Waiting for other ranks" under exposed communication, blank here:
+ * one row more below it, the charts and page breaks too; and the Steps
+ * sheet's waiting columns M and X: its columns from M on move right one,
+ * from the old W on two. test_collectives shows them filled.)
  * Overview: the title in A1; OpmfuRun's row in A3:B32, a row per column in
  * the terminal's names: run 00ff00ff00ff00ff, ascend, 3 ranks, 2 analysed, 1
  * failed, Ascend910B, peak 100 (style 7, 0.00), --peak fp16=100; median rank
@@ -335,14 +339,14 @@ static enum opmfu_status write_stores(const char *d, struct stores *st, struct o
  */
 static const char small_want[] =
 	"sheet Overview\n"
-	"dimension A1:E40\n"
+	"dimension A1:E41\n"
 	"col A width 28 (xml 28.7109375)\n"
 	"col B:E width 14 (xml 14.7109375)\n"
-	"row 34 height 30\n"
+	"row 35 height 30\n"
 	"page landscape fit 1x0\n"
-	"break after row 62\n"
-	"break after row 84\n"
-	"chart A42:K62 bar col percentStacked gap 40 overlap 100 legend b title \"Where the median step went, per rank\"\n"
+	"break after row 63\n"
+	"break after row 85\n"
+	"chart A43:K63 bar col percentStacked gap 40 overlap 100 legend b title \"Where the median step went, per rank\"\n"
 	"    series name Ranks!$H$1 cat Ranks!$A$2:$A$4 val Ranks!$H$2:$H$4 fill 2E7D32 cached 3\n"
 	"    series name Ranks!$I$1 cat Ranks!$A$2:$A$4 val Ranks!$I$2:$I$4 fill F9A825 cached 3\n"
 	"    series name Ranks!$J$1 cat Ranks!$A$2:$A$4 val Ranks!$J$2:$J$4 fill 8E7CC3 cached 3\n"
@@ -350,13 +354,13 @@ static const char small_want[] =
 	"    series name Ranks!$L$1 cat Ranks!$A$2:$A$4 val Ranks!$L$2:$L$4 fill BDBDBD cached 3\n"
 	"    axis cat b title \"Rank\"\n"
 	"    axis val l\n"
-	"chart A64:K84 bar col stacked gap 40 overlap 100 legend b title \"Trace MFU per rank against the median rank's (37.50%)\"\n"
+	"chart A65:K85 bar col stacked gap 40 overlap 100 legend b title \"Trace MFU per rank against the median rank's (37.50%)\"\n"
 	"    series name Ranks!$P$1 cat Ranks!$A$2:$A$4 val Ranks!$P$2:$P$4 fill 2E7D32 cached 3\n"
 	"    series name Ranks!$Q$1 cat Ranks!$A$2:$A$4 val Ranks!$Q$2:$Q$4 fill 81C784 cached 3\n"
 	"    series name Ranks!$R$1 cat Ranks!$A$2:$A$4 val Ranks!$R$2:$R$4 fill E57373 cached 3\n"
 	"    axis cat b title \"Rank\"\n"
 	"    axis val l min 0 format \"0.0##%\"\n"
-	"chart A86:K96 bar bar clustered gap 40 no legend title \"Recoverable time by op type, ms (top 3 of 3)\"\n"
+	"chart A87:K97 bar bar clustered gap 40 no legend title \"Recoverable time by op type, ms (top 3 of 3)\"\n"
 	"    series name 'Op types'!$E$1 cat 'Op types'!$A$2:$A$4 val 'Op types'!$E$2:$E$4 fill C0504D cached 3\n"
 	"    axis cat l reverse\n"
 	"    axis val b format \"#,##0.0##\" crosses max\n"
@@ -412,59 +416,61 @@ static const char small_want[] =
 	"B22= (blank) s6\n"
 	"A23=Exposed communication (s) s3\n"
 	"B23=0.125 (n) s6\n"
-	"A24=Idle (s) s3\n"
-	"B24=0.125 (n) s6\n"
-	"A25=  Host late (s) s3\n"
-	"B25= (blank) s6\n"
-	"A26=  Other idle (s) s3\n"
+	"A24=  Waiting for other ranks (s) s3\n"
+	"B24= (blank) s6\n"
+	"A25=Idle (s) s3\n"
+	"B25=0.125 (n) s6\n"
+	"A26=  Host late (s) s3\n"
 	"B26= (blank) s6\n"
-	"A27=Step windows (s) s3\n"
-	"B27= (blank) s3\n"
-	"A28=Profiler step (ms) (s) s3\n"
-	"B28= (blank) s5\n"
-	"A29=Backlog (ms) (s) s3\n"
+	"A27=  Other idle (s) s3\n"
+	"B27= (blank) s6\n"
+	"A28=Step windows (s) s3\n"
+	"B28= (blank) s3\n"
+	"A29=Profiler step (ms) (s) s3\n"
 	"B29= (blank) s5\n"
-	"A30=Busy MFU (s) s3\n"
-	"B30=0.4 (n) s6\n"
-	"A31=Recorded MFU (s) s3\n"
-	"B31=0.5 (n) s6\n"
-	"A32=FLOPs coverage (s) s3\n"
-	"B32=0.8 (n) s6\n"
-	"A34=Straggler (s) s1\n"
-	"B34=Rank (s) s1\n"
-	"C34=Value (s) s1\n"
-	"D34=Median rank's value (s) s1\n"
-	"E34=Difference (s) s1\n"
-	"A35=Slowest step time (ms) (s) s3\n"
-	"B35=1 (n) s4\n"
-	"C35=12.5 (n) s5\n"
-	"D35=10 (n) s5\n"
-	"E35=2.5 (n) s9\n"
-	"A36=Lowest trace MFU (s) s3\n"
+	"A30=Backlog (ms) (s) s3\n"
+	"B30= (blank) s5\n"
+	"A31=Busy MFU (s) s3\n"
+	"B31=0.4 (n) s6\n"
+	"A32=Recorded MFU (s) s3\n"
+	"B32=0.5 (n) s6\n"
+	"A33=FLOPs coverage (s) s3\n"
+	"B33=0.8 (n) s6\n"
+	"A35=Straggler (s) s1\n"
+	"B35=Rank (s) s1\n"
+	"C35=Value (s) s1\n"
+	"D35=Median rank's value (s) s1\n"
+	"E35=Difference (s) s1\n"
+	"A36=Slowest step time (ms) (s) s3\n"
 	"B36=1 (n) s4\n"
-	"C36=0.25 (n) s6\n"
-	"D36=0.375 (n) s6\n"
-	"E36=-0.125 (n) s10\n"
-	"A37=Most FLOP kernels below peak (s) s3\n"
+	"C36=12.5 (n) s5\n"
+	"D36=10 (n) s5\n"
+	"E36=2.5 (n) s9\n"
+	"A37=Lowest trace MFU (s) s3\n"
 	"B37=1 (n) s4\n"
-	"C37=0.375 (n) s6\n"
-	"D37=0.25 (n) s6\n"
-	"E37=0.125 (n) s10\n"
-	"A38=Most busy without FLOPs (s) s3\n"
-	"B38=0 (n) s4\n"
-	"C38=0.125 (n) s6\n"
-	"D38=0.125 (n) s6\n"
-	"E38=0 (n) s10\n"
-	"A39=Most exposed communication (s) s3\n"
+	"C37=0.25 (n) s6\n"
+	"D37=0.375 (n) s6\n"
+	"E37=-0.125 (n) s10\n"
+	"A38=Most FLOP kernels below peak (s) s3\n"
+	"B38=1 (n) s4\n"
+	"C38=0.375 (n) s6\n"
+	"D38=0.25 (n) s6\n"
+	"E38=0.125 (n) s10\n"
+	"A39=Most busy without FLOPs (s) s3\n"
 	"B39=0 (n) s4\n"
 	"C39=0.125 (n) s6\n"
 	"D39=0.125 (n) s6\n"
 	"E39=0 (n) s10\n"
-	"A40=Most idle (s) s3\n"
-	"B40=1 (n) s4\n"
-	"C40=0.1875 (n) s6\n"
+	"A40=Most exposed communication (s) s3\n"
+	"B40=0 (n) s4\n"
+	"C40=0.125 (n) s6\n"
 	"D40=0.125 (n) s6\n"
-	"E40=0.0625 (n) s10\n"
+	"E40=0 (n) s10\n"
+	"A41=Most idle (s) s3\n"
+	"B41=1 (n) s4\n"
+	"C41=0.1875 (n) s6\n"
+	"D41=0.125 (n) s6\n"
+	"E41=0.0625 (n) s10\n"
 	"sheet Ranks\n"
 	"dimension A1:AD4\n"
 	"freeze A2\n"
@@ -629,9 +635,9 @@ static const char small_want[] =
 	"AC4= (blank) s3\n"
 	"AD4=bad.db: not a database (s) s3\n"
 	"sheet Steps\n"
-	"dimension A1:X6\n"
+	"dimension A1:Z6\n"
 	"freeze A2\n"
-	"autofilter A1:X6\n"
+	"autofilter A1:Z6\n"
 	"col A width 8 (xml 8.7109375)\n"
 	"col B width 8 (xml 8.7109375)\n"
 	"col C width 8 (xml 8.7109375)\n"
@@ -644,18 +650,20 @@ static const char small_want[] =
 	"col J width 25 (xml 25.7109375)\n"
 	"col K width 17 (xml 17.7109375)\n"
 	"col L width 23 (xml 23.7109375)\n"
-	"col M width 23 (xml 23.7109375)\n"
-	"col N width 17 (xml 17.7109375)\n"
-	"col O width 14 (xml 14.7109375)\n"
+	"col M width 21 (xml 21.7109375)\n"
+	"col N width 23 (xml 23.7109375)\n"
+	"col O width 17 (xml 17.7109375)\n"
 	"col P width 14 (xml 14.7109375)\n"
-	"col Q width 10 (xml 10.7109375)\n"
-	"col R width 12 (xml 12.7109375)\n"
-	"col S width 9 (xml 9.7109375)\n"
-	"col T width 17 (xml 17.7109375)\n"
+	"col Q width 14 (xml 14.7109375)\n"
+	"col R width 10 (xml 10.7109375)\n"
+	"col S width 12 (xml 12.7109375)\n"
+	"col T width 9 (xml 9.7109375)\n"
 	"col U width 17 (xml 17.7109375)\n"
-	"col V width 18 (xml 18.7109375)\n"
-	"col W width 8 (xml 8.7109375)\n"
-	"col X width 13 (xml 13.7109375)\n"
+	"col V width 17 (xml 17.7109375)\n"
+	"col W width 18 (xml 18.7109375)\n"
+	"col X width 16 (xml 16.7109375)\n"
+	"col Y width 8 (xml 8.7109375)\n"
+	"col Z width 13 (xml 13.7109375)\n"
 	"row 1 height 30\n"
 	"page landscape fit 1x0\n"
 	"print titles $1:$1\n"
@@ -678,18 +686,20 @@ static const char small_want[] =
 	"J1=Memory-bound bandwidth efficiency (s) s1\n"
 	"K1=Other compute (ms) (s) s1\n"
 	"L1=Exposed communication (ms) (s) s1\n"
-	"M1=Overlapped communication (ms) (s) s1\n"
-	"N1=Copies and memsets (ms) (s) s1\n"
-	"O1=Idle, host late (ms) (s) s1\n"
-	"P1=Idle, other (ms) (s) s1\n"
-	"Q1=FLOPs (s) s1\n"
-	"R1=Peak (TFLOPS) (s) s1\n"
-	"S1=Trace MFU (s) s1\n"
-	"T1=FLOP kernels below peak (s) s1\n"
-	"U1=Busy without FLOPs (s) s1\n"
-	"V1=Exposed communication (s) s1\n"
-	"W1=Idle (s) s1\n"
-	"X1=Idle, host late (s) s1\n"
+	"M1=Waiting for other ranks (ms) (s) s1\n"
+	"N1=Overlapped communication (ms) (s) s1\n"
+	"O1=Copies and memsets (ms) (s) s1\n"
+	"P1=Idle, host late (ms) (s) s1\n"
+	"Q1=Idle, other (ms) (s) s1\n"
+	"R1=FLOPs (s) s1\n"
+	"S1=Peak (TFLOPS) (s) s1\n"
+	"T1=Trace MFU (s) s1\n"
+	"U1=FLOP kernels below peak (s) s1\n"
+	"V1=Busy without FLOPs (s) s1\n"
+	"W1=Exposed communication (s) s1\n"
+	"X1=Waiting for other ranks (s) s1\n"
+	"Y1=Idle (s) s1\n"
+	"Z1=Idle, host late (s) s1\n"
 	"A2=0 (n) s4\n"
 	"B2=1 (n) s4\n"
 	"C2= (blank) s3\n"
@@ -702,18 +712,20 @@ static const char small_want[] =
 	"J2= (blank) s6\n"
 	"K2=1.25 (n) s5\n"
 	"L2=1.25 (n) s5\n"
-	"M2=0.5 (n) s5\n"
-	"N2= (blank) s5\n"
+	"M2= (blank) s5\n"
+	"N2=0.5 (n) s5\n"
 	"O2= (blank) s5\n"
-	"P2=1.25 (n) s5\n"
-	"Q2=375000000000 (n) s8\n"
-	"R2=100 (n) s7\n"
-	"S2=0.375 (n) s6\n"
-	"T2=0.25 (n) s6\n"
-	"U2=0.125 (n) s6\n"
+	"P2= (blank) s5\n"
+	"Q2=1.25 (n) s5\n"
+	"R2=375000000000 (n) s8\n"
+	"S2=100 (n) s7\n"
+	"T2=0.375 (n) s6\n"
+	"U2=0.25 (n) s6\n"
 	"V2=0.125 (n) s6\n"
 	"W2=0.125 (n) s6\n"
 	"X2= (blank) s6\n"
+	"Y2=0.125 (n) s6\n"
+	"Z2= (blank) s6\n"
 	"A3=0 (n) s4\n"
 	"B3=2 (n) s4\n"
 	"C3= (blank) s3\n"
@@ -726,18 +738,20 @@ static const char small_want[] =
 	"J3= (blank) s6\n"
 	"K3=2 (n) s5\n"
 	"L3=2 (n) s5\n"
-	"M3=0 (n) s5\n"
-	"N3= (blank) s5\n"
+	"M3= (blank) s5\n"
+	"N3=0 (n) s5\n"
 	"O3= (blank) s5\n"
-	"P3=2 (n) s5\n"
-	"Q3=300000000000 (n) s8\n"
-	"R3=100 (n) s7\n"
-	"S3=0.25 (n) s6\n"
+	"P3= (blank) s5\n"
+	"Q3=2 (n) s5\n"
+	"R3=300000000000 (n) s8\n"
+	"S3=100 (n) s7\n"
 	"T3=0.25 (n) s6\n"
-	"U3=0.1666666666666667 (n) s6\n"
+	"U3=0.25 (n) s6\n"
 	"V3=0.1666666666666667 (n) s6\n"
 	"W3=0.1666666666666667 (n) s6\n"
 	"X3= (blank) s6\n"
+	"Y3=0.1666666666666667 (n) s6\n"
+	"Z3= (blank) s6\n"
 	"A4=0 (n) s4\n"
 	"B4=3 (n) s4\n"
 	"C4= (blank) s3\n"
@@ -750,18 +764,20 @@ static const char small_want[] =
 	"J4= (blank) s6\n"
 	"K4=1 (n) s5\n"
 	"L4=0 (n) s5\n"
-	"M4=0 (n) s5\n"
-	"N4= (blank) s5\n"
+	"M4= (blank) s5\n"
+	"N4=0 (n) s5\n"
 	"O4= (blank) s5\n"
-	"P4=1 (n) s5\n"
-	"Q4=300000000000 (n) s8\n"
-	"R4=100 (n) s7\n"
-	"S4=0.375 (n) s6\n"
+	"P4= (blank) s5\n"
+	"Q4=1 (n) s5\n"
+	"R4=300000000000 (n) s8\n"
+	"S4=100 (n) s7\n"
 	"T4=0.375 (n) s6\n"
-	"U4=0.125 (n) s6\n"
-	"V4=0 (n) s6\n"
-	"W4=0.125 (n) s6\n"
+	"U4=0.375 (n) s6\n"
+	"V4=0.125 (n) s6\n"
+	"W4=0 (n) s6\n"
 	"X4= (blank) s6\n"
+	"Y4=0.125 (n) s6\n"
+	"Z4= (blank) s6\n"
 	"A5=1 (n) s4\n"
 	"B5=1 (n) s4\n"
 	"C5= (blank) s3\n"
@@ -774,18 +790,20 @@ static const char small_want[] =
 	"J5= (blank) s6\n"
 	"K5=1.5625 (n) s5\n"
 	"L5=0.78125 (n) s5\n"
-	"M5=0 (n) s5\n"
-	"N5= (blank) s5\n"
+	"M5= (blank) s5\n"
+	"N5=0 (n) s5\n"
 	"O5= (blank) s5\n"
-	"P5=2.34375 (n) s5\n"
-	"Q5=312500000000 (n) s8\n"
-	"R5=100 (n) s7\n"
-	"S5=0.25 (n) s6\n"
-	"T5=0.375 (n) s6\n"
-	"U5=0.125 (n) s6\n"
-	"V5=0.0625 (n) s6\n"
-	"W5=0.1875 (n) s6\n"
+	"P5= (blank) s5\n"
+	"Q5=2.34375 (n) s5\n"
+	"R5=312500000000 (n) s8\n"
+	"S5=100 (n) s7\n"
+	"T5=0.25 (n) s6\n"
+	"U5=0.375 (n) s6\n"
+	"V5=0.125 (n) s6\n"
+	"W5=0.0625 (n) s6\n"
 	"X5= (blank) s6\n"
+	"Y5=0.1875 (n) s6\n"
+	"Z5= (blank) s6\n"
 	"A6=1 (n) s4\n"
 	"B6=2 (n) s4\n"
 	"C6= (blank) s3\n"
@@ -798,18 +816,20 @@ static const char small_want[] =
 	"J6= (blank) s6\n"
 	"K6=3.25 (n) s5\n"
 	"L6=1.3 (n) s5\n"
-	"M6=0 (n) s5\n"
-	"N6= (blank) s5\n"
+	"M6= (blank) s5\n"
+	"N6=0 (n) s5\n"
 	"O6= (blank) s5\n"
-	"P6=1.95 (n) s5\n"
-	"Q6=260000000000 (n) s8\n"
-	"R6=100 (n) s7\n"
-	"S6=0.2 (n) s6\n"
-	"T6=0.3 (n) s6\n"
-	"U6=0.25 (n) s6\n"
-	"V6=0.1 (n) s6\n"
-	"W6=0.15 (n) s6\n"
+	"P6= (blank) s5\n"
+	"Q6=1.95 (n) s5\n"
+	"R6=260000000000 (n) s8\n"
+	"S6=100 (n) s7\n"
+	"T6=0.2 (n) s6\n"
+	"U6=0.3 (n) s6\n"
+	"V6=0.25 (n) s6\n"
+	"W6=0.1 (n) s6\n"
 	"X6= (blank) s6\n"
+	"Y6=0.15 (n) s6\n"
+	"Z6= (blank) s6\n"
 	"sheet Modules\n"
 	"dimension A1:J4\n"
 	"freeze A2\n"
@@ -1103,7 +1123,7 @@ static void test_writer(void)
 	CHECK(xlsx_dump_has(got, "dimension A1:AD3"));
 	CHECK(xlsx_dump_has(got, "A3=2 (n) s4"));
 	/* rank 0's three steps */
-	CHECK(xlsx_dump_has(got, "dimension A1:X4"));
+	CHECK(xlsx_dump_has(got, "dimension A1:Z4"));
 	CHECK(xlsx_dump_has(got, "A2=Model/Layer_3/Attention (s) s3"));
 	free(got);
 
@@ -1179,6 +1199,100 @@ static void test_ranks_only(void)
 	unlink(path);
 }
 
+/*
+ * Collectives (SPEC 19), each a cell of the tables: the Overview's
+ * "  Waiting for other ranks" (OpmfuRun.share_comm_wait 0.1) right under
+ * "Exposed communication" (share_comm 0.5): the 20th and 21st of the 30
+ * keys in rows 4..33, A23 and A24, the others blank (the run def lacks
+ * them); the stragglers from row 35: the culprit's row labelled, its 33000
+ * ns shown as 0.033 ms, the median rank's 0, +0.033 signed, and culprit_of's
+ * text in F (header "Waiting for", the column 50 wide: only because a row
+ * has one), the exposed-communication row's text too; the Steps sheet's
+ * comm_wait_ns 27000 ns = 0.027 ms in M (after exposed communication's 0.051
+ * in L) and share_comm_wait 0.25 in X; the Collectives sheet: name, 3 ranks,
+ * 6 calls, time 91000 ns = 0.091 ms, exposed time (recoverable_ns) 79000 ns
+ * = 0.079 ms, % of step 0.25; no chart of it.
+ */
+static void test_collectives(void)
+{
+	static const struct opmfu_column rn_cols[] = {
+		{ "run_id", OPMFU_COL_TEXT, "", 0, 0 },	 { "share_comm", OPMFU_COL_REAL, "", 0, 0 },
+		{ "share_comm_wait", OPMFU_COL_REAL, "", 0, 0 },
+	};
+	static const struct opmfu_table_def rn_def = { "OpmfuRun", rn_cols, 3, NULL, 0 };
+	static const struct opmfu_column sp_cols[] = {
+		{ "rank_id", OPMFU_COL_INT, "", 0, 0 },	      { "step", OPMFU_COL_INT, "", 0, 0 },
+		{ "comm_exposed_ns", OPMFU_COL_INT, "", 0, 0 }, { "comm_wait_ns", OPMFU_COL_INT, "", 0, 0 },
+		{ "share_comm_wait", OPMFU_COL_REAL, "", 0, 0 },
+	};
+	static const struct opmfu_table_def sp_def = { "OpmfuSteps", sp_cols, 5, NULL, 0 };
+	struct opmfu_cell_store rn, sp, hot, strag;
+	struct opmfu_table t[4];
+	struct opmfu_summary_tables tabs = { NULL, &t[1], &t[0], &t[2], &t[3], NULL };
+	struct opmfu_write_stats ws;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	char path[4200], *got;
+
+	opmfu_cell_store_init(&rn, &rn_def);
+	opmfu_cell_store_init(&sp, &sp_def);
+	opmfu_cell_store_init(&hot, &hot_def);
+	opmfu_cell_store_init(&strag, &strag_def);
+	add(&rn, (struct opmfu_cell[]){ S("coll"), R(0.5), R(0.1) });
+	add(&sp, (struct opmfu_cell[]){ I(1), I(1), I(51000), I(27000), R(0.25) });
+	add(&hot, (struct opmfu_cell[]){ S("collective"), S("allreduce [group 0]"), I(3), I(6), I(91000), I(79000),
+					 I(79000), R(0.25), N, N });
+	add(&strag, (struct opmfu_cell[]){ S("share_comm"), I(1), R(0.5), R(0.5), R(0), S("rank 2: the others waited") });
+	add(&strag, (struct opmfu_cell[]){ S("comm_wait_caused_ns"), I(2), R(33000), R(0), R(33000),
+					   S("ranks waited 0.033 ms for it over 2 calls (2 ranks)") });
+	t[0] = opmfu_cell_store_table(&rn);
+	t[1] = opmfu_cell_store_table(&sp);
+	t[2] = opmfu_cell_store_table(&hot);
+	t[3] = opmfu_cell_store_table(&strag);
+	memset(&ws, 0, sizeof(ws));
+	CHECK_INT(opmfu_summary_xlsx_write(dir, &tabs, &ws, &e), OPMFU_OK);
+	got = xlsx_dump(in_dir(path, sizeof(path), OPMFU_SUMMARY_XLSX));
+	CHECK(xlsx_dump_has(got, "sheet Collectives"));
+	CHECK(xlsx_dump_has(got, "A23=Exposed communication (s) s3"));
+	CHECK(xlsx_dump_has(got, "B23=0.5 (n) s6"));
+	CHECK(xlsx_dump_has(got, "A24=  Waiting for other ranks (s) s3"));
+	CHECK(xlsx_dump_has(got, "B24=0.1 (n) s6"));
+	/* the stragglers from row 35 (the run's 30 keys in rows 4..33, one empty row) */
+	CHECK(xlsx_dump_has(got, "col F width 50 (xml 50.7109375)"));
+	CHECK(xlsx_dump_has(got, "F35=Waiting for (s) s1"));
+	CHECK(xlsx_dump_has(got, "A36=Most exposed communication (s) s3"));
+	CHECK(xlsx_dump_has(got, "F36=rank 2: the others waited (s) s3"));
+	CHECK(xlsx_dump_has(got, "A37=Others waited for this rank (ms) (s) s3"));
+	CHECK(xlsx_dump_has(got, "B37=2 (n) s4"));
+	CHECK(xlsx_dump_has(got, "C37=0.033 (n) s5"));
+	CHECK(xlsx_dump_has(got, "D37=0 (n) s5"));
+	CHECK(xlsx_dump_has(got, "E37=0.033 (n) s9"));
+	CHECK(xlsx_dump_has(got, "F37=ranks waited 0.033 ms for it over 2 calls (2 ranks) (s) s3"));
+	/* Steps: waiting in ms after exposed communication (L), its share after exposed communication's (W) */
+	CHECK(xlsx_dump_has(got, "L2=0.051 (n) s5"));
+	CHECK(xlsx_dump_has(got, "M1=Waiting for other ranks (ms) (s) s1"));
+	CHECK(xlsx_dump_has(got, "M2=0.027 (n) s5"));
+	CHECK(xlsx_dump_has(got, "X1=Waiting for other ranks (s) s1"));
+	CHECK(xlsx_dump_has(got, "X2=0.25 (n) s6"));
+	/* Collectives */
+	CHECK(xlsx_dump_has(got, "dimension A1:F2"));
+	CHECK(xlsx_dump_has(got, "A1=Collective (s) s1"));
+	CHECK(xlsx_dump_has(got, "A2=allreduce [group 0] (s) s3"));
+	CHECK(xlsx_dump_has(got, "B2=3 (n) s4"));
+	CHECK(xlsx_dump_has(got, "C2=6 (n) s4"));
+	CHECK(xlsx_dump_has(got, "D1=Time (ms) (s) s1"));
+	CHECK(xlsx_dump_has(got, "D2=0.091 (n) s5"));
+	CHECK(xlsx_dump_has(got, "E1=Exposed time (ms) (s) s1"));
+	CHECK(xlsx_dump_has(got, "E2=0.079 (n) s5"));
+	CHECK(xlsx_dump_has(got, "F2=0.25 (n) s6"));
+	CHECK(got && !strstr(got, "by collective"));
+	free(got);
+	opmfu_cell_store_release(&rn);
+	opmfu_cell_store_release(&sp);
+	opmfu_cell_store_release(&hot);
+	opmfu_cell_store_release(&strag);
+	unlink(path);
+}
+
 /* ---- a thousand ranks ---- */
 
 /*
@@ -1214,9 +1328,9 @@ static void test_many(void)
 		stores_release(&st);
 		snprintf(path, sizeof(path), "%s/%s", d, OPMFU_SUMMARY_XLSX);
 		got = xlsx_dump(path);
-		CHECK(xlsx_dump_has(got, "dimension A1:E35"));
+		CHECK(xlsx_dump_has(got, "dimension A1:E36"));
 		snprintf(line, sizeof(line),
-			 "chart A37:%s57 bar col percentStacked gap %s overlap 100 legend b title \"Where the median step "
+			 "chart A38:%s58 bar col percentStacked gap %s overlap 100 legend b title \"Where the median step "
 			 "went, per rank\"",
 			 n == 48 ? "K" : "Z", n == 48 ? "40" : "0");
 		CHECK(xlsx_dump_has(got, line));
@@ -1226,7 +1340,7 @@ static void test_many(void)
 			 "    series name Ranks!$P$1 cat Ranks!$A$2:$A$%zu val Ranks!$P$2:$P$%zu fill 2E7D32 cached %zu",
 			 n + 1, n + 1, n);
 		CHECK(xlsx_dump_has(got, line));
-		CHECK(xlsx_dump_has(got, "chart A81:K112 bar bar clustered gap 40 no legend title \"Recoverable time by "
+		CHECK(xlsx_dump_has(got, "chart A82:K113 bar bar clustered gap 40 no legend title \"Recoverable time by "
 					 "module class, ms (top 20 of 30)\""));
 		/* a class's name labels its bar */
 		CHECK(xlsx_dump_has(got, "    series name 'Module classes'!$E$1 cat 'Module classes'!$A$2:$A$21 val "
@@ -1238,9 +1352,9 @@ static void test_many(void)
 			CHECK(xlsx_dump_has(got, "B15=0.42 (n) s6"));
 		}
 		/* the straggler: rank 13 at 0.2 */
-		CHECK(xlsx_dump_has(got, "A35=Lowest trace MFU (s) s3"));
-		CHECK(xlsx_dump_has(got, "B35=13 (n) s4"));
-		CHECK(xlsx_dump_has(got, "C35=0.2 (n) s6"));
+		CHECK(xlsx_dump_has(got, "A36=Lowest trace MFU (s) s3"));
+		CHECK(xlsx_dump_has(got, "B36=13 (n) s4"));
+		CHECK(xlsx_dump_has(got, "C36=0.2 (n) s6"));
 		free(got);
 		if (!keep) {
 			unlink(path);
@@ -1325,24 +1439,24 @@ static void test_roofline(void)
 	CHECK(xlsx_dump_has(got, "K3=0.25 (n) s7"));
 	CHECK(xlsx_dump_has(got, "J4= (blank) s7"));
 	/* the roof's corners */
-	CHECK(xlsx_dump_has(got, "A34=Roof (s) s1"));
-	CHECK(xlsx_dump_has(got, "B34=FLOPs per byte (s) s1"));
-	CHECK(xlsx_dump_has(got, "C34=TFLOPS (s) s1"));
-	CHECK(xlsx_dump_has(got, "A35=Memory roof from (s) s3"));
-	CHECK(xlsx_dump_has(got, "B35=0.1 (n) s7"));
-	CHECK(xlsx_dump_has(got, "C35=0.4 (n) s7"));
-	CHECK(xlsx_dump_has(got, "A36=Ridge point (s) s3"));
-	CHECK(xlsx_dump_has(got, "B36=25 (n) s7"));
-	CHECK(xlsx_dump_has(got, "C36=100 (n) s7"));
-	CHECK(xlsx_dump_has(got, "A37=Compute roof to (s) s3"));
-	CHECK(xlsx_dump_has(got, "B37=1000 (n) s7"));
+	CHECK(xlsx_dump_has(got, "A35=Roof (s) s1"));
+	CHECK(xlsx_dump_has(got, "B35=FLOPs per byte (s) s1"));
+	CHECK(xlsx_dump_has(got, "C35=TFLOPS (s) s1"));
+	CHECK(xlsx_dump_has(got, "A36=Memory roof from (s) s3"));
+	CHECK(xlsx_dump_has(got, "B36=0.1 (n) s7"));
+	CHECK(xlsx_dump_has(got, "C36=0.4 (n) s7"));
+	CHECK(xlsx_dump_has(got, "A37=Ridge point (s) s3"));
+	CHECK(xlsx_dump_has(got, "B37=25 (n) s7"));
 	CHECK(xlsx_dump_has(got, "C37=100 (n) s7"));
+	CHECK(xlsx_dump_has(got, "A38=Compute roof to (s) s3"));
+	CHECK(xlsx_dump_has(got, "B38=1000 (n) s7"));
+	CHECK(xlsx_dump_has(got, "C38=100 (n) s7"));
 	/* the chart: the first three shape rows (all of them) as points, the roof from the Overview, log10 axes */
 	/* 960 x 480 pixels: 24 rows of 20, columns A:K as the other charts twice the default width */
-	CHECK(xlsx_dump_has(got, "chart A39:K63 scatter lineMarker legend b title \"Roofline: achieved TFLOPS against FLOPs "
+	CHECK(xlsx_dump_has(got, "chart A40:K64 scatter lineMarker legend b title \"Roofline: achieved TFLOPS against FLOPs "
 				 "per byte, 2 op shapes (of the top 3 of 3 by recoverable time)\""));
 	CHECK(xlsx_dump_has(got, "    series name Shapes!$J$1 x Shapes!$K$2:$K$4 y Shapes!$J$2:$J$4 line none cached 3"));
-	CHECK(xlsx_dump_has(got, "    series name Overview!$A$34 x Overview!$B$35:$B$37 y Overview!$C$35:$C$37 line "
+	CHECK(xlsx_dump_has(got, "    series name Overview!$A$35 x Overview!$B$36:$B$38 y Overview!$C$36:$C$38 line "
 				 "404040 cached 3"));
 	CHECK(xlsx_dump_has(got, "    axis val b log 10 title \"FLOPs per byte\""));
 	CHECK(xlsx_dump_has(got, "    axis val l log 10 title \"Achieved TFLOPS\""));
@@ -1407,6 +1521,7 @@ int main(int argc, char **argv)
 	test_streamed();
 	test_writer();
 	test_ranks_only();
+	test_collectives();
 	test_many();
 	test_roofline();
 	test_unwritable();
