@@ -1,8 +1,8 @@
 /*
  * fuzz_result_db.c - an opmfu result database as `opmfu diff` reads it: the
  * input becomes a cluster_analysis.db (OpmfuRankSummary, OpmfuSteps,
- * OpmfuModules, OpmfuOpTypes, OpmfuDiff and the run account's OpmfuRun,
- * OpmfuHotspots and OpmfuStragglers, declared from the library's own
+ * OpmfuModules, OpmfuOpTypes, OpmfuDiff, the run account's OpmfuRun,
+ * OpmfuHotspots and OpmfuStragglers, and OpmfuCollectives, declared from the library's own
  * table defs, a table or its last column sometimes left out, rows of any
  * storage class: NULLs, huge and negative integers, NaN and infinities,
  * texts where numbers belong, blobs, invalid UTF-8), which is read by
@@ -22,8 +22,9 @@
  *
  * Input layout (every byte past the end reads as 0):
  *   byte 0   bit 0: ranks 0 and 1 only; bit 1: write the workbook; bits 2-4:
- *            the piece size, 1 << n rows
- *   byte 1   bit i: leave table i out; byte 2: bit i: leave its last column out
+ *            the piece size, 1 << n rows; bit 5: leave OpmfuCollectives (table
+ *            8) out; bit 6: leave its last column out
+ *   byte 1   bit i: leave table i out; byte 2: bit i: leave its last column out (i < 8)
  *   then     rows: a table byte (index mod the table count), then one value
  *            per column, each a kind byte and its data (see value()).
  */
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "analyze/account.h"
+#include "analyze/collectives.h"
 #include "fuzz.h"
 #include "fuzz_input.h"
 #include "lib/diff.h"
@@ -98,9 +100,10 @@ static void value(struct reader *r, sqlite3_stmt *s, int col)
 static const struct opmfu_table_def *const defs[] = {
 	&opmfu_rank_summary_def, &opmfu_steps_def,     &opmfu_modules_def,    &opmfu_op_types_def,
 	&opmfu_diff_def,	 &opmfu_run_def,       &opmfu_hotspots_def,   &opmfu_stragglers_def,
+	&opmfu_collectives_def,
 };
 #define NTABLES (sizeof(defs) / sizeof(defs[0]))
-_Static_assert(NTABLES <= 8, "a byte's bits say which tables are left out");
+_Static_assert(NTABLES == 9, "bytes 1 and 2 say which of the first 8 are left out or short, byte 0 the 9th");
 
 /* Whether def has a rank_id column (its rows can be read for some ranks). */
 static int has_rank(const struct opmfu_table_def *def)
@@ -115,10 +118,10 @@ static int has_rank(const struct opmfu_table_def *def)
 /* The tables as the database writer declares them (INTEGER, REAL, TEXT),
  * the rows the input describes; rows[k]: how many table k has, and of
  * ranks 0 and 1. */
-static void build_db(struct reader *r, const char *path, size_t rows[NTABLES][2])
+static void build_db(struct reader *r, const char *path, unsigned flags, size_t rows[NTABLES][2])
 {
 	static const char *const types[] = { "INTEGER", "REAL", "TEXT" };
-	unsigned omit = byte(r), short_of = byte(r);
+	unsigned omit = byte(r) | (flags >> 5 & 1) << 8, short_of = byte(r) | (flags >> 6 & 1) << 8;
 	sqlite3_stmt *ins[NTABLES] = { 0 };
 	size_t ncols[NTABLES], k, c;
 	sqlite3 *db;
@@ -219,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	snprintf(path, sizeof(path), "%s/cluster_analysis.db", dir);
 	unlink(path);
-	build_db(&r, path, rows);
+	build_db(&r, path, flags, rows);
 
 	/* the diff's own reading: the tables it needs, or a message naming the file */
 	memset(&ar, 0, sizeof(ar));

@@ -4,17 +4,24 @@ input layout described at the top of fuzz_result_db.c. The column types below
 follow the library's table defs (OpmfuRankSummary, OpmfuSteps, OpmfuModules,
 OpmfuOpTypes, OpmfuDiff); run it again after changing them or the layout."""
 import os
+import re
 import struct
 import sys
 
-# i INTEGER, r REAL, t TEXT, one letter per column in the defs' order
-TABLES = [
-    "itttrrrtiiiiiiitrrrrrriirriiiiirii",  # OpmfuRankSummary (34)
-    "iiiiiiiiiiiiirrrrrr",                 # OpmfuSteps (19)
-    "itiiiirriiiiri",                      # OpmfuModules (14)
-    "itiiiiri",                            # OpmfuOpTypes (8)
-    "ttiirrrriii",                         # OpmfuDiff (11)
-]
+# i INTEGER, r REAL, t TEXT, one letter per column in the defs' order, read from
+# schema/out (whose files the tests keep equal to the defs)
+SCHEMAS = ["rank_summary", "opmfu_steps", "opmfu_modules", "opmfu_op_types", "opmfu_diff", "opmfu_run",
+           "opmfu_hotspots", "opmfu_stragglers", "opmfu_collectives"]
+
+
+def column_types(name):
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "out", name + ".sql")
+    body = open(path).read().split("(", 1)[1]
+    kinds = re.findall(r'^\s*"[^"]+"\s+(INTEGER|REAL|TEXT)', body, re.M)
+    return "".join({"INTEGER": "i", "REAL": "r", "TEXT": "t"}[k] for k in kinds)
+
+
+TABLES = [column_types(n) for n in SCHEMAS]
 # indexes into fuzz_result_db.c's dict[]
 OK, FAILED, STEP_SHARE, MODULE, OP_TYPE, TRACE_MFU, MODEL_PATH, ATTN, MM, EMPTY, FORMULA = 0, 1, 3, 4, 5, 8, 13, 14, 16, 17, 20
 
@@ -44,7 +51,9 @@ def raw(b, blob=False):
 
 
 def row(table, values, short=False):
-    """A row of the table; short: the table lacks its last column (byte 2)."""
+    """A row of the table, its columns past those given NULL; short: the table lacks its
+    last column (byte 2)."""
+    values = values + [null()] * (len(TABLES[table]) - len(values))
     if short:
         values = values[:-1]
     assert len(values) == len(TABLES[table]) - short, (table, len(values))
@@ -93,6 +102,11 @@ SEEDS = {
     "blob": [0, 0, 0] + row(3, [small(1), raw(b"\x00\x01", blob=True), null(), null(), null(), null(), null(),
                                 null()]),
     "empty": [0, 0, 0],
+    # OpmfuCollectives (table 8) for the diff's collective rows: two ranks of one call, a rank
+    # with an odd group, and the table without its last column
+    "collectives": [2, 0, 0] + typical(0, 0) + typical(0, 1) + typical(1, 0) + typical(1, 1) +
+    typical(8, 0, OP_TYPE) + typical(8, 1, OP_TYPE) + row(8, [small(1), null(), null(), raw(b"\xff<g>")]),
+    "collectives_short": [2 | 1 << 6, 0, 0] + typical(0, 0) + typical(1, 0) + typical(8, 0, MM, short=True),
 }
 
 
