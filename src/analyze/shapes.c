@@ -1,12 +1,14 @@
 /*
- * shapes.c - OpmfuShapes (shapes.h): the units ordered by their key, summed
- * per run of equal keys, then one sort by recoverable time.
+ * shapes.c - OpmfuShapes (shapes.h): the units summed per key in one pass
+ * (a hash of the keys to their rows), then one sort of the rows by
+ * recoverable time.
  */
 #include "analyze/shapes.h"
 
 #include <string.h>
 
 #include "analyze/steps.h"
+#include "base/idtab.h"
 #include "base/mem.h"
 #include "base/sat.h"
 #include "base/sort.h"
@@ -37,22 +39,25 @@ static struct key unit_key(const struct opmfu_ops *ops, const struct opmfu_unit 
 	return k;
 }
 
-static int key_cmp(const struct key *a, const struct key *b)
+static int key_eq_row(const struct key *k, const struct opmfu_shape_row *r)
 {
-	if (a->op_name != b->op_name)
-		return a->op_name < b->op_name ? -1 : 1;
-	if (a->shapes != b->shapes)
-		return a->shapes < b->shapes ? -1 : 1;
-	if (a->dtypes != b->dtypes)
-		return a->dtypes < b->dtypes ? -1 : 1;
-	return 0;
+	return k->op_name == r->op_name && k->shapes == r->shapes && k->dtypes == r->dtypes;
 }
 
-static int less_unit(const void *ctx, uint32_t a, uint32_t b)
+struct row_probe {
+	const struct opmfu_shape_row *rows;
+	struct key k;
+};
+
+static int row_eq(const void *probe, uint32_t id)
 {
-	const struct key *k = ctx;
-	int c = key_cmp(&k[a], &k[b]);
-	return c ? c < 0 : a < b;
+	const struct row_probe *p = probe;
+	return key_eq_row(&p->k, &p->rows[id]);
+}
+
+static uint64_t key_hash(const struct key *k)
+{
+	return opmfu_mix64(((uint64_t)k->op_name << 32 | k->shapes) ^ opmfu_mix64(k->dtypes));
 }
 
 static int less_row(const void *pa, const void *pb)
@@ -91,47 +96,39 @@ _Static_assert(sizeof(struct opmfu_shape_row) <= OPMFU_SORT_MAX_ELEM, "sorted in
 enum opmfu_status opmfu_shapes_run(const struct opmfu_ops *ops, double per_step_ns, struct opmfu_shapes *res,
 				   struct opmfu_err *err)
 {
-	size_t n = ops->n, i;
-	uint32_t *ord = opmfu_malloc((n + 1) * sizeof(*ord));
-	struct key *keys = opmfu_malloc((n + 1) * sizeof(*keys));
+	struct opmfu_idtab tab;
+	size_t n = ops->n, i, cap = 0;
 	int rc = -1;
-
-	size_t rows = 0;
 
 	res->ops = ops;
 	res->per_step_ns = per_step_ns > 0 ? per_step_ns : 0;
-	if (!ord || !keys)
-		goto out;
+	opmfu_idtab_init(&tab);
+	/* units in their order: a row's first unit is the lowest index, and its sums add the units
+	 * in index order whatever the keys */
 	for (i = 0; i < n; i++) {
-		ord[i] = (uint32_t)i;
-		keys[i] = unit_key(ops, &ops->v[i]);
-	}
-	if (opmfu_sort_idx(ord, n, less_unit, keys))
-		goto out;
-	/* Rows are sized to the distinct keys, not the units: a rank has few shapes and a row is 112 bytes. */
-	for (i = 0; i < n; i++)
-		rows += !i || key_cmp(&keys[ord[i]], &keys[ord[i - 1]]);
-	if (!(res->v = opmfu_malloc((rows + 1) * sizeof(*res->v))))
-		goto out;
-	for (i = 0; i < n; i++) {
-		const struct opmfu_unit *u = &ops->v[ord[i]];
-		struct key k = keys[ord[i]];
-		struct opmfu_shape_row *r = res->n ? &res->v[res->n - 1] : NULL;
-		struct key rk;
-		if (r) {
-			rk.op_name = r->op_name;
-			rk.shapes = r->shapes;
-			rk.dtypes = r->dtypes;
-		}
-		if (!r || key_cmp(&k, &rk)) {
-			r = &res->v[res->n++];
+		const struct opmfu_unit *u = &ops->v[i];
+		struct row_probe p;
+		struct opmfu_shape_row *r;
+		uint32_t id;
+		p.k = unit_key(ops, u);
+		/* rows are few (a rank has few shapes): grown as keys come; the probe sees the array
+		 * as it is now */
+		if (OPMFU_GROW(res->v, cap, res->n + 1))
+			goto out;
+		p.rows = res->v;
+		id = opmfu_idtab_get(&tab, key_hash(&p.k), row_eq, &p, (uint32_t)res->n);
+		if (id == OPMFU_IDTAB_NONE)
+			goto out;
+		r = &res->v[id];
+		if (id == res->n) {
 			memset(r, 0, sizeof(*r));
-			r->op_name = k.op_name;
-			r->shapes = k.shapes;
-			r->dtypes = k.dtypes;
-			r->first = ord[i];
+			r->op_name = p.k.op_name;
+			r->shapes = p.k.shapes;
+			r->dtypes = p.k.dtypes;
+			r->first = (uint32_t)i;
 			r->src = u->src;
 			r->prec = u->prec;
+			res->n++;
 		}
 		add_unit(r, ops, u);
 	}
@@ -139,8 +136,7 @@ enum opmfu_status opmfu_shapes_run(const struct opmfu_ops *ops, double per_step_
 		goto out;
 	rc = 0;
 out:
-	opmfu_free(ord);
-	opmfu_free(keys);
+	opmfu_idtab_release(&tab);
 	if (rc) {
 		opmfu_shapes_release(res);
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory summing the op shapes");

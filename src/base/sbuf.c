@@ -65,6 +65,19 @@ void sbuf_add(struct sbuf *sb, const char *s, size_t n)
 	sb->buf[sb->len] = '\0';
 }
 
+void sbuf_add_i64(struct sbuf *sb, int64_t v)
+{
+	char d[24], *e = d + sizeof(d), *p = e;
+	/* as unsigned: -INT64_MIN fits */
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	sbuf_add(sb, p, (size_t)(e - p));
+}
+
 void sbuf_adds(struct sbuf *sb, const char *s)
 {
 	sbuf_add(sb, s, strlen(s));

@@ -6,6 +6,7 @@
 #define OPMFU_SBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sbuf {
 	char *buf;
@@ -18,6 +19,8 @@ void sbuf_release(struct sbuf *sb);
 void sbuf_reset(struct sbuf *sb);
 void sbuf_add(struct sbuf *sb, const char *s, size_t n);
 void sbuf_adds(struct sbuf *sb, const char *s);
+/* v in decimal ("-12"), as "%" PRId64 prints it, without printf's cost per call. */
+void sbuf_add_i64(struct sbuf *sb, int64_t v);
 /* Gives the caller the buffer (malloc'd, free with opmfu_free) and leaves sb
  * empty. NULL if an append had failed. */
 char *sbuf_detach(struct sbuf *sb);
