@@ -78,6 +78,9 @@ struct opmfu_opts {
 	 * peak_bw_origin names where it came from ("--peak-bw", "OPMFU_PEAK"). */
 	double peak_bw_tbps;
 	const char *peak_bw_origin;
+	/* --no-tf32: fp32 GEMMs and convolutions whose kernel name says TF32 tensor
+	 * cores (docs/gpu-traces.md, TF32) keep the fp32 peak; 0: they take the tf32 peak */
+	int no_tf32;
 };
 
 /*

@@ -37,6 +37,8 @@ static const char usage_analyze[] =
 	"      --peak-bw TBPS     peak memory bandwidth in TB/s, e.g. 3.35; overrides\n"
 	"                         the trace's chip; also bw=TBPS in --peak or OPMFU_PEAK\n"
 	"      --chip NAME        use the built-in peaks of NAME (see 'opmfu chips')\n"
+	"      --no-tf32          fp32 GEMMs/convolutions whose GPU kernel name says TF32\n"
+	"                         keep the fp32 peak (default: the tf32 peak)\n"
 	"  -j, --jobs N           analyse N ranks at once (default: number of CPUs)\n"
 	"      --run ID           analyse this run of those found under PATH (its ID, or\n"
 	"                         the start of one); needed when PATH holds several\n"
@@ -97,7 +99,7 @@ static const struct option longopts[] = {
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 	{ "peak-bw", required_argument, NULL, 'W' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
-	{ "csv-verbatim", no_argument, NULL, 'X' },
+	{ "csv-verbatim", no_argument, NULL, 'X' },  { "no-tf32", no_argument, NULL, 'F' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
 	{ "model", required_argument, NULL, 'M' },  { "step-time", required_argument, NULL, 'S' },

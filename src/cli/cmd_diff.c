@@ -35,6 +35,8 @@ static const char usage_diff[] =
 	"                         it (also read from OPMFU_PEAK)\n"
 	"      --peak-bw TBPS     for input paths: peak memory bandwidth in TB/s\n"
 	"      --chip NAME        for input paths: the built-in peaks of NAME\n"
+	"      --no-tf32          for input paths: fp32 GEMMs on TF32 kernels keep the\n"
+	"                         fp32 peak (as analyze takes it)\n"
 	"  -j, --jobs N           for input paths: analyse N ranks at once\n"
 	"      --model CONFIG     for input paths: model MFU as 'analyze --model' (with its\n"
 	"                         run options, --seq-len N ...), compared per convention\n"
@@ -71,7 +73,7 @@ static const struct option longopts[] = {
 	{ "peak", required_argument, NULL, 'P' },   { "chip", required_argument, NULL, 'C' },
 	{ "peak-bw", required_argument, NULL, 'W' },
 	{ "jobs", required_argument, NULL, 'j' },   { "rank-list", required_argument, NULL, 'R' },
-	{ "csv-verbatim", no_argument, NULL, 'X' },
+	{ "csv-verbatim", no_argument, NULL, 'X' },  { "no-tf32", no_argument, NULL, 'F' },
 	{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 	{ "model", required_argument, NULL, 'M' },  { "follow-symlinks", no_argument, NULL, 'L' },
 	{ "run", required_argument, NULL, 'U' },

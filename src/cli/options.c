@@ -120,6 +120,9 @@ void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const
 	case 'L':
 		o->follow_symlinks = 1;
 		break;
+	case 'F': /* --no-tf32 */
+		o->no_tf32 = 1;
+		break;
 	case 'U': /* --run: the library checks it against the runs found */
 		if (!*arg) /* the start of every ID: it would pick any lone run */
 			opmfu_die_usage(cmd, "%s", "--run: empty: give a run's ID or the start of one");

@@ -84,7 +84,7 @@ enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int6
 
 	*flops = 0;
 	if (fam == OPMFU_FAM_NONE)
-		return OPMFU_SHAPE_NO_FORMULA;
+		return opmfu_kernel_flop(c->attrs, flops) ? OPMFU_SHAPE_OK : OPMFU_SHAPE_NO_FORMULA;
 	k.c = c;
 	k.name = bare_name(c->type);
 	/* the inputs are what every formula reads; outputs only refine */
@@ -102,6 +102,18 @@ enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int6
 	if (st == OPMFU_SHAPE_OK)
 		*flops = f;
 	return st;
+}
+
+int opmfu_kernel_flop(struct opmfu_text attrs, int64_t *flops)
+{
+	struct opmfu_text v;
+	int64_t x;
+	/* Inductor's count for the kernel it generated (no shape formula
+	 * reaches inside a fused Triton kernel); 0 means none was counted */
+	if (!sf_attr_named(attrs, "kernel_flop", &v) || sf_int(v, &x) != 0 || x <= 0)
+		return 0;
+	*flops = x;
+	return 1;
 }
 
 /* ---- shapes and formats ---- */

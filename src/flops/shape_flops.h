@@ -62,6 +62,10 @@ const char *opmfu_shape_status_name(enum opmfu_shape_status st);
  * hold any bytes. Uses about 40 KiB of stack. */
 enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int64_t *flops);
 
+/* A type with no formula whose attrs carry kernel_flop=N (N > 0, Inductor's
+ * count for a Triton kernel, docs/flops.md): 1 and *flops = N; else 0. */
+int opmfu_kernel_flop(struct opmfu_text attrs, int64_t *flops);
+
 /*
  * The bytes c must move to and from device memory (SPEC 18, docs/roofline.md,
  * flops/bytes.c), or -1 when its shapes or dtypes do not say. in_dtypes and

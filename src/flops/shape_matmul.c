@@ -326,9 +326,27 @@ static enum opmfu_shape_status grouped(const struct sf_call *k, int64_t *flops)
 	return OPMFU_SHAPE_OK;
 }
 
+/*
+ * torch._grouped_mm / _scaled_grouped_mm (self, mat2, offs, ...): only the
+ * 3-D x 3-D form, a plain batch of G products, is fixed by the shapes. The
+ * forms split by offs (2-D x 3-D for MoE experts, 3-D x 2-D, 2-D x 2-D)
+ * take their group sizes from offs' values, which no trace records:
+ * NO_ATTR, rather than the extent's upper bound.
+ */
+static enum opmfu_shape_status aten_grouped(const struct sf_call *k, int64_t *flops)
+{
+	struct sf_t a = sf_tensor(&k->in, 0), b = sf_tensor(&k->in, 1);
+	if (!a.present || !b.present || a.rank < 2 || a.rank > 3 || b.rank < 2 || b.rank > 3)
+		return OPMFU_SHAPE_MISMATCH;
+	if (a.rank == 2 || b.rank == 2)
+		return OPMFU_SHAPE_NO_ATTR;
+	return fixed(k, 0, 3, flops);
+}
+
 /* ---- the family ---- */
 
-enum mm_kind { MM_MM, MM_ADDMM, MM_BMM, MM_BADDBMM, MM_MATMUL, MM_LINEAR, MM_ASCEND, MM_WEIGHT_QUANT, MM_GROUPED };
+enum mm_kind { MM_MM, MM_ADDMM, MM_BMM, MM_BADDBMM, MM_MATMUL, MM_LINEAR, MM_ASCEND, MM_WEIGHT_QUANT, MM_GROUPED,
+	       MM_ATEN_GROUPED };
 
 static int kind_of(struct opmfu_text name, enum mm_kind *kind)
 {
@@ -338,6 +356,9 @@ static int kind_of(struct opmfu_text name, enum mm_kind *kind)
 	} aten[] = {
 		{ "mm", MM_MM }, { "addmm", MM_ADDMM }, { "bmm", MM_BMM }, { "baddbmm", MM_BADDBMM },
 		{ "matmul", MM_MATMUL }, { "linear", MM_LINEAR },
+		/* fp8: (M, K) @ (K, N) with scales, which add no multiply */
+		{ "_scaled_mm", MM_MM },
+		{ "_grouped_mm", MM_ATEN_GROUPED }, { "_scaled_grouped_mm", MM_ATEN_GROUPED },
 	};
 	size_t i;
 	for (i = 0; i < sizeof(aten) / sizeof(aten[0]); i++)
@@ -377,6 +398,7 @@ enum opmfu_shape_status sf_matmul(const struct sf_call *k, int64_t *flops)
 	case MM_ASCEND: return ascend(k, 0, flops);
 	case MM_WEIGHT_QUANT: return ascend(k, 1, flops);
 	case MM_GROUPED: return grouped(k, flops);
+	case MM_ATEN_GROUPED: return aten_grouped(k, flops);
 	}
 	return OPMFU_SHAPE_NO_FORMULA;
 }

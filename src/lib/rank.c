@@ -103,6 +103,11 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 		return;
 	}
 
+	/* SPEC 20: an fp32 GEMM on TF32 tensor cores is measured against the tf32 peak */
+	if (!o->no_tf32 && opmfu_trace_tf32(&w->trace) < 0) {
+		set_reason(rr, OPMFU_RANK_FAILED, "out of memory marking TF32 kernels");
+		return;
+	}
 	opmfu_resolve_peaks(o, &w->trace.device, pc);
 	for (c = 0; c < OPMFU_NCLASS; c++)
 		rr->peak_tflops[c] = pc->prec.flops[c] / 1e12;

@@ -7,6 +7,7 @@
 #ifndef OPMFU_DTYPE_H
 #define OPMFU_DTYPE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Peak classes under the reference's rule; index into struct opmfu_peaks. */
@@ -36,6 +37,16 @@ enum opmfu_prec {
 
 /* "fp32", "tf32", "fp16", "fp8", "int8", "fp4"; "none" otherwise. */
 const char *opmfu_prec_name(enum opmfu_prec p);
+
+/*
+ * Whether a kernel of that name runs fp32 data on TF32 tensor cores
+ * (docs/gpu-traces.md, TF32): "tf32" anywhere in it, any case (cuBLAS,
+ * cuBLASLt, cuDNN, CUTLASS and xmma name the math), or a CUTLASS tensor-op
+ * kernel with fp32 accumulation and no 16-bit operand type named,
+ * "tensorop_s1688" or "tensorop_s1684" (sm80's mma.m16n8k8 / m16n8k4: for
+ * 32-bit operands they exist only as TF32). Safe on any bytes.
+ */
+int opmfu_kernel_runs_tf32(const char *name, size_t n);
 
 /* One distinct input dtype list of a trace. 48 bytes. */
 struct opmfu_dtype {

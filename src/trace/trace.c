@@ -155,6 +155,51 @@ int opmfu_trace_add_dtype(struct opmfu_trace *t, const struct opmfu_dtype *d, ui
 	return 0;
 }
 
+long opmfu_trace_tf32(struct opmfu_trace *t)
+{
+	unsigned char *op_tf32;
+	uint32_t *variant; /* dtype index -> its tf32 copy; 0: none yet */
+	size_t i, n_dt = t->n_dtypes;
+	long changed = 0;
+
+	if (!t->n_compute || !t->n_ops || n_dt < 2)
+		return 0;
+	op_tf32 = opmfu_calloc(t->n_ops, 1);
+	variant = opmfu_calloc(n_dt, sizeof(*variant));
+	if (!op_tf32 || !variant) {
+		opmfu_free(op_tf32);
+		opmfu_free(variant);
+		return -1;
+	}
+	/* an op is TF32 when any of its kernels is: its split-K reduce or
+	 * other helpers run at the rate of the GEMM they serve */
+	for (i = 0; i < t->n_compute; i++) {
+		const struct opmfu_link *l = &t->links[i];
+		if (l->op < t->n_ops && opmfu_trace_dtype(t, l->dtype)->prec == OPMFU_PREC_FP32 &&
+		    opmfu_kernel_runs_tf32(opmfu_strtab_str(&t->strs, l->k_name), opmfu_strtab_len(&t->strs, l->k_name)))
+			op_tf32[l->op] = 1;
+	}
+	for (i = 0; i < t->n_compute && changed >= 0; i++) {
+		struct opmfu_link *l = &t->links[i];
+		if (l->op >= t->n_ops || !op_tf32[l->op] || l->dtype >= n_dt ||
+		    opmfu_trace_dtype(t, l->dtype)->prec != OPMFU_PREC_FP32)
+			continue;
+		if (!variant[l->dtype]) {
+			struct opmfu_dtype d = t->dtypes[l->dtype];
+			d.prec = OPMFU_PREC_TF32;
+			if (opmfu_trace_add_dtype(t, &d, &variant[l->dtype])) {
+				changed = -1;
+				break;
+			}
+		}
+		l->dtype = variant[l->dtype];
+		changed++;
+	}
+	opmfu_free(op_tf32);
+	opmfu_free(variant);
+	return changed;
+}
+
 /* (op start, kernel start, index): total, so any sort gives one result */
 static int less_op(const void *ctx, uint32_t ia, uint32_t ib)
 {

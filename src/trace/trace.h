@@ -194,6 +194,16 @@ const struct opmfu_dtype *opmfu_trace_dtype(const struct opmfu_trace *t, uint32_
 int opmfu_trace_add_dtype(struct opmfu_trace *t, const struct opmfu_dtype *d, uint32_t *idx);
 
 /*
+ * TF32 by kernel name (SPEC 20, docs/gpu-traces.md): every compute link of
+ * an op instance with a kernel that opmfu_kernel_runs_tf32 names, and whose
+ * dtype class is fp32, gets a copy of its dtype entry of class tf32 (the
+ * text and the reference's class unchanged). Returns the links changed, or
+ * -1 when out of memory (then some links may have changed, consistently
+ * per op instance).
+ */
+long opmfu_trace_tf32(struct opmfu_trace *t);
+
+/*
  * The compute links in (op start, kernel start, index) order (SPEC 2's R)
  * into out[0 .. t->n_compute). Returns 0, or -1 when out of memory.
  */

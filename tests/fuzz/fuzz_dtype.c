@@ -8,6 +8,7 @@
 
 #include "fuzz.h"
 #include "read/ascend/ascend_parse.h"
+#include "trace/dtype.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,5 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(c == OPMFU_DT_NONE || c == OPMFU_DT_FP16);
 	if (p == OPMFU_PREC_UNSUPPORTED)
 		FUZZ_ASSERT(c == OPMFU_DT_UNSUPPORTED);
+	/* the same bytes as a GPU kernel name (SPEC 20's TF32 rule) */
+	{
+		int tf = opmfu_kernel_runs_tf32((const char *)data, size);
+		FUZZ_ASSERT(tf == 0 || tf == 1);
+		if (tf)
+			FUZZ_ASSERT(size >= 4);
+	}
 	return 0;
 }

@@ -34,6 +34,8 @@ static const char *const types[] = {
 	"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv3DBackpropInputD", "Conv2DTranspose",
 	"aten::convolution", "aten::conv2d", "aten::cudnn_convolution", "aten::convolution_backward",
 	"aten::conv_transpose2d", "TransData",
+	/* SPEC 20: fp8 and grouped GEMMs, Inductor's kernel_flop (any name without a formula) */
+	"aten::_scaled_mm", "aten::_grouped_mm", "aten::_scaled_grouped_mm", "triton_tem_fused_mm_0",
 	/* bytes only */
 	"aten::add_", "aten::mul", "aten::where", "aten::eq", "aten::copy_", "aten::_to_copy", "aten::mean",
 	"aten::max", "aten::native_layer_norm", "aten::native_batch_norm_backward", "aten::embedding",

@@ -201,6 +201,8 @@ struct kin_parse {
 		int ts_ok, dur_ok, pid_ok, tid_ok, has_ext, has_corr, has_device;
 		int has_dims, dims_bad, has_types, has_concrete, has_coll;
 		int has_cargs;     /* one of the collective args below was met */
+		int has_kflop;     /* a kernel_flop > 0 (Inductor's Triton kernels' launch op) */
+		int64_t kflop;
 		int64_t ts, dur, ext, corr, device, pid, tid;
 		int64_t in_n, out_n, gsize; /* -1: not given or unusable */
 		int64_t n_ranks;   /* entries of "Process Group Ranks"; -1: none */

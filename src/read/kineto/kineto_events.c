@@ -9,6 +9,7 @@
  * of communication kernels and cpu_ops (SPEC 19) go to side arrays
  * (kineto.h, struct kin_cargs), so a compute kernel costs nothing more.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/mem.h"
@@ -26,6 +27,7 @@ enum {
 	K_EVENTS, K_DEVPROPS, K_BASE,                                 /* top level */
 	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,       /* an event */
 	K_EXT, K_CORR, K_DEVICE, K_DIMS, K_TYPES, K_CONCRETE, K_COLL, /* its args */
+	K_KFLOP,                                                      /* Inductor's kernel_flop */
 	K_IN, K_OUT, K_DTYPE, K_GSIZE, K_PGNAME, K_PGRANKS,           /* its collective args */
 	K_ID, K_DEVNAME                                               /* a deviceProperties entry */
 };
@@ -96,6 +98,8 @@ static int arg_key(const unsigned char *k, size_t n)
 		return K_PGNAME;
 	if (KEY_IS(k, n, "Process Group Ranks"))
 		return K_PGRANKS;
+	if (KEY_IS(k, n, "kernel_flop"))
+		return K_KFLOP;
 	return K_OTHER;
 }
 
@@ -339,6 +343,9 @@ static int arg_scalar(struct kin_parse *p, int is_string, const char *s, size_t 
 		break;
 	case K_DIMS:
 		ev->has_dims = ev->dims_bad = 1; /* not a list: shapes unknown */
+		break;
+	case K_KFLOP:
+		ev->has_kflop = !is_string && !opmfu_kineto_int(s, n, &ev->kflop) && ev->kflop > 0;
 		break;
 	default:
 		return coll_scalar(p, is_string, s, n);
@@ -667,6 +674,19 @@ static int add_op(struct kin_parse *p, int64_t end)
 		return -1;
 	if (ev->has_types && (!(sid = intern(p, &ev->types)) || dtype_index(p, sid, &op.dtype)))
 		return -1;
+	if (ev->has_kflop) {
+		/* a named entry after the positional ones: formulas that read
+		 * Concrete Inputs by position pass it by (flops/shape_flops.h) */
+		char buf[48];
+		int len = snprintf(buf, sizeof(buf), "%skernel_flop=%lld",
+				   ev->has_concrete ? "\x1f" : "", (long long)ev->kflop);
+		if (!ev->has_concrete) /* the buffer may hold an earlier event's */
+			sbuf_reset(&ev->concrete);
+		sbuf_add(&ev->concrete, buf, (size_t)len);
+		if (ev->concrete.oom)
+			return -1;
+		ev->has_concrete = 1;
+	}
 	if (ev->has_concrete && !(op.attrs = intern(p, &ev->concrete)))
 		return -1;
 	if (OPMFU_GROW(p->ops, p->cap_ops, p->n_ops + 1))
