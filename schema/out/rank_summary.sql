@@ -72,6 +72,9 @@ CREATE TABLE "OpmfuRankSummary" (
     "share_memory_bound" REAL,    -- the median step's memory-bound work with known bytes (OpmfuSteps)
     "memory_bound_eff" REAL,      -- its bandwidth efficiency
     "peak_bw_tbps" REAL,          -- peak memory bandwidth (HBM/GDDR), TB/s (SPEC 18); NULL: none
-    "peak_bw_source" TEXT         -- where it came from: "override (--peak-bw)", "built-in table: H100 SXM
+    "peak_bw_source" TEXT,        -- where it came from: "override (--peak-bw)", "built-in table: H100 SXM
                                   -- (NVIDIA H100 datasheet, SXM HBM3)"; NULL: none
+    "compiled_noflops_ns" INTEGER -- GEMM/conv/attention kernel time without FLOPs whose op is a torch.compile
+                                  -- region (CompiledFunction, CompiledFunctionBackward, Torch-Compiled
+                                  -- Region: the trace records no shapes for its kernels; SPEC 20)
 );

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "base/sat.h"
 #include "base/sort.h"
+#include "analyze/steps.h"
 
 _Static_assert(sizeof(struct opmfu_unit) == 72, "a unit per op instance: keep it small (64 bytes, and its bytes since SPEC 18)");
 
@@ -352,6 +353,44 @@ const char *opmfu_unit_bound(const struct opmfu_ops *res, const struct opmfu_uni
 	return (double)u->flops / (double)u->bytes >= peak / bw ? "compute" : "memory";
 }
 
+/* Whether an op is a torch.compile region: its kernels link to it, not to
+ * aten ops, so the trace has no shapes for them (docs/gpu-traces.md). */
+static int compiled_region(const struct opmfu_strtab *st, uint32_t name)
+{
+	static const char *const prefix[] = { "CompiledFunction", "Torch-Compiled Region", "torch_compile",
+					      "CompiledFxGraph" };
+	const char *s = opmfu_strtab_str(st, name);
+	size_t n = opmfu_strtab_len(st, name), k;
+	for (k = 0; s && k < sizeof(prefix) / sizeof(prefix[0]); k++)
+		if (n >= strlen(prefix[k]) && !memcmp(s, prefix[k], strlen(prefix[k])))
+			return 1;
+	return 0;
+}
+
+/* st->compiled_noflops_ns: the GEMM/conv/attention kernels (by name, as the
+ * waterfall tells them) of compiled regions' units without FLOPs. One pass
+ * over the links; an op name is looked at once per run of equal names. */
+static void sum_compiled(struct opmfu_ops *res)
+{
+	const struct opmfu_trace *t = res->t;
+	uint32_t last = 0;
+	int compiled = 0;
+	size_t i;
+
+	for (i = 0; i < t->n_compute && res->op_unit; i++) {
+		const struct opmfu_link *l = &t->links[i];
+		uint32_t u = res->op_unit[l->op];
+		if (l->op_name != last) {
+			last = l->op_name;
+			compiled = compiled_region(&t->strs, l->op_name);
+		}
+		if (!compiled || u == OPMFU_UNIT_NONE || res->v[u].src >= 0 || l->k_end <= l->k_start ||
+		    !opmfu_matmul_name(opmfu_strtab_str(&t->strs, l->k_name), opmfu_strtab_len(&t->strs, l->k_name)))
+			continue;
+		res->st.compiled_noflops_ns += (double)(l->k_end - l->k_start);
+	}
+}
+
 /* The rank's sums; the main peak is the class with the most FLOP-bearing time. */
 static void sum_up(struct opmfu_ops *res)
 {
@@ -438,6 +477,7 @@ enum opmfu_status opmfu_ops_run(const struct opmfu_trace *t, const struct opmfu_
 	if (make_units(&b))
 		goto out;
 	sum_up(res);
+	sum_compiled(res);
 	rc = 0;
 out:
 	build_release(&b);

@@ -58,6 +58,8 @@ struct opmfu_ops_stats {
 	size_t rec_compared;  /* record units whose kernels also have shape FLOPs */
 	size_t rec_agree;     /* of those, the ones within 1 % of the record */
 	size_t recs_nested;   /* record facts whose op instances all belong to an inner record */
+	double compiled_noflops_ns; /* GEMM/conv/attention kernels without FLOPs launched by a torch.compile
+				       region's op (CompiledFunction, ...: no shapes), their time (SPEC 20) */
 };
 
 struct opmfu_ops {

@@ -302,8 +302,13 @@ static void run_drop(struct opmfu_report *rep)
 /* A rank's own warning (no peak, --chip against the trace): the first of
  * each kind in full, the others counted (a cluster would print one each). */
 struct rank_warnings {
-	size_t no_peak, other, above, above_ops, spill;
+	size_t no_peak, other, above, above_ops, spill, compiled;
 };
+
+/* A rank whose compiled regions hold at least this share of its kernel time in
+ * GEMM/conv/attention kernels without FLOPs is warned about (SPEC 20): its
+ * trace MFU leaves out much of its math. */
+#define COMPILED_WARN_SHARE 0.1
 
 static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report *rr, struct rank_warnings *rw)
 {
@@ -338,6 +343,14 @@ static void rank_warn(const struct opmfu_opts *o, const struct opmfu_rank_report
 			 rr->strings_cut == 1 ? "" : "s", rr->strings_cut == 1 ? "" : "s", OPMFU_STR_MAX);
 		opmfu_warn(o, msg);
 	}
+	if (rr->busy_ns > 0 && rr->compiled_noflops_ns >= COMPILED_WARN_SHARE * rr->busy_ns && !rw->compiled++) {
+		snprintf(msg, sizeof(msg), "rank %d: %.2f ms (%.0f%% of kernel time) of GEMM/conv/attention kernels run "
+			 "inside torch.compile regions (CompiledFunction, ...), whose kernels the trace records without "
+			 "shapes: their FLOPs are unknown and trace MFU leaves them out "
+			 "(OpmfuRankSummary.compiled_noflops_ns; docs/gpu-traces.md)", rr->rank,
+			 rr->compiled_noflops_ns * 1e-6, 100 * rr->compiled_noflops_ns / rr->busy_ns);
+		opmfu_warn(o, msg);
+	}
 	/* SPEC 17: windows never overlap, so a step's late work counts where it ran */
 	if (rr->steps_spilled && !rw->spill++) {
 		char list[120] = "";
@@ -368,6 +381,11 @@ static void rank_warn_rest(const struct opmfu_opts *o, const struct rank_warning
 	if (rw->above > 1) {
 		snprintf(msg, sizeof(msg), "%zu more ranks have ops with an MFU above 100%% (%zu ops in all)", rw->above - 1,
 			 rw->above_ops);
+		opmfu_warn(o, msg);
+	}
+	if (rw->compiled > 1) {
+		snprintf(msg, sizeof(msg), "%zu more ranks have GEMM/conv/attention kernels without FLOPs in torch.compile "
+			 "regions (OpmfuRankSummary.compiled_noflops_ns)", rw->compiled - 1);
 		opmfu_warn(o, msg);
 	}
 	if (rw->spill > 1) {
@@ -508,7 +526,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 				   struct opmfu_err *err)
 {
 	struct pool p;
-	struct rank_warnings rw = { 0, 0, 0, 0, 0 };
+	struct rank_warnings rw = { 0, 0, 0, 0, 0, 0 };
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
 	enum opmfu_status st = OPMFU_OK;

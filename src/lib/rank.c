@@ -192,6 +192,7 @@ static void report_ops(const struct rank_work *w, struct opmfu_rank_report *rr)
 	rr->mfu_busy = st->cap_flops > 0 && st->cap_all > 0 ? st->flops_peaked / st->cap_all : -1;
 	rr->flops_coverage = st->busy_ns > 0 ? st->flops_ns / st->busy_ns : -1;
 	rr->busy_ns = st->busy_ns;
+	rr->compiled_noflops_ns = st->compiled_noflops_ns;
 	rr->flops_ns = st->flops_ns;
 	rr->flops_record = st->flops_src[OPMFU_FLOPS_RECORD];
 	rr->flops_shape = st->flops_src[OPMFU_FLOPS_SHAPE];

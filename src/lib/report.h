@@ -116,6 +116,8 @@ struct opmfu_rank_report {
 	double mfu_busy;            /* FLOPs / (all compute kernel time x peak) */
 	double flops_coverage;      /* share of compute kernel time that has FLOPs */
 	double busy_ns, flops_ns;   /* all compute kernel time; that with FLOPs */
+	double compiled_noflops_ns; /* GEMM/conv/attention kernel time without FLOPs in torch.compile regions
+				       (SPEC 20: the trace has no shapes for them) */
 	double flops_record, flops_shape; /* FLOPs the units took from each source */
 	size_t units, units_flops;  /* OpmfuOps rows; those with FLOPs */
 	size_t units_no_peak;       /* with FLOPs but no peak for their dtype class */

@@ -79,6 +79,7 @@ static const struct opmfu_column cols[] = {
 	{ "memory_bound_eff", OPMFU_COL_REAL, "Memory-Bound Bandwidth Efficiency", 0, OPMFU_COLF_PERCENT },
 	{ "peak_bw_tbps", OPMFU_COL_REAL, "Peak Memory Bandwidth (TB/s)", 0, 0 },
 	{ "peak_bw_source", OPMFU_COL_TEXT, "Peak Memory Bandwidth Source", 0, 0 },
+	{ "compiled_noflops_ns", OPMFU_COL_INT, "GEMM/Conv/Attention without FLOPs in Compiled Regions(ns)", 15, 0 },
 };
 
 /* no workbook: the reference writes none */
@@ -92,7 +93,7 @@ static struct opmfu_cell text_or_null(const char *s)
 	return s[0] ? opmfu_cell_str(s) : opmfu_cell_null();
 }
 
-_Static_assert(sizeof(cols) / sizeof(cols[0]) == 71, "summary_row fills every column");
+_Static_assert(sizeof(cols) / sizeof(cols[0]) == 72, "summary_row fills every column");
 
 /* The peak the rank's numbers divide by, TFLOPS: its median step's (over
  * the classes of its FLOPs); without FLOPs there, its fp16 peak, else its
@@ -190,6 +191,7 @@ static void summary_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[68] = opmfu_cell_known(rr->mb_eff);
 	c[69] = opmfu_cell_pos(rr->peak_bw_tbps);
 	c[70] = text_or_null(rr->peak_bw_source);
+	c[71] = opmfu_cell_int(opmfu_sat_round(rr->compiled_noflops_ns));
 }
 
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr)

@@ -8,6 +8,8 @@ Writes fixtures/<case>/tree/trace.json for:
                   the same tree with --no-tf32)
   gpu_flops_more  aten::_scaled_mm (fp8), aten::_grouped_mm (3-D x 3-D and an
                   offs-split 2-D x 3-D), Triton kernels with Inductor's kernel_flop
+  gpu_compiled    torch.compile regions (CompiledFunction, CompiledFunctionBackward) whose
+                  GEMM kernels have no shapes, beside an aten::mm that has them
 
 The traces are in torch.profiler's own form (torch >= 2.1: kernels link to
 their cpu_op by External id; a cudaLaunchKernel per kernel with the
@@ -121,11 +123,34 @@ def more():
     return t
 
 
+def compiled():
+    t = Trace("NVIDIA A100-SXM4-80GB")
+    t.events.append(dict(STEP))
+    # the backward of a compiled graph: a CUTLASS GEMM (300 us) and a Triton pointwise kernel (100 us),
+    # both linked to the region's op, which records no shapes
+    t.op("CompiledFunctionBackward", 10, 400, None, None, None,
+         [("void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x128_32x5_nn_align8>(Params)",
+           1000, 300),
+          ("triton_poi_fused_add_0", 1300, 100)])
+    # its forward: one xmma GEMM, 50 us
+    t.op("CompiledFunction", 500, 100, None, None, None,
+         [("sm80_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x32_stage3_warpsize2x2x1_tensor16x8x16_kernel",
+           1500, 50)])
+    # eager ops: an elementwise add (50 us) and a bf16 mm with shapes (2*1024^3 FLOPs in 20 us)
+    t.op("aten::add", 700, 20, [[1024, 1024], [1024, 1024], []], ["c10::BFloat16", "c10::BFloat16", "Scalar"],
+         ["", "", "1"], [("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>,"
+                          " at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, "
+                          "at::detail::Array<char*, 3>)", 1600, 50)])
+    t.op("aten::mm", 800, 20, [[1024, 1024], [1024, 1024]], ["c10::BFloat16", "c10::BFloat16"], ["", ""],
+         [("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn", 1700, 20)])
+    return t
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     root = sys.argv[1]
-    for case, make in (("gpu_tf32", tf32), ("gpu_flops_more", more)):
+    for case, make in (("gpu_tf32", tf32), ("gpu_flops_more", more), ("gpu_compiled", compiled)):
         make().write(os.path.join(root, "fixtures", case, "tree", "trace.json"))
 
 
