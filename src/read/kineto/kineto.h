@@ -192,7 +192,8 @@ struct kin_parse {
 	size_t device_kernels[KIN_DEVICE_COUNTS]; /* kernels per device id */
 	int64_t base_ns;           /* baseTimeNanoseconds; 0: none */
 	int has_events;            /* a top-level traceEvents array was met */
-	int64_t rank, world;       /* distributedInfo's, wherever it is; -1: none */
+	int64_t rank, world;       /* distributedInfo's, wherever it is; -1: none (read_kineto.c compares the
+				      rank with the one discovery gave) */
 	size_t n_counters;         /* counter events ("ph" "C") and cuda_profiler_range spans: what a trace
 				      without kernels may hold instead */
 	size_t n_bad;              /* kept kinds of events with no usable ts or dur */

@@ -132,8 +132,10 @@ static enum opmfu_status parse_file(struct kin_parse *p, const char *path, struc
 	return st ? st : opmfu_kin_parse_check(p, err);
 }
 
-enum opmfu_status opmfu_read_kineto(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
-				    struct opmfu_err *err)
+/* rank: the rank discovery gave the file (-2: none, a direct read), which
+ * the note compares with distributedInfo's. */
+static enum opmfu_status read_file(const char *path, int rank, struct opmfu_trace *t, const struct opmfu_read_opts *o,
+				   struct opmfu_err *err)
 {
 	struct kin_parse p;
 	struct kin_counts c;
@@ -162,15 +164,31 @@ enum opmfu_status opmfu_read_kineto(const char *path, struct opmfu_trace *t, con
 		 * kernels it is a rank with no MFU, not a failed one */
 		if (p.n_kernels == 0)
 			t->why_no_links = t->note;
+		/* the probe reads only a gzip'd file's head: a distributedInfo
+		 * after traceEvents there is seen only now, too late to number
+		 * the rank (ranks are numbered and grouped into runs before any
+		 * is read); say so rather than keep quiet */
+		if (rank != -2 && p.rank >= 0 && p.rank != rank) {
+			size_t n = strlen(t->note);
+			snprintf(t->note + n, sizeof(t->note) - n,
+				 "; distributedInfo (after traceEvents) says rank %lld, read as rank %d", (long long)p.rank,
+				 rank);
+		}
 	}
 	opmfu_kin_parse_release(&p);
 	return st;
 }
 
+enum opmfu_status opmfu_read_kineto(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
+				    struct opmfu_err *err)
+{
+	return read_file(path, -2, t, o, err);
+}
+
 static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
 				   const struct opmfu_read_opts *o, struct opmfu_err *err)
 {
-	return opmfu_read_kineto(in->path, t, o, err);
+	return read_file(in->path, in->rank, t, o, err);
 }
 
 const struct opmfu_reader opmfu_reader_kineto = {
