@@ -46,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (opmfu_kineto_is_module(s, size))
 		FUZZ_ASSERT(size > OPMFU_KINETO_MODULE_PREFIX_LEN);
 	(void)opmfu_kineto_is_comm(s, size);
+	(void)opmfu_kineto_comm_kind(s, size);
 	/* file names: NUL-terminated */
 	(void)opmfu_kineto_trace_name(z);
 	r = opmfu_kineto_name_rank(z);

@@ -510,7 +510,7 @@ static void test_kineto(void)
 	/* from distributedInfo before traceEvents, in a gzip'd file */
 	put_gz("kin/k/job.pt.trace.json.gz",
 	       "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 2}, \"traceEvents\": []}");
-	/* distributedInfo after traceEvents is not read: no rank in the name either */
+	/* distributedInfo after traceEvents: a plain file's tail gives it (rank 5, the job's run) */
 	put("kin/k/late.json", "{\"traceEvents\": [], \"distributedInfo\": {\"rank\": 5}}");
 	/* a cut trace is still a trace (reading it says what is wrong) */
 	put("kin/k/broken.json", "{\"metadata\": {\"a\": [1, 2]}, \"traceEvents\": [{\"ph\":");
@@ -524,28 +524,29 @@ static void test_kineto(void)
 	CHECK_INT(find("kin", NULL, &l, &e), OPMFU_OK);
 	CHECK_INT(l.n, 5);
 	if (l.n == 5) {
-		/* five runs (SPEC 17), in ID order: the Ascend rank; the job
-		 * (distributedInfo, neither world size nor GPU known); the two
-		 * rank -1 traces, each its own run (no duplicates of each other);
-		 * rank1.json, numbered by its name, a run of its folder's */
+		/* four runs (SPEC 17), in ID order: the Ascend rank; the job
+		 * (distributedInfo, neither world size nor GPU known: ranks 2
+		 * and 5, the latter's after traceEvents); the rank -1 trace, its
+		 * own run; rank1.json, numbered by its name, a run of its
+		 * folder's */
 		CHECK(l.v[0].rank == 0 && l.v[0].reader == &opmfu_reader_ascend);
 		CHECK_STR(l.v[0].run_id, "ascend");
 		CHECK(l.v[1].rank == 2 && l.v[1].reader == &opmfu_reader_kineto);
 		CHECK_STR(l.v[1].path, at("kin/k/job.pt.trace.json.gz"));
 		CHECK_STR(l.v[1].run_id, "kineto");
-		CHECK(l.v[2].rank == -1 && l.v[2].reader == &opmfu_reader_kineto);
-		CHECK_STR(l.v[2].path, at("kin/k/broken.json"));
-		CHECK_STR(l.v[2].dir, at("kin/k"));
-		CHECK_STR(l.v[2].name, at("kin/k/broken.json"));
-		CHECK(l.v[2].stamp == NULL);
-		CHECK_STR(l.v[2].out_hint, at("kin"));
-		CHECK_STR(l.v[2].run_id, "kineto-broken");
-		CHECK(l.v[3].rank == 1 && l.v[3].reader == &opmfu_reader_kineto);
-		CHECK_STR(l.v[3].path, at("kin/k/rank1.json"));
-		CHECK_STR(l.v[3].run_id, "kineto-k");
-		CHECK(l.v[4].rank == -1);
-		CHECK_STR(l.v[4].path, at("kin/k/late.json"));
-		CHECK_STR(l.v[4].run_id, "kineto-late");
+		CHECK(l.v[2].rank == 5 && l.v[2].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[2].path, at("kin/k/late.json"));
+		CHECK_STR(l.v[2].run_id, "kineto");
+		CHECK(l.v[3].rank == -1 && l.v[3].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[3].path, at("kin/k/broken.json"));
+		CHECK_STR(l.v[3].dir, at("kin/k"));
+		CHECK_STR(l.v[3].name, at("kin/k/broken.json"));
+		CHECK(l.v[3].stamp == NULL);
+		CHECK_STR(l.v[3].out_hint, at("kin"));
+		CHECK_STR(l.v[3].run_id, "kineto-broken");
+		CHECK(l.v[4].rank == 1 && l.v[4].reader == &opmfu_reader_kineto);
+		CHECK_STR(l.v[4].path, at("kin/k/rank1.json"));
+		CHECK_STR(l.v[4].run_id, "kineto-k");
 	}
 	CHECK_STR(warnings, "");
 	opmfu_rank_list_release(&l);

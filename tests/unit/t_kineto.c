@@ -16,6 +16,7 @@
 #include "check.h"
 #include "read/kineto/kineto.h"
 #include "read/kineto/kineto_parse.h"
+#include "trace/coll.h"
 
 static char dir[64];
 
@@ -152,6 +153,21 @@ static void test_names(void)
 	CHECK(opmfu_kineto_is_comm("RCCL_kernel", 11));
 	CHECK(!opmfu_kineto_is_comm("void at::native::nccl_like", 26));
 	CHECK(!opmfu_kineto_is_comm("ncc", 3));
+#define S(x) x, sizeof(x) - 1
+	/* the families beyond NCCL/RCCL (SPEC 20) and the kinds their names give */
+	CHECK(opmfu_kineto_is_comm(S("void deep_ep::intranode::dispatch<8, 768, 8192>(int4*)")));
+	CHECK(opmfu_kineto_is_comm(S("deep_ep::internode::combine")));
+	CHECK(opmfu_kineto_is_comm(S("void c10d::symmetric_memory::two_shot_all_reduce_kernel<float, 8>()")));
+	CHECK(opmfu_kineto_is_comm(S("void nvshmemi_transfer_kernel()")));
+	CHECK(opmfu_kineto_is_comm(S("void mscclpp::allreduce6<__nv_bfloat16>()")));
+	CHECK(!opmfu_kineto_is_comm(S("void at::native::deep_ep_like()")));
+	CHECK(!opmfu_kineto_is_comm(S("void c10d::other::kernel()")));
+	CHECK_INT(opmfu_kineto_comm_kind(S("void deep_ep::internode_ll::dispatch<false>()")), OPMFU_COLL_ALLTOALL);
+	CHECK_INT(opmfu_kineto_comm_kind(S("void deep_ep::intranode::combine<bf16>()")), OPMFU_COLL_ALLTOALL);
+	CHECK_INT(opmfu_kineto_comm_kind(S("void deep_ep::intranode::barrier<8>()")), 0);
+	CHECK_INT(opmfu_kineto_comm_kind(S("ncclDevKernel_AllReduce_Sum_f32_RING_LL")), 0);
+	CHECK_INT(opmfu_kineto_comm_kind(S("void gemm_dispatch()")), 0);
+#undef S
 
 	CHECK(opmfu_kineto_trace_name("a.pt.trace.json"));
 	CHECK(opmfu_kineto_trace_name("rank0.json.gz"));

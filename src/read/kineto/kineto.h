@@ -14,9 +14,11 @@
  * runtime), GPU kernels, gpu_memcpy and gpu_memset events (MEMCPY ranges,
  * never kernels or links), nn.Module python_functions, ProfilerStep#N
  * (cpu_op or user_annotation: STEP; gpu_user_annotation: DEVSTEP, and STEP
- * when the number has no CPU one), deviceProperties, baseTimeNanoseconds.
- * The launch time of a kernel, copy or memset (t->launch, range values) is
- * the ts of the runtime call with its correlation id.
+ * when the number has no CPU one), ac2g flow ends, deviceProperties,
+ * baseTimeNanoseconds, distributedInfo; counter events are counted. The
+ * launch time of a kernel, copy or memset (t->launch, range values) is the
+ * ts of the runtime call with its correlation id, else (kernels) of its
+ * flow's "s" end.
  */
 #ifndef OPMFU_KINETO_H
 #define OPMFU_KINETO_H
@@ -93,10 +95,11 @@ struct kin_launch {
 	uint32_t thread;
 };
 
-/* A GPU kernel. 48 bytes. */
+/* A GPU kernel. 56 bytes. */
 struct kin_kernel {
 	int64_t start, end;
 	int64_t ext, corr;  /* INT64_MIN: none */
+	uint32_t thread;    /* its (pid, tid): where a flow's "f" end finds it; KIN_NONE: not numeric */
 	uint32_t name;      /* sid */
 	uint32_t comm;      /* communication: the sid COMM ranges name it by ("Collective name", else
 			       the kernel's name); 0: a compute kernel */
@@ -104,7 +107,16 @@ struct kin_kernel {
 	uint8_t by;         /* how: enum kin_link_by */
 };
 
-enum kin_link_by { KIN_BY_NONE = 0, KIN_BY_EXT = 1, KIN_BY_CORR = 2 };
+/* KIN_BY_FIX: an External id whose op does not hold the kernel's launch,
+ * taken as a correlation id and linked through the launch instead. */
+enum kin_link_by { KIN_BY_NONE = 0, KIN_BY_EXT = 1, KIN_BY_CORR = 2, KIN_BY_FLOW = 3, KIN_BY_FIX = 4 };
+
+/* One end of an ac2g flow (a launch's "s", a kernel's "f"): its id and
+ * where it sits. 24 bytes; as many as the kernels at most, in practice. */
+struct kin_flow {
+	int64_t id, ts;
+	uint32_t thread;
+};
 
 /*
  * What a communication kernel, or a cpu_op, says of the collective it is
@@ -165,6 +177,8 @@ struct kin_parse {
 	size_t n_launches, cap_launches;
 	struct kin_kernel *kernels;
 	size_t n_kernels, cap_kernels;
+	struct kin_flow *fstarts, *fends; /* ac2g / async_cpu_to_gpu flows: "s" (launches), "f" (kernels) */
+	size_t n_fstarts, cap_fstarts, n_fends, cap_fends;
 	struct kin_cargs *kcargs, *ocargs; /* comm kernels' and cpu_ops' collective args, by owner */
 	size_t n_kcargs, cap_kcargs, n_ocargs, cap_ocargs;
 	uint32_t *coll_host;       /* by kernel: the c10d op around a comm kernel's op whose inputs give
@@ -178,6 +192,10 @@ struct kin_parse {
 	size_t device_kernels[KIN_DEVICE_COUNTS]; /* kernels per device id */
 	int64_t base_ns;           /* baseTimeNanoseconds; 0: none */
 	int has_events;            /* a top-level traceEvents array was met */
+	int64_t rank, world;       /* distributedInfo's, wherever it is; -1: none (read_kineto.c compares the
+				      rank with the one discovery gave) */
+	size_t n_counters;         /* counter events ("ph" "C") and cuda_profiler_range spans: what a trace
+				      without kernels may hold instead */
 	size_t n_bad;              /* kept kinds of events with no usable ts or dur */
 
 	/* (pid, tid) of cpu_ops and launches -> dense thread index */
@@ -197,13 +215,13 @@ struct kin_parse {
 	size_t sub;     /* depth inside a list being collected (Input Dims, ...) */
 	/* the event being read */
 	struct kin_event {
-		int has_ph, ph_x, has_name, cat, verdict;
+		int has_ph, ph_x, ph_flow, ph_c, has_name, cat, verdict, has_id;
 		int ts_ok, dur_ok, pid_ok, tid_ok, has_ext, has_corr, has_device;
 		int has_dims, dims_bad, has_types, has_concrete, has_coll;
 		int has_cargs;     /* one of the collective args below was met */
 		int has_kflop;     /* a kernel_flop > 0 (Inductor's Triton kernels' launch op) */
 		int64_t kflop;
-		int64_t ts, dur, ext, corr, device, pid, tid;
+		int64_t ts, dur, ext, corr, device, pid, tid, id;
 		int64_t in_n, out_n, gsize; /* -1: not given or unusable */
 		int64_t n_ranks;   /* entries of "Process Group Ranks"; -1: none */
 		int has_pgname, has_ranks, has_dtype;
@@ -227,7 +245,8 @@ void opmfu_kin_parse_release(struct kin_parse *p);
 
 /* How the kernels linked, for the summary's note. */
 struct kin_counts {
-	size_t by_ext, by_corr, none;     /* compute kernels */
+	size_t by_ext, by_corr, by_flow, none; /* compute kernels */
+	size_t fixed;                     /* of by_corr + by_flow: External ids taken as correlation ids */
 	size_t comm, comm_linked;         /* communication kernels */
 };
 

@@ -18,14 +18,15 @@
 
 /* What the innermost container being read is. */
 enum {
-	C_NONE, C_TOP, C_EVENTS, C_EVENT, C_ARGS, C_DIMS, C_LIST, C_DEVPROPS, C_DEVPROP, C_RANKS, C_DONE
+	C_NONE, C_TOP, C_EVENTS, C_EVENT, C_ARGS, C_DIMS, C_LIST, C_DEVPROPS, C_DEVPROP, C_RANKS, C_DIST, C_DONE
 };
 
 /* What the value after a key is for. */
 enum {
 	K_OTHER,
-	K_EVENTS, K_DEVPROPS, K_BASE,                                 /* top level */
-	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,       /* an event */
+	K_EVENTS, K_DEVPROPS, K_BASE, K_DIST,                         /* top level */
+	K_RANK, K_WORLD,                                              /* distributedInfo */
+	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS, K_FID, /* an event (K_FID: a flow's id) */
 	K_EXT, K_CORR, K_DEVICE, K_DIMS, K_TYPES, K_CONCRETE, K_COLL, /* its args */
 	K_KFLOP,                                                      /* Inductor's kernel_flop */
 	K_IN, K_OUT, K_DTYPE, K_GSIZE, K_PGNAME, K_PGRANKS,           /* its collective args */
@@ -33,7 +34,11 @@ enum {
 };
 
 /* Event kinds by "cat". */
-enum { CAT_UNSET, CAT_OTHER, CAT_CPU_OP, CAT_USER, CAT_GPU_USER, CAT_PYTHON, CAT_KERNEL, CAT_RUNTIME, CAT_MEMCPY };
+enum {
+	CAT_UNSET, CAT_OTHER, CAT_CPU_OP, CAT_USER, CAT_GPU_USER, CAT_PYTHON, CAT_KERNEL, CAT_RUNTIME, CAT_MEMCPY,
+	CAT_FLOW,   /* ac2g, async_cpu_to_gpu: launch -> kernel flows */
+	CAT_RANGE   /* cuda_profiler_range: CUPTI range profiling, counted only */
+};
 
 enum { V_UNKNOWN, V_SKIP, V_KEEP };
 
@@ -50,13 +55,18 @@ static int top_key(const unsigned char *k, size_t n)
 		return K_DEVPROPS;
 	if (KEY_IS(k, n, "baseTimeNanoseconds"))
 		return K_BASE;
+	if (KEY_IS(k, n, "distributedInfo"))
+		return K_DIST;
 	return K_OTHER;
 }
 
 static int event_key(const unsigned char *k, size_t n)
 {
 	switch (n) {
-	case 2: return k[0] == 'p' && k[1] == 'h' ? K_PH : (k[0] == 't' && k[1] == 's' ? K_TS : K_OTHER);
+	case 2:
+		if (k[0] == 'i' && k[1] == 'd')
+			return K_FID;
+		return k[0] == 'p' && k[1] == 'h' ? K_PH : (k[0] == 't' && k[1] == 's' ? K_TS : K_OTHER);
 	case 3:
 		if (!memcmp(k, "cat", 3))
 			return K_CAT;
@@ -126,6 +136,10 @@ static int cat_of(const char *s, size_t n)
 		return CAT_GPU_USER;
 	if (KEY_IS(s, n, "python_function"))
 		return CAT_PYTHON;
+	if (KEY_IS(s, n, "ac2g") || KEY_IS(s, n, "async_cpu_to_gpu"))
+		return CAT_FLOW;
+	if (KEY_IS(s, n, "cuda_profiler_range"))
+		return CAT_RANGE;
 	return CAT_OTHER;
 }
 
@@ -155,13 +169,18 @@ static void decide(struct kin_event *ev)
 	int64_t n;
 	if (ev->verdict != V_UNKNOWN)
 		return;
-	if (ev->has_ph && !ev->ph_x) {
+	/* flows are "s"/"f" events; every other kind read is an "X" span */
+	if (ev->has_ph && !ev->ph_x && !(ev->ph_flow && (ev->cat == CAT_UNSET || ev->cat == CAT_FLOW))) {
 		ev->verdict = V_SKIP;
 		return;
 	}
 	switch (ev->cat) {
 	case CAT_UNSET: return;
-	case CAT_OTHER: ev->verdict = V_SKIP; return;
+	case CAT_OTHER: case CAT_RANGE: ev->verdict = V_SKIP; return;
+	case CAT_FLOW:
+		if (ev->has_ph)
+			ev->verdict = ev->ph_flow ? V_KEEP : V_SKIP;
+		return;
 	case CAT_CPU_OP: case CAT_KERNEL: case CAT_RUNTIME: case CAT_MEMCPY:
 		if (ev->has_ph)
 			ev->verdict = V_KEEP;
@@ -190,6 +209,8 @@ static int event_scalar(struct kin_parse *p, int is_string, const char *s, size_
 	case K_PH:
 		ev->has_ph = 1;
 		ev->ph_x = is_string && n == 1 && s[0] == 'X';
+		ev->ph_flow = is_string && n == 1 ? (s[0] == 's' ? 1 : s[0] == 'f' ? 2 : 0) : 0;
+		ev->ph_c = is_string && n == 1 && s[0] == 'C';
 		break;
 	case K_CAT:
 		ev->cat = is_string ? cat_of(s, n) : CAT_OTHER;
@@ -213,6 +234,9 @@ static int event_scalar(struct kin_parse *p, int is_string, const char *s, size_
 		return 1;
 	case K_DUR:
 		ev->dur_ok = !is_string && !opmfu_kineto_us_to_ns(s, n, &ev->dur);
+		return 1;
+	case K_FID:
+		ev->has_id = !is_string && !opmfu_kineto_int(s, n, &ev->id);
 		return 1;
 	default:
 		return 1;
@@ -453,6 +477,8 @@ static int top_value(struct kin_parse *p, int type, const char *s, size_t n)
 		p->ctx = C_EVENTS;
 	} else if (p->key == K_DEVPROPS && type == T_ARRAY) {
 		p->ctx = C_DEVPROPS;
+	} else if (p->key == K_DIST && type == T_MAP) {
+		p->ctx = C_DIST;
 	} else if (p->key == K_BASE && type == T_NUM) {
 		int64_t v;
 		if (!opmfu_kineto_int(s, n, &v))
@@ -527,6 +553,19 @@ static int devprop_value(struct kin_parse *p, int type, const char *s, size_t n)
 	return 1;
 }
 
+/* distributedInfo.rank and .world_size, wherever the object is in the file
+ * (the probe sees only the file's head, kineto_probe.c) */
+static int dist_value(struct kin_parse *p, int type, const char *s, size_t n)
+{
+	int64_t v;
+	if (type == T_MAP || type == T_ARRAY)
+		p->skip = 1;
+	else if ((p->key == K_RANK || p->key == K_WORLD) && type == T_NUM && !opmfu_kineto_int(s, n, &v) && v >= 0 &&
+		 v <= 0x7fffffff)
+		*(p->key == K_RANK ? &p->rank : &p->world) = v;
+	return 1;
+}
+
 static int on_value(struct kin_parse *p, int type, const char *s, size_t n)
 {
 	if (p->skip) {
@@ -564,6 +603,7 @@ static int on_value(struct kin_parse *p, int type, const char *s, size_t n)
 		}
 		return 1;
 	case C_DEVPROP: return devprop_value(p, type, s, n);
+	case C_DIST: return dist_value(p, type, s, n);
 	default: return 1;
 	}
 }
@@ -708,7 +748,7 @@ static int add_kernel(struct kin_parse *p, int64_t end)
 	k.ext = ev->has_ext ? ev->ext : INT64_MIN;
 	k.corr = ev->has_corr ? ev->corr : INT64_MIN;
 	k.op = KIN_NONE;
-	if (!(k.name = intern(p, &ev->name)))
+	if (thread_of(p, &k.thread) || !(k.name = intern(p, &ev->name)))
 		return -1;
 	if (ev->has_coll)
 		k.comm = intern(p, &ev->coll);
@@ -754,6 +794,29 @@ static int add_module(struct kin_parse *p, int64_t end)
 	return opmfu_ranges_add(&p->mods, &r);
 }
 
+/* A flow's end: "s" on the launching runtime call, "f" on the kernel (its
+ * pid, tid and ts find the kernel, kineto_link.c). Without an id or a
+ * position it pairs nothing and is dropped. */
+static int add_flow(struct kin_parse *p)
+{
+	const struct kin_event *ev = &p->ev;
+	struct kin_flow f = { ev->id, ev->ts, KIN_NONE };
+	struct kin_flow **v = ev->ph_flow == 1 ? &p->fstarts : &p->fends;
+	size_t *n = ev->ph_flow == 1 ? &p->n_fstarts : &p->n_fends;
+	size_t *cap = ev->ph_flow == 1 ? &p->cap_fstarts : &p->cap_fends;
+
+	if (!ev->has_id || !ev->ts_ok)
+		return 0;
+	if (thread_of(p, &f.thread))
+		return -1;
+	if (f.thread == KIN_NONE)
+		return 0;
+	if (OPMFU_GROW(*v, *cap, *n + 1))
+		return -1;
+	(*v)[(*n)++] = f;
+	return 0;
+}
+
 /* An event ended: keep what it is, if it is of use. */
 static int event_end(struct kin_parse *p)
 {
@@ -761,7 +824,11 @@ static int event_end(struct kin_parse *p)
 	int64_t end, step;
 	int rc = 0, is_step;
 
-	if (ev->verdict == V_SKIP || !ev->ph_x || ev->cat <= CAT_OTHER)
+	if (ev->ph_c || ev->cat == CAT_RANGE)
+		p->n_counters++;
+	if (ev->verdict != V_SKIP && ev->ph_flow && ev->cat == CAT_FLOW)
+		return add_flow(p) ? nomem(p) : 1;
+	if (ev->verdict == V_SKIP || !ev->ph_x || ev->cat <= CAT_OTHER || ev->cat >= CAT_FLOW)
 		return 1;
 	if (ev->cat == CAT_RUNTIME) {
 		uint32_t th;
@@ -811,7 +878,7 @@ static int on_end(void *ctx)
 	}
 	switch (p->ctx) {
 	case C_TOP: p->ctx = C_DONE; break;
-	case C_EVENTS: case C_DEVPROPS: p->ctx = C_TOP; break;
+	case C_EVENTS: case C_DEVPROPS: case C_DIST: p->ctx = C_TOP; break;
 	case C_EVENT: p->ctx = C_EVENTS; return event_end(p);
 	case C_ARGS: p->ctx = C_EVENT; break;
 	case C_LIST: p->ctx = C_ARGS; break;
@@ -846,6 +913,7 @@ static int on_key(void *ctx, const unsigned char *k, size_t n)
 	case C_EVENT: p->key = p->ev.verdict == V_SKIP ? K_OTHER : event_key(k, n); break;
 	case C_ARGS: p->key = arg_key(k, n); break;
 	case C_DEVPROP: p->key = KEY_IS(k, n, "id") ? K_ID : (KEY_IS(k, n, "name") ? K_DEVNAME : K_OTHER); break;
+	case C_DIST: p->key = KEY_IS(k, n, "rank") ? K_RANK : (KEY_IS(k, n, "world_size") ? K_WORLD : K_OTHER); break;
 	default: p->key = K_OTHER; break;
 	}
 	return 1;
@@ -892,6 +960,7 @@ enum opmfu_status opmfu_kin_parse_init(struct kin_parse *p, struct opmfu_trace *
 	memset(p, 0, sizeof(*p));
 	p->t = t;
 	p->path = path;
+	p->rank = p->world = -1;
 	sbuf_init(&p->ev.name);
 	sbuf_init(&p->ev.dims);
 	sbuf_init(&p->ev.types);
@@ -925,6 +994,8 @@ void opmfu_kin_parse_release(struct kin_parse *p)
 	opmfu_free(p->ops);
 	opmfu_free(p->launches);
 	opmfu_free(p->kernels);
+	opmfu_free(p->fstarts);
+	opmfu_free(p->fends);
 	opmfu_free(p->kcargs);
 	opmfu_free(p->ocargs);
 	opmfu_free(p->coll_host);

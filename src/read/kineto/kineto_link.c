@@ -1,10 +1,12 @@
 /*
  * kineto_link.c - from what the parse kept to the trace (SPEC 13): each GPU
  * kernel is linked to the cpu_op whose "External id" it carries (torch >=
- * 2.1); failing that, through its "correlation" id to the runtime call that
- * launched it and then to the innermost cpu_op on the same (pid, tid) whose
- * span holds that call (older traces, whose kernels carry their correlation
- * id as External id, and kernels without an External id). Kernels that
+ * 2.1) when that op's span holds the kernel's launch; failing that, through
+ * its launch (the runtime call of its "correlation" id, else the "s" end of
+ * its ac2g flow) to the innermost cpu_op on the same (pid, tid) whose span
+ * holds that call (older traces, whose kernels carry their correlation id
+ * as External id, kernels without an External id or a correlation key, and
+ * External ids that are really correlation ids). Kernels that
  * link to nothing become KERNEL ranges; communication kernels all become
  * COMM ranges; copies and memsets become MEMCPY ranges. Each link and each
  * of these ranges carries its launch time: the ts of the runtime call with
@@ -18,6 +20,7 @@
 #include "base/mem.h"
 #include "base/sort.h"
 #include "read/kineto/kineto.h"
+#include "read/kineto/kineto_parse.h"
 #include "trace/coll.h"
 
 /* ---- by External id, and finding the launch by correlation ---- */
@@ -57,12 +60,122 @@ static uint32_t find_key(const struct opmfu_idtab *tab, struct key_probe *kp, in
 	return key == INT64_MIN ? OPMFU_IDTAB_NONE : opmfu_idtab_find(tab, opmfu_mix64((uint64_t)key), key_eq, kp);
 }
 
-/* Kernels by External id. A kernel whose External id equals its
+/* The runtime calls by correlation id (the first in file order of equal
+ * ids), made once for the links and the launch times; kflow: by kernel,
+ * the "s" end of the ac2g flow whose "f" end binds to it (NULL: the trace
+ * has no flows). */
+struct launches {
+	struct opmfu_idtab tab;
+	struct key_probe kp;
+	uint32_t *kflow;
+};
+
+/* The launch of kernel ki: the runtime call with its correlation id, else
+ * the "s" end of its flow. Returns KIN_BY_CORR or KIN_BY_FLOW (*ts and
+ * *thread, without the base), or KIN_BY_NONE when neither is in the trace. */
+static int launch_at(const struct kin_parse *p, struct launches *ls, size_t ki, int64_t *ts, uint32_t *thread)
+{
+	uint32_t l = find_key(&ls->tab, &ls->kp, p->kernels[ki].corr);
+	if (l != OPMFU_IDTAB_NONE) {
+		*ts = p->launches[l].ts;
+		*thread = p->launches[l].thread;
+		return KIN_BY_CORR;
+	}
+	if (ls->kflow && ls->kflow[ki] != KIN_NONE) {
+		*ts = p->fstarts[ls->kflow[ki]].ts;
+		*thread = p->fstarts[ls->kflow[ki]].thread;
+		return KIN_BY_FLOW;
+	}
+	return KIN_BY_NONE;
+}
+
+/* kernels by (thread, start, index): where a flow's "f" end looks */
+static int kernel_on_thread_before(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct kin_kernel *x = (const struct kin_kernel *)ctx + a, *y = (const struct kin_kernel *)ctx + b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread;
+	return x->start != y->start ? x->start < y->start : a < b;
+}
+
+struct flow_key {
+	const struct kin_kernel *k;
+	const uint32_t *order;
+	uint32_t thread;
+	int64_t ts;
+};
+
+/* order[i]'s kernel is at or before (thread, ts) */
+static int kernel_not_after(const void *ctx, size_t i, const void *key)
+{
+	const struct flow_key *f = key;
+	const struct kin_kernel *x = &f->k[f->order[i]];
+	(void)ctx;
+	return x->thread != f->thread ? x->thread < f->thread : x->start <= f->ts;
+}
+
+/*
+ * ls->kflow from the ac2g flows: each "f" end binds to the kernel on its
+ * (pid, tid) that holds its ts (Kineto writes "bp": "e", the enclosing
+ * slice: the kernel starting there, or of several the latest to start), and
+ * that kernel's launch is the "s" end of the same id (the first of an id
+ * in file order; the first "f" to bind a kernel wins). Sorting and binary
+ * search: O((kernels + flows) log kernels). -1 when out of memory.
+ */
+static int pair_flows(struct kin_parse *p, struct launches *ls)
+{
+	struct opmfu_idtab tab;
+	struct key_probe kp = { p->fstarts, sizeof(*p->fstarts), offsetof(struct kin_flow, id), 0 };
+	uint32_t *order = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (!p->n_fstarts || !p->n_fends || !p->n_kernels)
+		return 0;
+	if (p->n_fstarts >= KIN_NONE || p->n_fends >= KIN_NONE)
+		return -1;
+	opmfu_idtab_init(&tab);
+	if (index_keys(&tab, &kp, p->n_fstarts) || !(ls->kflow = opmfu_malloc(p->n_kernels * sizeof(*ls->kflow))) ||
+	    !(order = opmfu_malloc(p->n_kernels * sizeof(*order))))
+		goto out;
+	for (i = 0; i < p->n_kernels; i++) {
+		ls->kflow[i] = KIN_NONE;
+		order[i] = (uint32_t)i;
+	}
+	if (opmfu_sort_idx(order, p->n_kernels, kernel_on_thread_before, p->kernels))
+		goto out;
+	for (i = 0; i < p->n_fends; i++) {
+		struct flow_key fk = { p->kernels, order, p->fends[i].thread, p->fends[i].ts };
+		size_t at = opmfu_lbound(0, p->n_kernels, kernel_not_after, NULL, &fk);
+		const struct kin_kernel *k;
+		uint32_t s;
+		if (at == 0)
+			continue;
+		k = &p->kernels[order[at - 1]];
+		if (k->thread != fk.thread || k->end < fk.ts || ls->kflow[order[at - 1]] != KIN_NONE)
+			continue;
+		if ((s = find_key(&tab, &kp, p->fends[i].id)) != OPMFU_IDTAB_NONE)
+			ls->kflow[order[at - 1]] = s;
+	}
+	rc = 0;
+out:
+	opmfu_free(order);
+	opmfu_idtab_release(&tab);
+	return rc;
+}
+
+/*
+ * Kernels by External id. A kernel whose External id equals its
  * correlation id carries no op's id (torch < 2.1 wrote the correlation id
  * there, and op ids count from 1 as correlation ids do, so the two collide
- * in long traces): it links only through its launch. Returns -1 when out
- * of memory. */
-static int link_by_ext(struct kin_parse *p)
+ * in long traces): it links only through its launch. Nor does a kernel link
+ * to an op whose span does not hold its launch (an op that started after
+ * the kernel was launched, or ended before): that External id is a
+ * correlation id that met an unrelated op's id; such a kernel is marked
+ * KIN_BY_FIX and links through its launch (link_by_corr). Returns -1 when
+ * out of memory.
+ */
+static int link_by_ext(struct kin_parse *p, struct launches *ls)
 {
 	struct opmfu_idtab tab;
 	struct key_probe kp = { p->ops, sizeof(*p->ops), offsetof(struct kin_op, ext), 0 };
@@ -75,10 +188,16 @@ static int link_by_ext(struct kin_parse *p)
 	for (i = 0; i < p->n_kernels; i++) {
 		uint32_t op = p->kernels[i].ext == p->kernels[i].corr ? OPMFU_IDTAB_NONE
 									: find_key(&tab, &kp, p->kernels[i].ext);
-		if (op != OPMFU_IDTAB_NONE) {
-			p->kernels[i].op = op;
-			p->kernels[i].by = KIN_BY_EXT;
+		int64_t ts;
+		uint32_t th;
+		if (op == OPMFU_IDTAB_NONE)
+			continue;
+		if (launch_at(p, ls, i, &ts, &th) != KIN_BY_NONE && (ts < p->ops[op].start || ts > p->ops[op].end)) {
+			p->kernels[i].by = KIN_BY_FIX;
+			continue;
 		}
+		p->kernels[i].op = op;
+		p->kernels[i].by = KIN_BY_EXT;
 	}
 	rc = 0;
 out:
@@ -149,13 +268,11 @@ static void sweep(struct kin_parse *p, const uint32_t *ops, size_t n_ops, const 
 	}
 }
 
-/* the launch's innermost op is the kernel's */
+/* the launch's innermost op is the kernel's (how it got there is in by) */
 static void link_at(struct kin_parse *p, const struct query *q, const uint32_t *stack, size_t top)
 {
-	if (top) {
+	if (top)
 		p->kernels[q->kernel].op = stack[top - 1];
-		p->kernels[q->kernel].by = KIN_BY_CORR;
-	}
 }
 
 /* Sorts the queries and the ops on a thread and sweeps them. Returns -1
@@ -182,15 +299,9 @@ out:
 	return rc;
 }
 
-/* The runtime calls by correlation id (the first in file order of equal
- * ids), made once for the links and the launch times. */
-struct launches {
-	struct opmfu_idtab tab;
-	struct key_probe kp;
-};
-
-/* Kernels still without an op, through their launch. Returns -1 when out
- * of memory. */
+/* Kernels still without an op, through their launch: the runtime call of
+ * their correlation id, else their flow's "s" end. Returns -1 when out of
+ * memory. */
 static int link_by_corr(struct kin_parse *p, struct launches *ls)
 {
 	struct query *q = NULL;
@@ -198,19 +309,24 @@ static int link_by_corr(struct kin_parse *p, struct launches *ls)
 	int rc;
 
 	for (i = 0; i < p->n_kernels; i++)
-		n_q += p->kernels[i].op == KIN_NONE && p->kernels[i].corr != INT64_MIN;
-	if (n_q == 0 || p->n_launches == 0)
+		n_q += p->kernels[i].op == KIN_NONE;
+	if (n_q == 0 || (p->n_launches == 0 && !ls->kflow))
 		return 0;
 	if (!(q = opmfu_malloc(n_q * sizeof(*q))))
 		return -1;
 	n_q = 0;
 	for (i = 0; i < p->n_kernels; i++) {
-		uint32_t l;
+		int64_t ts;
+		uint32_t th;
+		int via;
 		if (p->kernels[i].op != KIN_NONE)
 			continue;
-		l = find_key(&ls->tab, &ls->kp, p->kernels[i].corr);
-		if (l != OPMFU_IDTAB_NONE && p->launches[l].thread != KIN_NONE)
-			q[n_q++] = (struct query){ p->launches[l].ts, p->launches[l].thread, (uint32_t)i };
+		via = launch_at(p, ls, i, &ts, &th);
+		if (via == KIN_BY_NONE || th == KIN_NONE)
+			continue;
+		if (p->kernels[i].by != KIN_BY_FIX)
+			p->kernels[i].by = (uint8_t)via;
+		q[n_q++] = (struct query){ ts, th, (uint32_t)i };
 	}
 	rc = sweep_ops(p, q, n_q, link_at);
 	opmfu_free(q);
@@ -261,6 +377,15 @@ static int launch_of(const struct kin_parse *p, struct launches *ls, int64_t cor
 	return l != OPMFU_IDTAB_NONE && at_base(p, p->launches[l].ts, out) ? -2 : 0;
 }
 
+/* The same for kernel k: by its correlation id, else by its flow. */
+static int kernel_launch(const struct kin_parse *p, struct launches *ls, const struct kin_kernel *k, int64_t *out)
+{
+	int64_t ts;
+	uint32_t th;
+	*out = OPMFU_NO_LAUNCH;
+	return launch_at(p, ls, (size_t)(k - p->kernels), &ts, &th) != KIN_BY_NONE && at_base(p, ts, out) ? -2 : 0;
+}
+
 static int kernel_before(const void *ctx, uint32_t a, uint32_t b)
 {
 	const struct kin_kernel *x = (const struct kin_kernel *)ctx + a, *y = (const struct kin_kernel *)ctx + b;
@@ -284,7 +409,7 @@ static int add_link(struct kin_parse *p, struct launches *ls, const struct kin_k
 	}
 	memset(&l, 0, sizeof(l));
 	if (at_base(p, k->start, &l.k_start) || at_base(p, k->end, &l.k_end) || at_base(p, o->start, &l.op_start) ||
-	    at_base(p, o->end, &l.op_end) || launch_of(p, ls, k->corr, &t->launch[t->n_links]))
+	    at_base(p, o->end, &l.op_end) || kernel_launch(p, ls, k, &t->launch[t->n_links]))
 		return -2;
 	l.k_name = k->name;
 	l.op_name = o->name;
@@ -299,7 +424,7 @@ static int add_range(struct kin_parse *p, struct launches *ls, enum opmfu_range_
 		     uint32_t name, struct opmfu_range *out)
 {
 	struct opmfu_range r = { 0, 0, OPMFU_NO_LAUNCH, name, 0 };
-	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end) || launch_of(p, ls, k->corr, &r.value))
+	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end) || kernel_launch(p, ls, k, &r.value))
 		return -2;
 	if (out)
 		*out = r;
@@ -464,8 +589,13 @@ static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r)
 	struct opmfu_strtab *st = &p->t->strs;
 	const struct kin_cargs *a = cargs_of(p->kcargs, p->n_kcargs, (uint32_t)ki), *oa = NULL;
 	uint32_t host = p->coll_host ? p->coll_host[ki] : KIN_NONE;
-	int kind = opmfu_coll_kind_of(opmfu_strtab_str(st, k->comm), opmfu_strtab_len(st, k->comm));
+	int kind = k->comm == k->name ? opmfu_kineto_comm_kind(opmfu_strtab_str(st, k->name),
+							    opmfu_strtab_len(st, k->name))
+				      : 0;
 	struct opmfu_coll c;
+
+	if (!kind)
+		kind = opmfu_coll_kind_of(opmfu_strtab_str(st, k->comm), opmfu_strtab_len(st, k->comm));
 
 	if (k->op != KIN_NONE)
 		oa = cargs_of(p->ocargs, p->n_ocargs, k->op);
@@ -530,6 +660,8 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 		}
 		c->by_ext += k->by == KIN_BY_EXT;
 		c->by_corr += k->by == KIN_BY_CORR;
+		c->by_flow += k->by == KIN_BY_FLOW;
+		c->fixed += k->by == KIN_BY_FIX;
 		if ((rc = add_link(p, ls, k, 0)))
 			return rc;
 	}
@@ -612,7 +744,9 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 		return opmfu_err_set(err, OPMFU_ERR_LIMIT, "%s: more than 2^32 events of one kind", p->path);
 	opmfu_idtab_init(&ls.tab);
 	ls.kp = (struct key_probe){ p->launches, sizeof(*p->launches), offsetof(struct kin_launch, corr), 0 };
-	if ((p->n_launches == 0 || !index_keys(&ls.tab, &ls.kp, p->n_launches)) && !link_by_ext(p) &&
+	ls.kflow = NULL;
+	if ((p->n_launches == 0 || !index_keys(&ls.tab, &ls.kp, p->n_launches)) && !pair_flows(p, &ls) &&
+	    !link_by_ext(p, &ls) &&
 	    !link_by_corr(p, &ls) && !sorted_order(p->n_kernels, kernel_before, p->kernels, &order)) {
 		rc = emit(p, &ls, order, c);
 		if (!rc && p->t->kx)
@@ -621,6 +755,7 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 			rc = emit_copies(p, &ls);
 	}
 	opmfu_idtab_release(&ls.tab);
+	opmfu_free(ls.kflow);
 	opmfu_free(order);
 	return result(p, rc, "linking kernels to cpu_ops", err);
 }

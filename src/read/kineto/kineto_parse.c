@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace/coll.h"
+
 static int is_digit(char c)
 {
 	return c >= '0' && c <= '9';
@@ -280,13 +282,64 @@ static int starts_nocase(const char *s, size_t len, const char *w)
 	return 1;
 }
 
-int opmfu_kineto_is_comm(const char *name, size_t len)
+/*
+ * The communication kernels by name (docs/gpu-traces.md, Communication):
+ * the one list of them. Collectives' kernels are not compute: counting
+ * DeepEP's dispatch and combine or symmetric-memory all-reduce as compute
+ * gives a MoE or TP trace compute time it does not have. kind: what every
+ * kernel of the family does, when its name says (in `words`), else 0.
+ */
+static const struct comm_family {
+	const char *prefix;  /* lower case, after an optional "void " */
+	const char *words[2];
+	int kind;
+} comm_families[] = {
+	{ "nccl", { NULL, NULL }, 0 },                    /* ncclDevKernel_*, ncclKernel_* */
+	{ "rccl", { NULL, NULL }, 0 },                    /* RCCL's own names */
+	{ "deep_ep::", { "dispatch", "combine" }, OPMFU_COLL_ALLTOALL }, /* DeepEP intranode, internode, _ll */
+	{ "c10d::symmetric_memory::", { NULL, NULL }, 0 }, /* one_shot_/two_shot_/multimem_all_reduce_kernel */
+	{ "nvshmem", { NULL, NULL }, 0 },                 /* NVSHMEM's own kernels */
+	{ "mscclpp", { NULL, NULL }, 0 },                 /* MSCCL++ */
+};
+
+static const struct comm_family *comm_family(const char *name, size_t len)
 {
+	size_t i;
 	if (len >= 5 && !memcmp(name, "void ", 5)) {
 		name += 5;
 		len -= 5;
 	}
-	return starts_nocase(name, len, "nccl") || starts_nocase(name, len, "rccl");
+	for (i = 0; i < sizeof(comm_families) / sizeof(comm_families[0]); i++)
+		if (starts_nocase(name, len, comm_families[i].prefix))
+			return &comm_families[i];
+	return NULL;
+}
+
+int opmfu_kineto_is_comm(const char *name, size_t len)
+{
+	return comm_family(name, len) != NULL;
+}
+
+/* s[0..n) holds the word w (exact case) */
+static int holds(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w), i;
+	for (i = 0; i + k <= n; i++)
+		if (!memcmp(s + i, w, k))
+			return 1;
+	return 0;
+}
+
+int opmfu_kineto_comm_kind(const char *name, size_t len)
+{
+	const struct comm_family *f = comm_family(name, len);
+	size_t i;
+	if (!f || !f->kind)
+		return 0;
+	for (i = 0; i < 2; i++)
+		if (f->words[i] && holds(name, len, f->words[i]))
+			return f->kind;
+	return 0;
 }
 
 /* ---- file names ---- */

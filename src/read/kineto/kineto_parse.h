@@ -47,8 +47,16 @@ int opmfu_kineto_step(const char *name, size_t len, int64_t *n);
 int opmfu_kineto_is_module(const char *name, size_t len);
 
 /* A collective's kernel: its name, after an optional "void ", starts with
- * "nccl" or "rccl" (any case). */
+ * one of the communication prefixes (any case): "nccl", "rccl", "deep_ep::",
+ * "c10d::symmetric_memory::", "nvshmem", "mscclpp" (kineto_parse.c holds
+ * the one list; docs/gpu-traces.md). */
 int opmfu_kineto_is_comm(const char *name, size_t len);
+
+/* The collective kind a communication kernel's family gives its name
+ * beyond what its words say to opmfu_coll_kind_of: DeepEP's dispatch and
+ * combine are all-to-alls (OPMFU_COLL_ALLTOALL, trace/coll.h); 0 when the
+ * family says nothing. */
+int opmfu_kineto_comm_kind(const char *name, size_t len);
 
 /* A file name a trace may have: "*.json" or "*.json.gz". */
 int opmfu_kineto_trace_name(const char *base);

@@ -2,8 +2,8 @@
  * kineto_probe.c - which files are Kineto ranks (SPEC 13): a *.json or
  * *.json.gz file whose text, within its first MiB, is an object with a
  * "traceEvents" key. The rank is distributedInfo.rank when it comes before
- * traceEvents (where torch.profiler writes it), else a number after "rank"
- * in the file name, else -1; the timestamp that settles duplicate ranks is
+ * traceEvents (where torch.profiler writes it) or, in a plain file, in its
+ * last MiB, else a number after "rank" in the file name, else -1; the timestamp that settles duplicate ranks is
  * the one torch.profiler's default file names carry. Reading more than the
  * head of a trace here would cost as much as analysing it.
  *
@@ -172,6 +172,72 @@ static int sniff_file(const char *path, struct sniff *sp)
 	return s.found && s.top_object;
 }
 
+/* How much of a plain file's end the probe reads for a distributedInfo
+ * written after traceEvents. */
+#define TAIL_MAX (1024 * 1024)
+
+/* the last "distributedInfo" key in buf[0..n), or NULL */
+static const char *last_dist_key(const char *buf, size_t n)
+{
+	static const char key[] = "\"distributedInfo\"";
+	size_t k = sizeof(key) - 1, i;
+	for (i = n >= k ? n - k + 1 : 0; i-- > 0;)
+		if (!memcmp(buf + i, key, k))
+			return buf + i;
+	return NULL;
+}
+
+/*
+ * distributedInfo after traceEvents (a trace re-serialised by a tool that
+ * appends it, or sorts keys its own way): the head says nothing, so for a
+ * plain file its last MiB is searched for the key and parsed from there as
+ * the rest of the top-level object ("{" + the text from the key). A gzip'd
+ * file cannot be read from its end without inflating all of it, as costly
+ * as analysing it: its rank stays the file name's (docs/gpu-traces.md).
+ * Fills s's rank, world size and GPU name when found there.
+ */
+static void sniff_tail(const char *path, struct sniff *s)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char magic[2];
+	char *buf = NULL;
+	const char *at;
+	struct sniff t;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	long size, from;
+	size_t n;
+
+	if (!f)
+		return;
+	if (fread(magic, 1, 2, f) != 2 || (magic[0] == 0x1f && magic[1] == 0x8b) || fseek(f, 0, SEEK_END) ||
+	    (size = ftell(f)) < 0)
+		goto out;
+	from = size > TAIL_MAX ? size - TAIL_MAX : 0;
+	if (fseek(f, from, SEEK_SET) || !(buf = opmfu_malloc((size_t)(size - from) + 1)))
+		goto out;
+	n = fread(buf, 1, (size_t)(size - from), f);
+	if (!(at = last_dist_key(buf, n)))
+		goto out;
+	memset(&t, 0, sizeof(t));
+	if (opmfu_json_init(&t.json, &sniff_callbacks, &t, &e))
+		goto out;
+	/* errors past the object (the tail's end) do not matter: what was read is kept */
+	if (!opmfu_json_feed(&t.json, "{", 1, &e))
+		(void)opmfu_json_feed(&t.json, at, n - (size_t)(at - buf), &e);
+	opmfu_json_release(&t.json);
+	if (t.has_rank || t.has_world) {
+		s->rank = t.rank;
+		s->has_rank = t.has_rank;
+		s->world = t.world;
+		s->has_world = t.has_world;
+		if (!s->gpu[0])
+			memcpy(s->gpu, t.gpu, sizeof(s->gpu));
+	}
+out:
+	opmfu_free(buf);
+	fclose(f);
+}
+
 /* in's path, dir, name and stamp from path. -1 when out of memory. */
 static int fill_input(const char *path, struct opmfu_rank_input *in)
 {
@@ -252,6 +318,8 @@ enum opmfu_probe opmfu_kineto_probe_file(const char *path, int named, struct opm
 		return OPMFU_PROBE_NOMEM;
 	if (!is && !named)
 		return OPMFU_PROBE_NO;
+	if (is && !s.has_rank && !s.has_world)
+		sniff_tail(path, &s);
 	name_rank = opmfu_kineto_name_rank(opmfu_base_of(path));
 	in->rank = s.has_rank ? (int)s.rank : name_rank;
 	if (fill_input(path, in) || fill_run(path, &s, name_rank, in)) {

@@ -23,25 +23,40 @@ static int main_device(const struct kin_parse *p)
 	return best;
 }
 
+/* The name every deviceProperties entry gives, or NULL when they differ
+ * (or there are none). */
+static const char *one_name(const struct kin_parse *p)
+{
+	const char *name = p->n_devprops ? p->devprops[0].name : NULL;
+	size_t i;
+	for (i = 1; i < p->n_devprops && name; i++)
+		if (strcmp(p->devprops[i].name, name))
+			name = NULL;
+	return name;
+}
+
 /*
  * t->device: the deviceProperties entry of the GPU that ran the kernels, or
  * the only name the entries give. The name is kept verbatim; the peak comes
  * from matching it against the chip table (lib/peaks.c: exact names,
- * aliases, " VF" and MIG suffixes), not from here.
+ * aliases, " VF" and MIG suffixes), not from here. A trace whose kernels ran
+ * on a device id no entry has (a VM's GPU 2 described as id 0) still names
+ * its GPU when all entries are one device type: that name is taken and
+ * *other says so (the device id the kernels ran on).
  */
-static enum opmfu_status set_device(const struct kin_parse *p, struct opmfu_device *dev, struct opmfu_err *err)
+static enum opmfu_status set_device(const struct kin_parse *p, struct opmfu_device *dev, int *other,
+				    struct opmfu_err *err)
 {
 	int d = main_device(p);
 	size_t i;
 	const char *name = NULL;
 
-	for (i = 0; i < p->n_devprops && !name; i++)
-		if (d >= 0 ? p->devprops[i].has_id && p->devprops[i].id == d : 1)
+	*other = -1;
+	for (i = 0; i < p->n_devprops && !name && d >= 0; i++)
+		if (p->devprops[i].has_id && p->devprops[i].id == d)
 			name = p->devprops[i].name;
-	if (d < 0)
-		for (i = 1; i < p->n_devprops && name; i++)
-			if (strcmp(p->devprops[i].name, name))
-				name = NULL;
+	if (!name && (name = one_name(p)) && d >= 0)
+		*other = d;
 	if (!name || !name[0]) {
 		snprintf(dev->no_peak, sizeof(dev->no_peak), "%s names no GPU (deviceProperties) for its kernels", p->path);
 		return OPMFU_OK;
@@ -54,16 +69,40 @@ static enum opmfu_status set_device(const struct kin_parse *p, struct opmfu_devi
 	return OPMFU_OK;
 }
 
-static void set_note(struct opmfu_trace *t, const struct kin_parse *p, const struct kin_counts *c)
+/* The summary's input line. The counts by flow, and of External ids taken
+ * as correlation ids, appear only when there are some (traces with
+ * correlation ids and honest External ids read as before). */
+static void set_note(struct opmfu_trace *t, const struct kin_parse *p, const struct kin_counts *c, int other)
 {
-	size_t k = c->by_ext + c->by_corr + c->none;
+	size_t k = c->by_ext + c->by_corr + c->by_flow + c->fixed + c->none;
+	char flow[48] = "", fixed[120] = "", dev[64] = "";
+
+	if (c->by_flow)
+		snprintf(flow, sizeof(flow), ", %zu by flow (ac2g)", c->by_flow);
+	if (c->fixed)
+		snprintf(fixed, sizeof(fixed), ", %zu through their launch (their External id's op did not hold it)",
+			 c->fixed);
+	if (other >= 0 && t->device.chip[0])
+		snprintf(dev, sizeof(dev), " (deviceProperties' only type; kernels on device %d)", other);
 	snprintf(t->note, sizeof(t->note),
-		 "%zu GPU kernel%s: %zu linked by External id, %zu by correlation, %zu to no op; %zu communication "
-		 "kernel%s (%zu linked); %zu nn.Module call%s; %zu step%s%s%s%s",
-		 k, k == 1 ? "" : "s", c->by_ext, c->by_corr, c->none, c->comm, c->comm == 1 ? "" : "s",
+		 "%zu GPU kernel%s: %zu linked by External id, %zu by correlation%s%s, %zu to no op; %zu communication "
+		 "kernel%s (%zu linked); %zu nn.Module call%s; %zu step%s%s%s%s%s",
+		 k, k == 1 ? "" : "s", c->by_ext, c->by_corr, flow, fixed, c->none, c->comm, c->comm == 1 ? "" : "s",
 		 c->comm_linked, t->mods.n, t->mods.n == 1 ? "" : "s", t->steps.n, t->steps.n == 1 ? "" : "s",
-		 t->device.chip[0] ? "; GPU \"" : "", t->device.chip, t->device.chip[0] ? "\"" : "");
-	(void)p;
+		 t->device.chip[0] ? "; GPU \"" : "", t->device.chip, t->device.chip[0] ? "\"" : "", dev);
+	if (p->n_kernels == 0) {
+		/* what it holds instead, so the user knows what to collect */
+		if (p->n_counters)
+			snprintf(t->note, sizeof(t->note),
+				 "%s holds no GPU kernels, only %zu counter or profiler-range event%s (CUPTI range "
+				 "profiling) and %zu cpu_op%s: profile with the CUDA or HIP activity to analyse it",
+				 p->path, p->n_counters, p->n_counters == 1 ? "" : "s", p->n_ops, p->n_ops == 1 ? "" : "s");
+		else
+			snprintf(t->note, sizeof(t->note),
+				 "%s holds no GPU kernels (%zu cpu_op%s): profile with the CUDA or HIP activity to "
+				 "analyse it",
+				 p->path, p->n_ops, p->n_ops == 1 ? "" : "s");
+	}
 }
 
 /* Streams the file through the parse. */
@@ -93,12 +132,15 @@ static enum opmfu_status parse_file(struct kin_parse *p, const char *path, struc
 	return st ? st : opmfu_kin_parse_check(p, err);
 }
 
-enum opmfu_status opmfu_read_kineto(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
-				    struct opmfu_err *err)
+/* rank: the rank discovery gave the file (-2: none, a direct read), which
+ * the note compares with distributedInfo's. */
+static enum opmfu_status read_file(const char *path, int rank, struct opmfu_trace *t, const struct opmfu_read_opts *o,
+				   struct opmfu_err *err)
 {
 	struct kin_parse p;
 	struct kin_counts c;
 	enum opmfu_status st;
+	int other = -1;
 
 	t->why_no_links = "no GPU kernel links to a cpu_op (profile with both CPU and CUDA/HIP activities)";
 	t->why_no_records = "a PyTorch profiler trace holds no mfu_flops records: its FLOPs come from the ops' "
@@ -113,19 +155,40 @@ enum opmfu_status opmfu_read_kineto(const char *path, struct opmfu_trace *t, con
 	if (!st)
 		st = opmfu_kin_ranges(&p, err);
 	if (!st)
-		st = set_device(&p, &t->device, err);
+		st = set_device(&p, &t->device, &other, err);
 	if (!st) {
 		t->n_bad_rows += p.n_bad;
-		set_note(t, &p, &c);
+		set_note(t, &p, &c, other);
+		/* a trace with no kernels says so, naming the file and what it
+		 * holds, rather than an empty report; like an Ascend rank without
+		 * kernels it is a rank with no MFU, not a failed one */
+		if (p.n_kernels == 0)
+			t->why_no_links = t->note;
+		/* the probe reads only a gzip'd file's head: a distributedInfo
+		 * after traceEvents there is seen only now, too late to number
+		 * the rank (ranks are numbered and grouped into runs before any
+		 * is read); say so rather than keep quiet */
+		if (rank != -2 && p.rank >= 0 && p.rank != rank) {
+			size_t n = strlen(t->note);
+			snprintf(t->note + n, sizeof(t->note) - n,
+				 "; distributedInfo (after traceEvents) says rank %lld, read as rank %d", (long long)p.rank,
+				 rank);
+		}
 	}
 	opmfu_kin_parse_release(&p);
 	return st;
 }
 
+enum opmfu_status opmfu_read_kineto(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
+				    struct opmfu_err *err)
+{
+	return read_file(path, -2, t, o, err);
+}
+
 static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
 				   const struct opmfu_read_opts *o, struct opmfu_err *err)
 {
-	return opmfu_read_kineto(in->path, t, o, err);
+	return read_file(in->path, in->rank, t, o, err);
 }
 
 const struct opmfu_reader opmfu_reader_kineto = {
