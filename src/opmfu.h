@@ -161,7 +161,7 @@ int opmfu_parse_peak_bw(const char *arg, double *bw_tbps, char *msg, size_t msgs
 /* Built-in chip table access for `opmfu chips`. */
 struct opmfu_chip_row {
 	const char *name, *aliases, *source;
-	double fp32, tf32, fp16, fp8, int8;
+	double fp32, tf32, fp16, fp8, int8, fp4;
 	double bw;             /* peak memory bandwidth, TB/s; 0 = no public figure */
 	const char *bw_source;
 };

@@ -107,14 +107,17 @@ static enum opmfu_status find_peak(const struct opmfu_model_opts *o, struct opmf
 	int k = o->dtype_class >= 0 && o->dtype_class < OPMFU_NCLASS ? o->dtype_class : OPMFU_CLASS_FP16;
 	const struct opmfu_chip *chip = NULL;
 
-	if (o->chip && !(chip = opmfu_chip_find(o->chip)))
-		return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s' (see 'opmfu chips')", o->chip);
+	if (o->chip && !(chip = opmfu_chip_find(o->chip))) {
+		char msg[400];
+		opmfu_chip_unknown(o->chip, msg, sizeof(msg));
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s", msg);
+	}
 	if (o->peak_tflops[k] > 0) {
 		res->peak_tflops = o->peak_tflops[k];
 		snprintf(res->peak_source, sizeof(res->peak_source), "%s, %s", class_names[k],
 			 o->peak_origin ? o->peak_origin : "--peak");
 	} else if (chip) {
-		double v[OPMFU_NCLASS] = { chip->fp32, chip->tf32, chip->fp16, chip->fp8, chip->int8, 0 };
+		double v[OPMFU_NCLASS] = { chip->fp32, chip->tf32, chip->fp16, chip->fp8, chip->int8, chip->fp4 };
 		if ((res->peak_tflops = v[k]) > 0)
 			snprintf(res->peak_source, sizeof(res->peak_source), "%s, built-in table: %s", class_names[k],
 				 chip->name);
