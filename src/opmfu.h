@@ -217,6 +217,8 @@ struct opmfu_model_conv {
 	double mfu;                /* flops_per_device / (step_time x peak); -1 without them */
 	double params;             /* palm's N, kempnerforge's active parameters; else 0 */
 	char text[480];            /* what it counts and how it differs, or why it does not apply */
+	char flag[96];             /* a caution the row's numbers need beside them, e.g. palm on a mixture of
+				      experts: "counts all 8 experts, not the top 2"; empty: none */
 };
 
 struct opmfu_model_result {
@@ -225,6 +227,7 @@ struct opmfu_model_result {
 	char model[512];           /* the architecture in one line */
 	double params;             /* every parameter of a decoder; 0 for diffusion */
 	long long seq_len, prompt_len, global_batch, world_size, dp, timesteps, cfg_passes;
+	int world_defaulted;       /* neither --world-size nor --dp given: world_size is 1 by default */
 	double tokens_per_step;    /* 0: unknown */
 	int forward_only, causal;
 	double step_time;

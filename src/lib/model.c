@@ -183,6 +183,11 @@ static void fill_conv(const struct opmfu_model_opts *o, const struct opmfu_model
 	mc->shown = o->conventions ? (o->conventions >> k & 1) != 0 : f.applies;
 	mc->params = f.params;
 	snprintf(mc->text, sizeof(mc->text), "%s", f.text);
+	mc->flag[0] = '\0';
+	/* palm's 6N holds every expert's weights while a token runs only top_k of them: beside the other
+	 * conventions its MFU looks several times higher, so the row says why (SPEC 20) */
+	if (k == OPMFU_CONV_PALM && f.applies && c->experts > 0)
+		snprintf(mc->flag, sizeof(mc->flag), "counts all %lld experts, not the top %lld", c->experts, c->top_k);
 	mc->flops_per_token = f.applies ? f.per_token : -1;
 	mc->flops_per_step = mc->flops_per_device = mc->mfu = -1;
 	if (!f.applies || r->tokens <= 0)
@@ -224,6 +229,7 @@ enum opmfu_status opmfu_model_compute_cfg(const struct opmfu_model_opts *o, stru
 	res->global_batch = run.batch;
 	res->tokens_per_step = (double)run.tokens;
 	res->world_size = run.world;
+	res->world_defaulted = o->world_size <= 0 && o->dp <= 0;
 	res->dp = run.dp;
 	res->timesteps = run.timesteps;
 	res->cfg_passes = run.cfg_passes;
