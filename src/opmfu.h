@@ -158,6 +158,12 @@ int opmfu_parse_peak_spec(const char *spec, double *tflops, double *bw_tbps, cha
 /* Parses --peak-bw's TBPS: 0, or -1 with a message naming the value in msg. */
 int opmfu_parse_peak_bw(const char *arg, double *bw_tbps, char *msg, size_t msgsz);
 
+/* A kernel's name as views show it (SPEC 20): "void ", template arguments
+ * (but a lone identifier) and parameter lists dropped, then cut from the
+ * right to width bytes with "..." (0: no cut); tables keep the whole name.
+ * Writes out (size bytes, NUL-terminated) and returns its length. */
+size_t opmfu_kernel_short_name(const char *name, size_t width, char *out, size_t size);
+
 /* Built-in chip table access for `opmfu chips`. */
 struct opmfu_chip_row {
 	const char *name, *aliases, *source;

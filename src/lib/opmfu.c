@@ -17,6 +17,7 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "base/kname.h"
 #include "chips/chips.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
@@ -33,6 +34,11 @@ static enum opmfu_status unknown_chip(const char *name, struct opmfu_err *err)
 	char msg[400];
 	opmfu_chip_unknown(name, msg, sizeof(msg));
 	return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s", msg);
+}
+
+size_t opmfu_kernel_short_name(const char *name, size_t width, char *out, size_t size)
+{
+	return opmfu_kernel_short(name, width, out, size);
 }
 
 const char *opmfu_drop_reason(int i)
