@@ -161,10 +161,16 @@ int opmfu_parse_peak_spec(const char *spec, double *tflops, double *bw_tbps, cha
 /* Parses --peak-bw's TBPS: 0, or -1 with a message naming the value in msg. */
 int opmfu_parse_peak_bw(const char *arg, double *bw_tbps, char *msg, size_t msgsz);
 
+/* A kernel's name as views show it (SPEC 20): "void ", template arguments
+ * (but a lone identifier) and parameter lists dropped, then cut from the
+ * right to width bytes with "..." (0: no cut); tables keep the whole name.
+ * Writes out (size bytes, NUL-terminated) and returns its length. */
+size_t opmfu_kernel_short_name(const char *name, size_t width, char *out, size_t size);
+
 /* Built-in chip table access for `opmfu chips`. */
 struct opmfu_chip_row {
 	const char *name, *aliases, *source;
-	double fp32, tf32, fp16, fp8, int8;
+	double fp32, tf32, fp16, fp8, int8, fp4;
 	double bw;             /* peak memory bandwidth, TB/s; 0 = no public figure */
 	const char *bw_source;
 };
@@ -220,6 +226,8 @@ struct opmfu_model_conv {
 	double mfu;                /* flops_per_device / (step_time x peak); -1 without them */
 	double params;             /* palm's N, kempnerforge's active parameters; else 0 */
 	char text[480];            /* what it counts and how it differs, or why it does not apply */
+	char flag[96];             /* a caution the row's numbers need beside them, e.g. palm on a mixture of
+				      experts: "counts all 8 experts, not the top 2"; empty: none */
 };
 
 struct opmfu_model_result {
@@ -228,6 +236,7 @@ struct opmfu_model_result {
 	char model[512];           /* the architecture in one line */
 	double params;             /* every parameter of a decoder; 0 for diffusion */
 	long long seq_len, prompt_len, global_batch, world_size, dp, timesteps, cfg_passes;
+	int world_defaulted;       /* neither --world-size nor --dp given: world_size is 1 by default */
 	double tokens_per_step;    /* 0: unknown */
 	int forward_only, causal;
 	double step_time;

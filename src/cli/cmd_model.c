@@ -174,9 +174,10 @@ static void print_table(const struct opmfu_model_result *r)
 		       c->applies ? opmfu_format_sci(c->flops_per_step, b[1], sizeof(b[1])) : "-",
 		       c->applies ? opmfu_format_sci(c->flops_per_device, b[2], sizeof(b[2])) : "-");
 		if (c->mfu >= 0)
-			opmfu_printf(" %8.2f%%\n", 100 * c->mfu);
+			opmfu_printf(" %8.2f%%", 100 * c->mfu);
 		else
-			opmfu_printf(" %9s\n", "-");
+			opmfu_printf(" %9s", "-");
+		opmfu_printf("%s%s\n", c->flag[0] ? "  ! " : "", c->flag);
 	}
 	if (!any)
 		opmfu_printf("(none of the conventions applies)\n");
@@ -204,13 +205,36 @@ static void print_text(const struct opmfu_model_opts *o, const struct opmfu_mode
 	for (k = 0; k < OPMFU_NCONV; k++)
 		opmfu_printf("%-13s %s%s\n", r->conv[k].name, r->conv[k].applies ? "" : "does not apply: ", r->conv[k].text);
 	for (k = 0; k < OPMFU_NCONV; k++)
-		if (r->conv[k].shown && r->conv[k].mfu > 1)
-			opmfu_printf("MFU above 100%% under %s cannot be real: that convention counts more than this step "
-			       "computed (see above), or the step time or peak is wrong\n", r->conv[k].name);
+		if (r->conv[k].shown && r->conv[k].flag[0])
+			opmfu_printf("! %s %s: its MFU is not comparable with the others'\n", r->conv[k].name,
+				     r->conv[k].flag);
 	if (!r->diffusion && r->tokens_per_step <= 0)
 		opmfu_printf("FLOPs per step and MFU: give --global-batch or --tokens-per-step\n");
 	else if (r->step_time <= 0)
 		opmfu_printf("MFU: give --step-time\n");
+}
+
+/* One warning on stderr for every MFU above 100 %: it cannot be real, and
+ * the likeliest cause is the world size, 1 when not given. */
+static void warn_over_100(const struct opmfu_model_result *r)
+{
+	char list[256] = "";
+	size_t len = 0;
+	int k;
+	for (k = 0; k < OPMFU_NCONV; k++)
+		if (r->conv[k].shown && r->conv[k].mfu > 1 && len + 1 < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s %.2f%%", len ? ", " : "",
+						r->conv[k].name, 100 * r->conv[k].mfu);
+	if (!list[0])
+		return;
+	if (r->world_defaulted)
+		opmfu_fprintf(stderr, "%s: warning: MFU above 100%% cannot be real (%s): the FLOPs per device are the "
+			      "whole step's, as --world-size was not given (world size 1); give --world-size N, the "
+			      "devices that ran the step\n", opmfu_prog, list);
+	else
+		opmfu_fprintf(stderr, "%s: warning: MFU above 100%% cannot be real (%s): check --world-size %lld, "
+			      "--step-time and the peak, or the convention counts more than the step computed\n",
+			      opmfu_prog, list, r->world_size);
 }
 
 /* exact: shortest round trip; unknown: empty */
@@ -259,6 +283,7 @@ int opmfu_cmd_model(int argc, char **argv)
 			print_tsv(&res);
 		else
 			print_text(&a.m.o, &res);
+		warn_over_100(&res);
 	} else {
 		opmfu_fprintf(stderr, "%s: error: %s\n", opmfu_prog, err.msg);
 	}

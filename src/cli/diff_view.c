@@ -199,7 +199,10 @@ static void print_top(const struct opmfu_diff *d)
 	       "change", "BASE MFU", "NEW MFU", "name");
 	for (i = 0; i < n; i++) {
 		const struct opmfu_diff_row *r = top[i];
-		fit(r->name, WIDTH - 87, name, sizeof(name));
+		if (r->kind == OPMFU_DIFF_OP_TYPE) /* an op type may be a kernel's name (SPEC 20) */
+			opmfu_kernel_short_name(r->name, WIDTH - 87, name, sizeof(name));
+		else
+			fit(r->name, WIDTH - 87, name, sizeof(name));
 		opmfu_printf("  %-7s %10s %10s %10s %10s %10s %9s %8s  %s\n",
 			     r->kind == OPMFU_DIFF_MODULE ? "module" : r->kind == OPMFU_DIFF_COLLECTIVE ? "coll" : "op",
 		       t_ns(r->kernel_ns[0], c[0], 24), t_ns(r->kernel_ns[1], c[1], 24), t_ns(r->lost_ns[0], c[2], 24),

@@ -329,9 +329,10 @@ static const struct {
 	const char *kind, *shown_as;
 	size_t show;
 	int keep_start; /* a long name keeps its start (a shape's op name), else its end (a module) */
+	int kernel;     /* a kernel's (or op's) name: shortened (SPEC 20), its start kept */
 } hot_kinds[] = {
-	{ "module_class", "class", 4, 0 }, { "module", "module", 1, 0 }, { "op_type", "op", 2, 0 },
-	{ "shape", "shape", 2, 1 },	   { "kernel", "kernel", 1, 0 }, { "collective", "comm", 1, 1 },
+	{ "module_class", "class", 4, 0, 0 }, { "module", "module", 1, 0, 0 },	   { "op_type", "op", 2, 1, 1 },
+	{ "shape", "shape", 2, 1, 0 },	      { "kernel", "kernel", 1, 1, 1 }, { "collective", "comm", 1, 1, 0 },
 };
 #define HOT_NAME_W 50
 
@@ -361,7 +362,11 @@ static void print_hot(const struct opmfu_rows *hot)
 			opmfu_printf("  %-6s %11s %10s %10s %7s %8.0f %7s  ", hot_kinds[kind].shown_as, r, l, t,
 				     pct1(opmfu_cell(hot, i, "pct_of_step"), p, sizeof(p)), opmfu_cell(hot, i, "calls"),
 				     pct1(opmfu_cell(hot, i, "mfu"), m, sizeof(m)));
-			if (len <= HOT_NAME_W)
+			if (hot_kinds[kind].kernel) {
+				char sh[HOT_NAME_W + 1];
+				opmfu_kernel_short_name(name, HOT_NAME_W, sh, sizeof(sh));
+				opmfu_printf("%s\n", sh);
+			} else if (len <= HOT_NAME_W)
 				opmfu_printf("%s\n", name);
 			else if (hot_kinds[kind].keep_start)
 				opmfu_printf("%.*s...\n", HOT_NAME_W - 3, name);

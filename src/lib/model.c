@@ -107,14 +107,17 @@ static enum opmfu_status find_peak(const struct opmfu_model_opts *o, struct opmf
 	int k = o->dtype_class >= 0 && o->dtype_class < OPMFU_NCLASS ? o->dtype_class : OPMFU_CLASS_FP16;
 	const struct opmfu_chip *chip = NULL;
 
-	if (o->chip && !(chip = opmfu_chip_find(o->chip)))
-		return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s' (see 'opmfu chips')", o->chip);
+	if (o->chip && !(chip = opmfu_chip_find(o->chip))) {
+		char msg[400];
+		opmfu_chip_unknown(o->chip, msg, sizeof(msg));
+		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s", msg);
+	}
 	if (o->peak_tflops[k] > 0) {
 		res->peak_tflops = o->peak_tflops[k];
 		snprintf(res->peak_source, sizeof(res->peak_source), "%s, %s", class_names[k],
 			 o->peak_origin ? o->peak_origin : "--peak");
 	} else if (chip) {
-		double v[OPMFU_NCLASS] = { chip->fp32, chip->tf32, chip->fp16, chip->fp8, chip->int8, 0 };
+		double v[OPMFU_NCLASS] = { chip->fp32, chip->tf32, chip->fp16, chip->fp8, chip->int8, chip->fp4 };
 		if ((res->peak_tflops = v[k]) > 0)
 			snprintf(res->peak_source, sizeof(res->peak_source), "%s, built-in table: %s", class_names[k],
 				 chip->name);
@@ -180,6 +183,11 @@ static void fill_conv(const struct opmfu_model_opts *o, const struct opmfu_model
 	mc->shown = o->conventions ? (o->conventions >> k & 1) != 0 : f.applies;
 	mc->params = f.params;
 	snprintf(mc->text, sizeof(mc->text), "%s", f.text);
+	mc->flag[0] = '\0';
+	/* palm's 6N holds every expert's weights while a token runs only top_k of them: beside the other
+	 * conventions its MFU looks several times higher, so the row says why (SPEC 20) */
+	if (k == OPMFU_CONV_PALM && f.applies && c->experts > 0)
+		snprintf(mc->flag, sizeof(mc->flag), "counts all %lld experts, not the top %lld", c->experts, c->top_k);
 	mc->flops_per_token = f.applies ? f.per_token : -1;
 	mc->flops_per_step = mc->flops_per_device = mc->mfu = -1;
 	if (!f.applies || r->tokens <= 0)
@@ -221,6 +229,7 @@ enum opmfu_status opmfu_model_compute_cfg(const struct opmfu_model_opts *o, stru
 	res->global_batch = run.batch;
 	res->tokens_per_step = (double)run.tokens;
 	res->world_size = run.world;
+	res->world_defaulted = o->world_size <= 0 && o->dp <= 0;
 	res->dp = run.dp;
 	res->timesteps = run.timesteps;
 	res->cfg_passes = run.cfg_passes;

@@ -17,6 +17,7 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "base/kname.h"
 #include "chips/chips.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
@@ -27,17 +28,17 @@
 
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
 
-/* "unknown chip 'L20'; did you mean H20, L4 or L40S? (see 'opmfu chips')" */
+/* "unknown chip 'L2O'; did you mean L20, L40S or L4? (see 'opmfu chips')", or the members of a family */
 static enum opmfu_status unknown_chip(const char *name, struct opmfu_err *err)
 {
-	const struct opmfu_chip *near[3];
-	size_t n = opmfu_chip_suggest(name, near, 3), i;
-	char hint[160] = "";
-	for (i = 0; i < n; i++)
-		opmfu_bufcat(hint, sizeof(hint), "%s%s", i == 0 ? "; did you mean " : i + 1 == n ? " or " : ", ",
-			     near[i]->name);
-	return opmfu_err_set(err, OPMFU_ERR_USAGE, "unknown chip '%s'%s%s (see 'opmfu chips')", name, hint,
-			     n ? "?" : "");
+	char msg[400];
+	opmfu_chip_unknown(name, msg, sizeof(msg));
+	return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s", msg);
+}
+
+size_t opmfu_kernel_short_name(const char *name, size_t width, char *out, size_t size)
+{
+	return opmfu_kernel_short(name, width, out, size);
 }
 
 const char *opmfu_drop_reason(int i)

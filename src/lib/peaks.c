@@ -22,7 +22,7 @@ _Static_assert((int)OPMFU_CLASS_FP32 == (int)OPMFU_PREC_FP32 && (int)OPMFU_CLASS
 		       (int)OPMFU_NCLASS == (int)OPMFU_PREC__COUNT,
 	       "the API's peak classes are SPEC 8's");
 
-/* A chip's table value for class c, TFLOPS (0: none; the table has no fp4). */
+/* A chip's table value for class c, TFLOPS (0: none). */
 static double chip_tflops(const struct opmfu_chip *chip, int c)
 {
 	switch (c) {
@@ -31,6 +31,7 @@ static double chip_tflops(const struct opmfu_chip *chip, int c)
 	case OPMFU_PREC_FP16: return chip->fp16;
 	case OPMFU_PREC_FP8: return chip->fp8;
 	case OPMFU_PREC_INT8: return chip->int8;
+	case OPMFU_PREC_FP4: return chip->fp4;
 	}
 	return 0;
 }
@@ -300,6 +301,6 @@ int opmfu_chip_row(size_t i, struct opmfu_chip_row *row)
 	if (!c[i].name)
 		return 0;
 	*row = (struct opmfu_chip_row){ c[i].name, c[i].aliases, c[i].source, c[i].fp32, c[i].tf32,
-					c[i].fp16,  c[i].fp8,     c[i].int8,   c[i].bw,   c[i].bw_source };
+					c[i].fp16,  c[i].fp8,     c[i].int8,   c[i].fp4,  c[i].bw, c[i].bw_source };
 	return 1;
 }

@@ -24,7 +24,11 @@ enum opmfu_sx_from {
 	 * without either */
 	RANK_UP_TO_MEDIAN, RANK_ABOVE_MEDIAN, RANK_SHORT_OF_MEDIAN,
 	SHORT_PATH, /* the text src's last two names (a module path): a chart's label */
+	SHORT_KERNEL, /* the text src as a kernel's short name (base/kname.h), at most OPMFU_SX_KNAME bytes */
 };
+
+/* the widest short kernel name of a sheet, bytes (SPEC 20) */
+#define OPMFU_SX_KNAME 80
 
 struct opmfu_sx_col {
 	const char *title;

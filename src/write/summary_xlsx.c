@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "base/kname.h"
 #include "base/sbuf.h"
 #include "write/stage.h"
 #include "write/summary_sheet.h"
@@ -120,7 +121,20 @@ static const struct opmfu_sx_col shape_cols[] = {
 	{ "Achieved TFLOPS", F_TFLOPS, FROM_ROW, "achieved_tflops" },
 	{ "FLOPs per byte", F_TFLOPS, FROM_ROW, "intensity" },
 };
-static const struct opmfu_sx_col kernel_cols[] = { HOT_COLS("Kernel") };
+/* kernels: the short name (templates and parameters dropped, SPEC 20) first, the whole name, as
+ * OpmfuHotspots and OpmfuKernels keep it, last */
+static const struct opmfu_sx_col kernel_cols[] = {
+	{ "Kernel", F_TEXT, SHORT_KERNEL, "name" },
+	{ "Ranks", F_INT, FROM_ROW, "ranks" },
+	{ "Calls", F_INT, FROM_ROW, "calls" },
+	{ "Kernel time (ms)", F_MS, FROM_ROW, "kernel_ns" },
+	{ "Recoverable time (ms)", F_MS, FROM_ROW, "recoverable_ns" },
+	{ "Lost time (ms)", F_MS, FROM_ROW, "lost_ns" },
+	{ "% of step", F_PCT, FROM_ROW, "pct_of_step" },
+	{ "MFU", F_PCT, FROM_ROW, "mfu" },
+	{ "Roofline efficiency", F_PCT, FROM_ROW, "roofline_eff" },
+	{ "Full name", F_TEXT, FROM_ROW, "name" },
+};
 /* collectives (kind and group): no FLOPs, so no MFU or roofline; recoverable and lost time are
  * both their exposed time, summed over the ranks (docs/collectives.md) */
 static const struct opmfu_sx_col coll_cols[] = {
@@ -197,8 +211,10 @@ static struct opmfu_cell against_median(enum opmfu_sx_from from, double mfu, dou
 	return opmfu_cell_real(mfu < median ? median - mfu : 0);
 }
 
-/* Row i (below the header), column c of sheet sh. */
-static struct opmfu_cell sheet_cell(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, size_t i, size_t c)
+/* Row i (below the header), column c of sheet sh; a short kernel name is
+ * put in scratch (OPMFU_SX_KNAME + 1 bytes), which the cell points into. */
+static struct opmfu_cell sheet_cell(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, size_t i, size_t c,
+				    char *scratch)
 {
 	const struct opmfu_sx_col *col = &sh->cols[c];
 	const struct opmfu_table_def *def = sh->rows->def;
@@ -215,6 +231,19 @@ static struct opmfu_cell sheet_cell(const struct opmfu_sx_book *bk, const struct
 	case SHORT_PATH:
 		v = from_cells(def, row, sh->src[c], F_TEXT);
 		return v.null ? v : opmfu_sx_short_name(v.v.t.s, v.v.t.n);
+	case SHORT_KERNEL:
+		v = from_cells(def, row, sh->src[c], F_TEXT);
+		if (v.null || !scratch)
+			return v;
+		{
+			/* the name is a text of n bytes, not NUL-terminated: copy what the shortening reads */
+			char whole[4096];
+			size_t n = v.v.t.n < sizeof(whole) - 1 ? v.v.t.n : sizeof(whole) - 1;
+			memcpy(whole, v.v.t.s, n);
+			whole[n] = '\0';
+			n = opmfu_kernel_short(whole, OPMFU_SX_KNAME, scratch, OPMFU_SX_KNAME + 1);
+			return opmfu_cell_text(scratch, n);
+		}
 	default:
 		return opmfu_cell_null();
 	}
@@ -268,7 +297,8 @@ static void set_widths(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh
 	for (c = 0; c < sh->n_cols; c++) {
 		double w = title_width(sh->cols[c].title), cap = sh->cols[c].fmt == F_TEXT ? TEXT_WIDTH_MAX : 30;
 		for (i = 0; i < sh->n_rows; i++) {
-			struct opmfu_cell v = sheet_cell(bk, sh, i, c);
+			char scratch[OPMFU_SX_KNAME + 1];
+			struct opmfu_cell v = sheet_cell(bk, sh, i, c, scratch);
 			double need = shown_chars(&v, sh->cols[c].fmt) + 2;
 			w = need > w ? need : w;
 		}
@@ -353,7 +383,8 @@ void opmfu_sx_put_sheet(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 		opmfu_xbook_cstr(&bk->b, sh->ws, 0, (lxw_col_t)c, sh->cols[c].title, bk->head);
 	for (i = 0; i < sh->n_rows && !bk->b.lerr; i++)
 		for (c = 0; c < sh->n_cols; c++) {
-			struct opmfu_cell v = sheet_cell(bk, sh, i, c);
+			char scratch[OPMFU_SX_KNAME + 1];
+			struct opmfu_cell v = sheet_cell(bk, sh, i, c, scratch);
 			opmfu_sx_put(bk, sh->ws, (lxw_row_t)i + 1, (lxw_col_t)c, &v, sh->cols[c].fmt);
 		}
 }
@@ -546,7 +577,8 @@ static int plan_roof(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet
 		return 0;
 	r->n = sh->n_rows < OPMFU_SX_TOP_N ? sh->n_rows : OPMFU_SX_TOP_N;
 	for (i = 0; i < r->n; i++) {
-		struct opmfu_cell y = sheet_cell(bk, sh, i, SH_TFLOPS), x = sheet_cell(bk, sh, i, SH_INTENSITY);
+		struct opmfu_cell y = sheet_cell(bk, sh, i, SH_TFLOPS, NULL),
+				  x = sheet_cell(bk, sh, i, SH_INTENSITY, NULL);
 		if (y.null || x.null || !(y.v.r > 0) || !(x.v.r > 0))
 			continue;
 		r->points++;

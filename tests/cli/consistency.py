@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "golden"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
 from build_fixture import build_tree  # noqa: E402
 import run_golden  # noqa: E402
+from kname_oracle import kernel_short  # noqa: E402
 from xlsx_cells import dump as dump_xlsx  # noqa: E402
 
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
@@ -192,16 +193,19 @@ def check_terminal(c, out, db):
     c.true("rank rows shown", shown > 0)
     # the first hotspot of each kind is the table's first row of that kind
     hot = rows(db, "OpmfuHotspots")
-    # (every kind the report shows; a long name keeps its end, a shape's its start)
+    # (every kind the report shows; a long name keeps its end, a shape's its start; a kernel's or
+    # op's name is its short form, SPEC 20)
     for kind, label, keep_start in (("module_class", "class", False), ("module", "module", False),
-                                    ("op_type", "op", False), ("shape", "shape", True), ("kernel", "kernel", False)):
+                                    ("op_type", "op", None), ("shape", "shape", True), ("kernel", "kernel", None)):
         first = next((h for h in hot if h["kind"] == kind), None)
         got = next((l for l in lines if l.startswith("  %-6s " % label) and re.match(r"^  \S+\s+\d", l)), None)
         if first is None:
             c.true("no %s hotspot line without rows" % kind, got is None)
             continue
         name = first["name"]
-        if len(name) > 50:
+        if keep_start is None:
+            name = kernel_short(name, 50)
+        elif len(name) > 50:
             name = name[:47] + "..." if keep_start else "..." + name[-47:]
         name = terminal(name)
         want = "  %-6s %11s %10s %10s %7s %8d %7s  %s" % (label, ns(first["recoverable_ns"]), ns(first["lost_ns"]),

@@ -20,14 +20,22 @@ int main(void)
 	CHECK((c = opmfu_chip_find("H800")) != NULL && c->fp8 == 1978.9);
 	CHECK((c = opmfu_chip_find("Trillium")) != NULL && c->fp16 == 918);
 	/* never a loose substring or prefix */
-	CHECK(opmfu_chip_find("L20") == NULL);
+	CHECK((c = opmfu_chip_find("L20")) != NULL && c->fp16 == 119.5);
 	CHECK(opmfu_chip_find("L20X") == NULL);
 	CHECK(opmfu_chip_find("H100") == NULL); /* ambiguous: SXM, PCIe or NVL */
 	CHECK(opmfu_chip_find("B20") == NULL);
 	CHECK(opmfu_chip_find("GB2000") == NULL);
 	CHECK(opmfu_chip_find("L4S") == NULL);
 	CHECK(opmfu_chip_find("") == NULL);
-	CHECK(opmfu_chip_find("Ascend910B3") == NULL); /* 20 cores: not the 24-core entry */
+	/* 20 cores x 1800 MHz x 8192 = 294.912e12, not the 24-core entry */
+	CHECK((c = opmfu_chip_find("Ascend910B3")) != NULL && c->fp16 == 294.912 && c->int8 == 589.824);
+	/* 24 x 1850e6 x 8192 = 363.7248e12; 20 x 1500e6 x 8192 = 245.76e12 */
+	CHECK((c = opmfu_chip_find("910B1")) != NULL && c->fp16 == 363.7248 && c->int8 == 727.4496);
+	CHECK((c = opmfu_chip_find("Ascend910B4")) != NULL && c->fp16 == 245.76 && (c->flags & OPMFU_CHIP_CUBE));
+	CHECK((c = opmfu_chip_find("Ascend910_9391")) != NULL && !strcmp(c->name, "Ascend910C"));
+	/* MI355X: 256 CUs x 2.4e9 x 8192 fp8 FLOPs = 5033.1648e12; fp4 twice */
+	CHECK((c = opmfu_chip_find("MI355X")) != NULL && c->fp8 == 5033.1648 && c->fp4 == 10066.3296);
+	CHECK((c = opmfu_chip_find("B200")) != NULL && c->fp4 == 9000);
 
 	/* device names as traces give them: explicit aliases, and a trailing VF or MIG slice */
 	CHECK((c = opmfu_chip_find_device("NVIDIA H100 80GB HBM3")) != NULL && !strcmp(c->name, "H100 SXM"));
@@ -67,18 +75,43 @@ int main(void)
 		CHECK(c->bw == 0 || strstr(c->bw_source, "datasheet") || strstr(c->bw_source, "documentation"));
 	}
 
-	/* did you mean: closest first (edit distance of the normalised names), ties in table order */
+	/* did you mean: closest first (optimal string alignment distance of the folded names), then the
+	 * longest common prefix, then table order */
 	{
-		const struct opmfu_chip *near[3];
-		size_t n = opmfu_chip_suggest("L20", near, 3);
-		/* l20: h20 1 substitution; l4 1 substitution + 1 deletion = 2; l40s 2 */
+		const struct opmfu_chip *near[16];
+		size_t n = opmfu_chip_suggest("L2O", near, 3);
+		/* l2o: l20 1 substitution; l4 1 substitution + 1 deletion = 2, prefix "l"; h20 2, no prefix */
 		CHECK_INT(n, 3);
-		CHECK(n == 3 && !strcmp(near[0]->name, "H20") && !strcmp(near[1]->name, "L40S") &&
-		      !strcmp(near[2]->name, "L4"));
+		CHECK(n == 3 && !strcmp(near[0]->name, "L20") && !strcmp(near[1]->name, "L4") &&
+		      !strcmp(near[2]->name, "H20"));
+		/* l04: l4 1 deletion; l40s a transposition + 1 insertion = 2; l20 2; both prefix "l": table order */
+		n = opmfu_chip_suggest("L04", near, 3);
+		CHECK(n == 3 && !strcmp(near[0]->name, "L4") && !strcmp(near[1]->name, "L40S") &&
+		      !strcmp(near[2]->name, "L20"));
 		n = opmfu_chip_suggest("h100sxn", near, 3); /* one substitution from h100sxm */
 		CHECK(n >= 1 && !strcmp(near[0]->name, "H100 SXM"));
 		CHECK_INT(opmfu_chip_suggest("completely different", near, 3), 0);
-		CHECK_INT(opmfu_chip_suggest("L20", near, 1), 1);
+		CHECK_INT(opmfu_chip_suggest("L2O", near, 1), 1);
+
+		/* families: the members by the table, across a digit-letter border only */
+		n = opmfu_chip_family("H100", near, 16);
+		CHECK(n == 3 && !strcmp(near[0]->name, "H100 SXM") && !strcmp(near[1]->name, "H100 PCIe") &&
+		      !strcmp(near[2]->name, "H100 NVL"));
+		n = opmfu_chip_family("a800", near, 16);
+		CHECK(n == 2 && !strcmp(near[0]->name, "A800 SXM") && !strcmp(near[1]->name, "A800 PCIe"));
+		CHECK_INT(opmfu_chip_family("Ascend910", near, 16), 6);
+		CHECK_INT(opmfu_chip_family("MI3", near, 16), 0);    /* "mi300x" goes on with a digit */
+		CHECK_INT(opmfu_chip_family("MI300", near, 16), 0);  /* one member is no family */
+		CHECK_INT(opmfu_chip_family("A100", near, 16), 0);   /* a chip itself */
+	}
+	{
+		char msg[400];
+		opmfu_chip_unknown("H100", msg, sizeof(msg));
+		CHECK_STR(msg, "chip 'H100' is a family: H100 SXM, H100 PCIe or H100 NVL; pick one (see 'opmfu chips')");
+		opmfu_chip_unknown("L2O", msg, sizeof(msg));
+		CHECK_STR(msg, "unknown chip 'L2O'; did you mean L20, L4 or H20? (see 'opmfu chips')");
+		opmfu_chip_unknown("nothing like it", msg, sizeof(msg));
+		CHECK_STR(msg, "unknown chip 'nothing like it' (see 'opmfu chips')");
 	}
 	return check_done();
 }

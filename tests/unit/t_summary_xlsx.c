@@ -164,7 +164,7 @@ static void run_rows(struct stores *st)
 					     I(4500000), I(4500000), R(0.14), R(0.5), N });
 	add(&st->hot, (struct opmfu_cell[]){ S("op_type"), S("aten::mm"), I(2), I(14), I(8000000), I(4500000),
 					     I(4500000), R(0.16), R(0.4375), N });
-	add(&st->hot, (struct opmfu_cell[]){ S("kernel"), S("MatMulV2"), I(2), I(20), I(8000000), I(4000000),
+	add(&st->hot, (struct opmfu_cell[]){ S("kernel"), S("void gemm_kernel<float, 4>(float const*, int)"), I(2), I(20), I(8000000), I(4000000),
 					     I(4000000), R(0.16), R(0.5), N });
 	add(&st->hot, (struct opmfu_cell[]){ S("module"), S("Model/Head"), I(1), I(1), I(2000000), I(2000000),
 					     I(2000000), R(0.04), N, N });
@@ -325,8 +325,12 @@ static enum opmfu_status write_stores(const char *d, struct stores *st, struct o
  * Modules, Op types, Kernels: OpmfuHotspots' rows of each kind in the
  * table's order (most recoverable first), times in ms: Model/Layer_3/
  * Attention 7 ms, 4.5 recoverable, 0.14 of the step, Model/Head, Model;
- * aten::mm, aten::gelu, "=1+1" (text, not a formula); MatMulV2. A module's
- * short name (the chart's labels, column J) is its path's last two names.
+ * aten::mm, aten::gelu, "=1+1" (text, not a formula); one kernel, "void
+ * gemm_kernel<float, 4>(float const*, int)" (45 characters): column A its
+ * short name (SPEC 20: "void ", the template list and the parameters
+ * dropped) "gemm_kernel", 11 + 2 = 13 wide; column J, Full name, the whole
+ * name, 45 + 2 = 47 wide. A module's short name (the chart's labels, column
+ * J) is its path's last two names.
  *
  * Widths: a title needs its longer line when it wraps at the best space (or
  * its length), x 1.1 for bold, rounded up, + 3 for the filter button; a value
@@ -950,10 +954,10 @@ static const char small_want[] =
 	"H4= (blank) s6\n"
 	"I4= (blank) s6\n"
 	"sheet Kernels\n"
-	"dimension A1:I2\n"
+	"dimension A1:J2\n"
 	"freeze A2\n"
-	"autofilter A1:I2\n"
-	"col A width 10 (xml 10.7109375)\n"
+	"autofilter A1:J2\n"
+	"col A width 13 (xml 13.7109375)\n"
 	"col B width 9 (xml 9.7109375)\n"
 	"col C width 9 (xml 9.7109375)\n"
 	"col D width 13 (xml 13.7109375)\n"
@@ -962,6 +966,7 @@ static const char small_want[] =
 	"col G width 8 (xml 8.7109375)\n"
 	"col H width 8 (xml 8.7109375)\n"
 	"col I width 14 (xml 14.7109375)\n"
+	"col J width 47 (xml 47.7109375)\n"
 	"row 1 height 30\n"
 	"page landscape fit 1x0\n"
 	"print titles $1:$1\n"
@@ -979,7 +984,8 @@ static const char small_want[] =
 	"G1=% of step (s) s1\n"
 	"H1=MFU (s) s1\n"
 	"I1=Roofline efficiency (s) s1\n"
-	"A2=MatMulV2 (s) s3\n"
+	"J1=Full name (s) s1\n"
+	"A2=gemm_kernel (s) s3\n"
 	"B2=2 (n) s4\n"
 	"C2=20 (n) s4\n"
 	"D2=8 (n) s5\n"
@@ -987,7 +993,8 @@ static const char small_want[] =
 	"F2=4 (n) s5\n"
 	"G2=0.16 (n) s6\n"
 	"H2=0.5 (n) s6\n"
-	"I2= (blank) s6\n";
+	"I2= (blank) s6\n"
+	"J2=void gemm_kernel<float, 4>(float const*, int) (s) s3\n";
 
 
 
