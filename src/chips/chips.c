@@ -87,7 +87,7 @@ static const struct opmfu_chip chips[] = {
 	  5.3, "AMD Instinct MI300X datasheet, HBM3" },
 	{ "MI325X", "AMD Instinct MI325X", 163.4, 653.7, 1307.4, 2614.9, 2614.9, 0, "AMD MI325X datasheet, dense", 0,
 	  6.0, "AMD Instinct MI325X datasheet, HBM3E" },
-	/* MI355X: 256 CUs at 2400 MHz, 8192 fp8 FLOPs per CU per clock (AMD, ISSCC 2026): fp8 and int8
+	/* MI355X: 256 CUs at 2400 MHz, 8192 fp8 FLOPs per CU per clock (AMD Instinct MI355X datasheet): fp8 and int8
 	 * 5033.1648, fp16 half that, MXFP4 twice; fp32 157.3 (vector, AMD); CDNA4 has no tf32 */
 	{ "MI355X", "AMD Instinct MI355X", 157.3, 0, 2516.5824, 5033.1648, 5033.1648, 10066.3296,
 	  "AMD MI355X datasheet: 256 CUs at 2400 MHz, dense", 0, 8.0, "AMD Instinct MI355X datasheet, HBM3E" },
