@@ -84,12 +84,15 @@ static void set_note(struct opmfu_trace *t, const struct kin_parse *p, const str
 			 c->fixed);
 	if (other >= 0 && t->device.chip[0])
 		snprintf(dev, sizeof(dev), " (deviceProperties' only type; kernels on device %d)", other);
-	snprintf(t->note, sizeof(t->note),
-		 "%zu GPU kernel%s: %zu linked by External id, %zu by correlation%s%s, %zu to no op; %zu communication "
-		 "kernel%s (%zu linked); %zu nn.Module call%s; %zu step%s%s%s%s%s",
-		 k, k == 1 ? "" : "s", c->by_ext, c->by_corr, flow, fixed, c->none, c->comm, c->comm == 1 ? "" : "s",
-		 c->comm_linked, t->mods.n, t->mods.n == 1 ? "" : "s", t->steps.n, t->steps.n == 1 ? "" : "s",
-		 t->device.chip[0] ? "; GPU \"" : "", t->device.chip, t->device.chip[0] ? "\"" : "", dev);
+	/* a long GPU name may cut the note: it is a summary line, cut at its size */
+	if (snprintf(t->note, sizeof(t->note),
+		     "%zu GPU kernel%s: %zu linked by External id, %zu by correlation%s%s, %zu to no op; %zu "
+		     "communication kernel%s (%zu linked); %zu nn.Module call%s; %zu step%s%s%s%s%s",
+		     k, k == 1 ? "" : "s", c->by_ext, c->by_corr, flow, fixed, c->none, c->comm, c->comm == 1 ? "" : "s",
+		     c->comm_linked, t->mods.n, t->mods.n == 1 ? "" : "s", t->steps.n, t->steps.n == 1 ? "" : "s",
+		     t->device.chip[0] ? "; GPU \"" : "", t->device.chip, t->device.chip[0] ? "\"" : "",
+		     dev) >= (int)sizeof(t->note))
+		t->note[sizeof(t->note) - 1] = '\0';
 	if (p->n_kernels == 0) {
 		/* what it holds instead, so the user knows what to collect */
 		if (p->n_counters)
