@@ -6,7 +6,8 @@ nsys_real.py OPMFU REPO
 Each is analysed (exit 0) and its OpmfuRankSummary row checked against the
 export itself, counted here with SQL of its own (an independent count):
 the kernels read (the (device, process) with the most kernels: one file is
-one rank, docs/nsys.md), the copies and memsets of that device and
+one rank, docs/nsys.md), those in no op range (at least those whose launch
+is not in the file), the copies and memsets of that device and
 process, the GPU from TARGET_INFO_GPU, or for 2026.2 (no such table) the
 reason that says so and names --chip; the empty capture is a rank with no
 MFU that says it holds no GPU kernels. Exit 77 (skipped) without ../shared.
@@ -33,7 +34,7 @@ def expected(path):
     """What the export holds, by its own SQL."""
     con = ro(path)
     have = tables(con)
-    exp = {"device": None, "pid": None, "kernels": 0, "copies": 0, "gpu": None, "pairs": 0, "left": 0}
+    exp = {"device": None, "pid": None, "kernels": 0, "copies": 0, "gpu": None, "pairs": 0, "left": 0, "no_launch": 0}
     if "CUPTI_ACTIVITY_KIND_KERNEL" in have:
         groups = con.execute("SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
                              "GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2").fetchall()
@@ -41,6 +42,13 @@ def expected(path):
             exp["device"], exp["pid"], exp["kernels"] = groups[0]
             exp["pairs"] = len(groups)
             exp["left"] = sum(g[2] for g in groups[1:])
+            # kernels whose launch is not in the file (queued before the capture):
+            # in no op range whatever the ranges are
+            exp["no_launch"] = con.execute(
+                "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.deviceId = ?1 AND "
+                "((k.globalPid >> 24) & 16777215) = ?2 AND NOT EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
+                "WHERE r.correlationId = k.correlationId AND ((r.globalTid >> 24) & 16777215) = ?2)",
+                (exp["device"], exp["pid"])).fetchone()[0] if "CUPTI_ACTIVITY_KIND_RUNTIME" in have else exp["kernels"]
     for t in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
         if t in have and exp["device"] is not None:
             exp["copies"] += con.execute("SELECT count(*) FROM %s WHERE deviceId = ? AND ((globalPid >> 24) & 16777215) = ?"
@@ -90,6 +98,9 @@ def check(opmfu, path, tmp):
         m = re.search(r"(\d+) cop(?:y|ies) and memsets", note)
         if not m or int(m.group(1)) != exp["copies"]:
             fails.append("%s: copies: note %r, export has %d" % (name, note, exp["copies"]))
+        m = re.search(r"(\d+) in an NVTX op range, (\d+) in none", note)
+        if not m or int(m.group(2)) < exp["no_launch"] or int(m.group(1)) + int(m.group(2)) != exp["kernels"]:
+            fails.append("%s: %d kernels have no launch in the file, but the note says %r" % (name, exp["no_launch"], note))
         if exp["op_texts"] == 0 and ": 0 in an NVTX op range" not in note:
             fails.append("%s: no PyTorch op texts, but the note says %r" % (name, note))
         if exp["pairs"] > 1 and ("left out %d kernels" % exp["left"]) not in note:

@@ -522,7 +522,7 @@ static enum opmfu_status set_device(struct nsys_read *r, struct opmfu_device *de
 {
 	sqlite3_stmt *s = NULL;
 	char name[64] = "";
-	int rows = 0, same = 1;
+	int rows = 0;
 
 	if (!has_table(r, T_GPU)) {
 		snprintf(dev->no_peak, sizeof(dev->no_peak),
@@ -543,18 +543,13 @@ static enum opmfu_status set_device(struct nsys_read *r, struct opmfu_device *de
 		(void)int_col(s, 0, &id);
 		if (!nm || !nm[0])
 			continue;
-		if (rows++ == 0 || (id == r->device && r->device >= 0)) {
-			if (rows > 1 && strcmp(name, nm))
-				same = 0;
+		if (rows++ == 0 || id == r->device) {
 			snprintf(name, sizeof(name), "%s", nm);
 			if (id == r->device)
 				break;
-		} else if (strcmp(name, nm)) {
-			same = 0;
 		}
 	}
 	sqlite3_finalize(s);
-	(void)same;
 	if (!name[0]) {
 		snprintf(dev->no_peak, sizeof(dev->no_peak), "%s: " T_GPU " names no GPU: name it with --chip NAME",
 			 r->path);
