@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Build a fixture's input tree: build_fixture.py SRC_TREE DST_DIR SCHEMA.sql [STAMP]
 
-Every FILE.db.sql under SRC_TREE becomes the SQLite database FILE.db, made from
+Every FILE.db.sql under SRC_TREE becomes the SQLite database FILE.db (and
+FILE.sqlite.sql the database FILE.sqlite, as Nsight Systems names its exports), made from
 SCHEMA.sql (the part of the profiler schema opmfu reads) followed by the file's
 own statements; a file whose first line is '-- schema: own' brings its own DDL. A line
 '-- include: PATH' (relative to the file) stands for the whole of that file,
@@ -35,7 +36,7 @@ def build_tree(src, dst, schema):
         os.makedirs(out_dir, exist_ok=True)
         for name in sorted(files):
             path = os.path.join(root, name)
-            if name.endswith(".db.sql"):
+            if name.endswith(".db.sql") or name.endswith(".sqlite.sql"):
                 sql = read_sql(path)
                 if not sql.startswith("-- schema: own"):
                     sql = schema + "\n" + sql

@@ -200,7 +200,12 @@ static enum opmfu_status resolve(struct side *sd, struct opmfu_err *err)
 	case OPMFU_DB_PROFILER:
 		return find_input(sd, path, err);
 	case OPMFU_DB_OTHER:
-		return neither(path, "a database with neither an OpmfuRankSummary nor a TASK table", err);
+		/* an Nsight Systems export is a database of its own kind */
+		if ((st = claimed(path, &k, err)))
+			return st;
+		return k ? find_input(sd, path, err)
+			 : neither(path, "no OpmfuRankSummary table of an opmfu result, and "
+					 OPMFU_NEITHER_EXPORT, err);
 	default:
 		if ((st = claimed(path, &k, err)))
 			return st;

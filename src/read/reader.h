@@ -95,6 +95,12 @@ struct opmfu_reader {
 	int (*input_name)(const char *base);
 };
 
+/* What a database the user named that no reader takes is told (Ascend's
+ * and nsys's tables, SPEC 21). */
+#define OPMFU_NEITHER_EXPORT                                                                                      \
+	"neither an Ascend export (no STRING_IDS or TASK table) nor an Nsight Systems export (no StringIds table "  \
+	"with CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_RUNTIME, NVTX_EVENTS or TARGET_INFO_GPU)"
+
 /* Every reader, in the order they are asked, NULL-terminated (readers.c). */
 const struct opmfu_reader *const *opmfu_readers(void);
 

@@ -91,7 +91,7 @@ def fifo_walked_db(tmp):
     check("walked FIFO database", (rc, err), (1, [
         "opmfu: warning: {tmp}/tree/%s/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db: %s; skipped"
         % (RANK, NOT_REG),
-        "opmfu: error: {tmp}/tree: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or "
+        "opmfu: error: {tmp}/tree: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or Nsight Systems SQLite exports (*.sqlite) or "
         "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)"]))
 
 

@@ -6,7 +6,8 @@ packages; they are the commands this suite is built and run with. A command that
 ../shared is skipped. Placeholders become fixtures: CLUSTER_DIR, RANK_DIR_ascend_pt,
 path/to/ascend_pytorch_profiler_3.db, RUN1 and RUN2 the sample rank built from
 fixtures/module_tree (as the quick start's build/sample), TRACES_DIR two Kineto traces
-(fixtures/runs_two_jobs/tree/h100), config.json tests/models/tree/llama3_8b.json, OUT a
+(fixtures/runs_two_jobs/tree/h100), NSYS_DIR the two Nsight Systems exports of
+fixtures/nsys_pytorch, config.json tests/models/tree/llama3_8b.json, OUT a
 fresh folder. A word in capitals this script does not know fails the test, so a new
 example gets a fixture here.
 
@@ -57,6 +58,8 @@ def main():
         build_tree(os.path.join(ROOT, "fixtures", "module_tree", "tree"), sample, schema)
         traces = os.path.join(tmp, "traces")
         shutil.copytree(os.path.join(ROOT, "fixtures", "runs_two_jobs", "tree", "h100"), traces)
+        nsys_dir = os.path.join(tmp, "nsys")
+        build_tree(os.path.join(ROOT, "fixtures", "nsys_pytorch", "tree", "job"), nsys_dir, schema)
         run2 = os.path.join(tmp, "run2")
         shutil.copytree(sample, run2)
         db = os.path.join(sample, "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT", "ascend_pytorch_profiler_0.db")
@@ -65,6 +68,7 @@ def main():
             "RANK_DIR_ascend_pt": os.path.join(sample, "rank0_ascend_pt"),
             "path/to/ascend_pytorch_profiler_3.db": db,
             "TRACES_DIR": traces,
+            "NSYS_DIR": nsys_dir,
             "RUN1": sample,
             "RUN2": run2,
             "config.json": os.path.join(ROOT, "tests", "models", "tree", "llama3_8b.json"),

@@ -173,7 +173,8 @@ static void test_files(void)
 	mkdirs("empty/a/b");
 	CHECK_INT(find("empty", NULL, &l, &e), OPMFU_ERR_NOINPUT);
 	snprintf(want, sizeof(want),
-		 "%s: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or "
+		 "%s: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or Nsight Systems SQLite exports "
+		 "(*.sqlite) or "
 		 "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
 		 at("empty"));
 	CHECK_STR(e.msg, want);
@@ -388,7 +389,8 @@ static void test_several(void)
 	/* a path with no rank at all is still an error */
 	CHECK_INT(find_all(none, 2, &l, &e), OPMFU_ERR_NOINPUT);
 	snprintf(want, sizeof(want),
-		 "%s: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or "
+		 "%s: no rank found (looked for PyTorch profiler traces (*.json, *.json.gz) or Nsight Systems SQLite exports "
+		 "(*.sqlite) or "
 		 "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db up to 5 levels below)",
 		 at("empty2"));
 	CHECK_STR(e.msg, want);

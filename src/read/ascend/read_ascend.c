@@ -26,6 +26,7 @@ struct scan;
 #include "read/ascend/ascend_steps.h"
 #include "read/ascend/ascend_join.h"
 #include "read/ascend/ascend_parse.h"
+#include "read/dirwalk.h"
 #include "read/sqlite_in.h"
 #include "sql_embed.h"
 
@@ -328,9 +329,15 @@ static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uin
 {
 	static const char *const cols[] = { "id", "value", NULL };
 	struct scan sc = { .row = string_row, .n_cols = 2 };
-	enum opmfu_status st;
+	enum opmfu_status st = OPMFU_OK;
 
-	if ((st = need_table(r, "STRING_IDS", cols)) ||
+	/* a database the user named (not by Ascend's file name) that has
+	 * neither format's tables: say
+	 * what was looked for (SPEC 21), not only what Ascend misses */
+	if (opmfu_db_name_rank(opmfu_base_of(r->path)) == -2 && !table_exists(r, "STRING_IDS", &st) && !st &&
+	    !table_exists(r, "TASK", &st) && !st)
+		return opmfu_err_set(r->err, OPMFU_ERR_SCHEMA, "%s: %s", r->path, OPMFU_NEITHER_EXPORT);
+	if (st || (st = need_table(r, "STRING_IDS", cols)) ||
 	    (st = run_scan(r, &sc, opmfu_sql_ascend_strings, "reading STRING_IDS")))
 		return st;
 	*sid_flops = opmfu_strtab_intern(&r->t->strs, "mfu_flops", 9);

@@ -237,6 +237,9 @@ struct kin_parse {
 /* Starts a parse that keeps into t (strings, dtypes). */
 enum opmfu_status opmfu_kin_parse_init(struct kin_parse *p, struct opmfu_trace *t, const char *path,
 				       struct opmfu_err *err);
+/* (pid, tid) as a dense thread index, for readers that fill a parse from
+ * other formats (read/nsys). Returns 0, or -1 when out of memory. */
+int opmfu_kin_thread(struct kin_parse *p, int64_t pid, int64_t tid, uint32_t *out);
 /* The document ended: it must have been an object with traceEvents. */
 enum opmfu_status opmfu_kin_parse_check(struct kin_parse *p, struct opmfu_err *err);
 void opmfu_kin_parse_release(struct kin_parse *p);

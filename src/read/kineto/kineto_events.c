@@ -642,6 +642,14 @@ static int thread_of(struct kin_parse *p, uint32_t *out)
 	return 0;
 }
 
+int opmfu_kin_thread(struct kin_parse *p, int64_t pid, int64_t tid, uint32_t *out)
+{
+	p->ev.pid = pid;
+	p->ev.tid = tid;
+	p->ev.pid_ok = p->ev.tid_ok = 1;
+	return thread_of(p, out);
+}
+
 /* The dtype table index of the list with sid (parsed once per list). */
 static int dtype_index(struct kin_parse *p, uint32_t sid, uint32_t *idx)
 {

@@ -1,0 +1,183 @@
+/*
+ * nsys_nvtx.c - what an NVTX text says (PyTorch's emit_nvtx grammar,
+ * nsys.h) and the dtype a kernel's name implies. Pure functions over any
+ * bytes: the fuzz target tests/fuzz/fuzz_nsys_text.c drives them.
+ */
+#include <string.h>
+
+#include "read/kineto/kineto_parse.h"
+#include "read/nsys/nsys.h"
+
+#define MODULE_PREFIX "nn.Module: "
+
+static const char *const markers[] = { ", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = " };
+#define N_MARKERS (sizeof(markers) / sizeof(markers[0]))
+
+/* The first occurrence of w in s[from..n), or n. */
+static size_t find(const char *s, size_t n, size_t from, const char *w)
+{
+	size_t k = strlen(w), i;
+	for (i = from; i + k <= n; i++)
+		if (s[i] == w[0] && !memcmp(s + i, w, k))
+			return i;
+	return n;
+}
+
+/* A non-negative integer of at most 18 digits at s[*i..n); -1 otherwise. */
+static int64_t number_at(const char *s, size_t n, size_t *i)
+{
+	int64_t v = 0;
+	size_t d = 0;
+	while (*i < n && s[*i] >= '0' && s[*i] <= '9' && d < 19) {
+		v = v * 10 + (s[*i] - '0');
+		(*i)++;
+		d++;
+	}
+	return d == 0 || d > 18 ? -1 : v;
+}
+
+static void skip_spaces(const char *s, size_t n, size_t *i)
+{
+	while (*i < n && s[*i] == ' ')
+		(*i)++;
+}
+
+/* "[[4096, 4096], [], [7]]" at s[i..n) into shapes as "4096,4096;;7".
+ * Returns 1 when it parses, 0 otherwise. */
+static int sizes_at(const char *s, size_t n, size_t i, struct sbuf *shapes)
+{
+	int first = 1;
+	if (i >= n || s[i++] != '[')
+		return 0;
+	skip_spaces(s, n, &i);
+	if (i < n && s[i] == ']')
+		return 1; /* no inputs */
+	for (;;) {
+		int dfirst = 1;
+		skip_spaces(s, n, &i);
+		if (i >= n || s[i++] != '[')
+			return 0;
+		if (!first)
+			sbuf_add(shapes, ";", 1);
+		first = 0;
+		skip_spaces(s, n, &i);
+		if (i < n && s[i] == ']') {
+			i++;
+		} else {
+			for (;;) {
+				size_t from;
+				skip_spaces(s, n, &i);
+				from = i;
+				if (number_at(s, n, &i) < 0)
+					return 0;
+				if (!dfirst)
+					sbuf_add(shapes, ",", 1);
+				dfirst = 0;
+				sbuf_add(shapes, s + from, i - from);
+				skip_spaces(s, n, &i);
+				if (i < n && s[i] == ',') {
+					i++;
+					continue;
+				}
+				if (i < n && s[i] == ']') {
+					i++;
+					break;
+				}
+				return 0;
+			}
+		}
+		skip_spaces(s, n, &i);
+		if (i < n && s[i] == ',') {
+			i++;
+			continue;
+		}
+		return i < n && s[i] == ']';
+	}
+}
+
+int opmfu_nsys_parse_text(const char *s, size_t n, struct nsys_text *out, struct sbuf *shapes)
+{
+	size_t k, name_end = n, at;
+	int marked = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->seq = out->op_id = out->step = -1;
+	sbuf_reset(shapes);
+	if (!s)
+		return 0;
+	for (k = 0; k < N_MARKERS; k++) {
+		size_t m = find(s, n, 0, markers[k]);
+		if (m < name_end)
+			name_end = m;
+		marked |= m < n;
+	}
+	out->name = s;
+	out->name_len = name_end;
+	/* each field once, wherever it is after the name */
+	if ((at = find(s, n, name_end, markers[0])) < n) {
+		size_t i = at + strlen(markers[0]);
+		out->seq = number_at(s, n, &i);
+	}
+	if ((at = find(s, n, name_end, markers[1])) < n) {
+		size_t i = at + strlen(markers[1]);
+		out->op_id = number_at(s, n, &i);
+	}
+	if ((at = find(s, n, name_end, markers[2])) < n) {
+		out->has_sizes = 1;
+		out->shapes_ok = sizes_at(s, n, at + strlen(markers[2]), shapes);
+		if (shapes->oom)
+			return -1;
+		if (!out->shapes_ok)
+			sbuf_reset(shapes);
+	}
+	if (opmfu_kineto_step(s, name_end, &out->step))
+		out->kind = NSYS_TEXT_STEP;
+	else if (name_end > strlen(MODULE_PREFIX) && !memcmp(s, MODULE_PREFIX, strlen(MODULE_PREFIX)))
+		out->kind = NSYS_TEXT_MODULE;
+	else if (name_end && (marked || find(s, name_end, 0, "::") < name_end))
+		out->kind = NSYS_TEXT_OP;
+	return 0;
+}
+
+static int lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* w (lower case) in s[0..n), any case */
+static int holds(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w), i, j;
+	for (i = 0; i + k <= n; i++) {
+		for (j = 0; j < k && lower(s[i + j]) == w[j]; j++)
+			;
+		if (j == k)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The first rule that matches, narrowest types first: a GEMM named
+ * "bf16bf16_bf16f32" has bf16 inputs and fp32 accumulation, so fp32 words
+ * come last. The names are those of cuBLAS/cuBLASLt/CUTLASS/xmma kernels
+ * and of PyTorch's templated kernels (c10::BFloat16, c10::Half, float).
+ */
+const char *opmfu_nsys_kernel_dtype(const char *name, size_t n)
+{
+	static const struct { const char *word, *dtype; } rules[] = {
+		{ "e4m3", "c10::Float8_e4m3fn" }, { "e5m2", "c10::Float8_e5m2" }, { "fp8", "c10::Float8_e4m3fn" },
+		{ "bf16", "c10::BFloat16" }, { "bfloat16", "c10::BFloat16" },
+		{ "fp16", "c10::Half" }, { "f16", "c10::Half" }, { "half", "c10::Half" }, { "h16816", "c10::Half" },
+		{ "h1688", "c10::Half" }, { "h884", "c10::Half" },
+		{ "int8", "signed char" }, { "i8i8", "signed char" }, { "imma", "signed char" },
+		{ "f32", "float" }, { "fp32", "float" }, { "sgemm", "float" }, { "tf32", "float" }, { "float", "float" },
+	};
+	size_t k;
+	if (!name)
+		return NULL;
+	for (k = 0; k < sizeof(rules) / sizeof(rules[0]); k++)
+		if (holds(name, n, rules[k].word))
+			return rules[k].dtype;
+	return NULL;
+}

@@ -1,0 +1,117 @@
+/*
+ * nsys_probe.c - which files are Nsight Systems exports (SPEC 21): a SQLite
+ * database with a StringIds table and one of the tables only nsys writes.
+ * A file the user names is probed whatever its name; in a walk only
+ * *.sqlite files are opened (opening every file met would cost more than
+ * it finds). The rank is the number after "rank" in the file name (nsys
+ * writes no rank into the export), else -1; ranks numbered by their file
+ * names are one run per folder (one job's files side by side: a cluster),
+ * a file without is a run of its own.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "base/mem.h"
+#include "base/sbuf.h"
+#include "read/dirwalk.h"
+#include "read/kineto/kineto_parse.h"
+#include "read/nsys/nsys.h"
+#include "read/sqlite_in.h"
+
+/* the tables of which one, beside StringIds, makes a file nsys's */
+static const char *const own_tables[] = {
+	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", "TARGET_INFO_GPU", NULL
+};
+
+static int has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *s = NULL;
+	int yes = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &s,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC) == SQLITE_OK)
+		yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
+int opmfu_nsys_is_export(const char *path)
+{
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	struct opmfu_sqlite_in in;
+	sqlite3 *db = NULL;
+	int yes = 0, k;
+
+	if (opmfu_sqlite_in_open(path, &db, &in, &err))
+		return -1;
+	if (has_table(db, "StringIds"))
+		for (k = 0; own_tables[k] && !yes; k++)
+			yes = has_table(db, own_tables[k]);
+	sqlite3_close(db);
+	return yes;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+static int nsys_name(const char *base)
+{
+	return ends_with(base, ".sqlite");
+}
+
+/* in's run (reader.h); -1 when out of memory */
+static int fill_run(const char *path, int name_rank, struct opmfu_rank_input *in)
+{
+	struct sbuf key, name;
+	const char *base = opmfu_base_of(path);
+	char *real;
+	int ok;
+
+	sbuf_init(&key);
+	sbuf_init(&name);
+	if (name_rank >= 0) {
+		real = realpath(in->dir, NULL);
+		sbuf_addf(&key, "nsys ranks by file name in %s", real ? real : in->dir);
+		sbuf_addf(&name, "nsys %s", opmfu_base_of(in->dir));
+	} else {
+		size_t n = strlen(base);
+		real = realpath(path, NULL);
+		if (ends_with(base, ".sqlite"))
+			n -= 7;
+		sbuf_addf(&key, "nsys file %s", real ? real : path);
+		sbuf_addf(&name, "nsys %.*s", (int)n, base);
+	}
+	free(real);
+	in->run_key = sbuf_detach(&key);
+	in->run_name = sbuf_detach(&name);
+	ok = in->run_key && in->run_name;
+	sbuf_release(&key);
+	sbuf_release(&name);
+	return ok ? 0 : -1;
+}
+
+enum opmfu_probe opmfu_nsys_probe_file(const char *path, int named, struct opmfu_rank_input *in)
+{
+	const char *base = opmfu_base_of(path);
+	int rank;
+
+	if (!named && !nsys_name(base))
+		return OPMFU_PROBE_NO;
+	if (opmfu_nsys_is_export(path) != 1)
+		return OPMFU_PROBE_NO;
+	rank = opmfu_kineto_name_rank(base);
+	in->rank = rank;
+	in->path = opmfu_strdup(path);
+	in->dir = opmfu_dir_of(path);
+	in->name = in->path;
+	if (!in->path || !in->dir || fill_run(path, rank, in)) {
+		opmfu_rank_input_release(in);
+		return OPMFU_PROBE_NOMEM;
+	}
+	return OPMFU_PROBE_YES;
+}

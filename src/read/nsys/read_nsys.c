@@ -1,0 +1,665 @@
+/*
+ * read_nsys.c - one Nsight Systems export into a struct opmfu_trace
+ * (read/reader.h, SPEC 21). Each table is scanned once, names resolved
+ * through StringIds by its primary key, into the Kineto reader's parse
+ * (read/kineto/kineto.h): kernels, runtime calls (launches by
+ * correlationId), copies and memsets, and NVTX ranges as the ops, steps and
+ * modules their texts name (nsys_nvtx.c). kineto_link.c then links each
+ * kernel to the innermost op range on its launching thread that holds its
+ * launch (NVIDIA's projection rule) by one sort and sweep, and makes the
+ * COMM, KERNEL and MEMCPY ranges and the collective calls.
+ *
+ * One file is one rank: a file holding several devices or processes (nsys
+ * profiling a launcher) is read for the (device, process) that ran the most
+ * kernels, and the note names what was left out (docs/nsys.md).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "base/mem.h"
+#include "base/sbuf.h"
+#include "read/kineto/kineto.h"
+#include "read/kineto/kineto_parse.h"
+#include "read/nsys/nsys.h"
+#include "read/sqlite_in.h"
+
+#define T_KERNEL "CUPTI_ACTIVITY_KIND_KERNEL"
+#define T_RUNTIME "CUPTI_ACTIVITY_KIND_RUNTIME"
+#define T_MEMCPY "CUPTI_ACTIVITY_KIND_MEMCPY"
+#define T_MEMSET "CUPTI_ACTIVITY_KIND_MEMSET"
+#define T_NVTX "NVTX_EVENTS"
+#define T_GPU "TARGET_INFO_GPU"
+
+/* NVTX_EVENTS.eventType (ENUM_NSYS_EVENT_TYPE): ranges with a start and an
+ * end, C API (59 push/pop, 60 start/end) and NVTXT (70, 71); 75 names a
+ * domain (text = its name) */
+#define EV_PUSHPOP 59
+#define EV_STARTEND 60
+#define EV_T_PUSHPOP 70
+#define EV_T_STARTEND 71
+#define EV_DOMAIN 75
+
+/* globalTid / globalPid: pid in bits 24..47, tid in bits 0..23 */
+#define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
+#define TID_OF(g) ((g)&0xFFFFFF)
+
+struct nsys_read {
+	const char *path;
+	sqlite3 *db;
+	struct opmfu_sqlite_in in;
+	struct kin_parse p;
+	struct opmfu_err *err;
+	int64_t device, pid;    /* the (device, process) read; -1: none (no kernels) */
+	int has_pid;            /* the kernel table has globalPid */
+	size_t n_devices, n_procs, n_left; /* (device, process) pairs in the file; kernels left out */
+	size_t n_copies, n_nvtx, n_nvtx_ops, n_nccl_ranges, n_runtime;
+	int64_t nccl_domain;    /* domainId of the NCCL domain; -1: none */
+	char version[48];       /* EXPORT_PRODUCT_VERSION, "" when unknown */
+	char other[96];         /* the (device, process) pairs left out, for the note */
+};
+
+static enum opmfu_status sql_fail(struct nsys_read *r, const char *doing)
+{
+	int code = sqlite3_extended_errcode(r->db);
+	return opmfu_err_set(r->err, OPMFU_ERR_SQLITE, "%s: %s: %s%s", r->path, doing, sqlite3_errmsg(r->db),
+			     opmfu_sqlite_in_hint(code));
+}
+
+static enum opmfu_status nomem(struct nsys_read *r, const char *doing)
+{
+	return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory %s", r->path, doing);
+}
+
+static int has_table(struct nsys_read *r, const char *name)
+{
+	sqlite3_stmt *s = NULL;
+	int yes = 0;
+	if (sqlite3_prepare_v2(r->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &s,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC) == SQLITE_OK)
+		yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
+/* Bit i set when table has column cols[i] (names compared exactly). */
+static unsigned columns(struct nsys_read *r, const char *table, const char *const *cols)
+{
+	sqlite3_stmt *s = NULL;
+	unsigned have = 0;
+	if (sqlite3_prepare_v2(r->db, "SELECT name FROM pragma_table_info(?)", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC) == SQLITE_OK)
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(s, 0);
+			unsigned i;
+			for (i = 0; cols[i]; i++)
+				if (name && !strcmp(name, cols[i]))
+					have |= 1u << i;
+		}
+	sqlite3_finalize(s);
+	return have;
+}
+
+/* The columns a table must have (the first `need` of cols): an error naming
+ * the first missing one. *have gets all that are there. */
+static enum opmfu_status need_columns(struct nsys_read *r, const char *table, const char *const *cols, unsigned need,
+				      unsigned *have)
+{
+	unsigned i;
+	*have = columns(r, table, cols);
+	for (i = 0; i < need; i++)
+		if (!(*have & (1u << i)))
+			return opmfu_err_set(r->err, OPMFU_ERR_SCHEMA, "%s: table %s has no column %s (docs/nsys.md lists "
+					     "what each nsys version writes)", r->path, table, cols[i]);
+	return OPMFU_OK;
+}
+
+static enum opmfu_status prepare(struct nsys_read *r, const char *sql, sqlite3_stmt **s, const char *doing)
+{
+	if (sqlite3_prepare_v2(r->db, sql, -1, s, NULL) != SQLITE_OK)
+		return sql_fail(r, doing);
+	return OPMFU_OK;
+}
+
+/* A row's integer column: 0 on success, -1 when NULL or not integral. */
+static int int_col(sqlite3_stmt *s, int i, int64_t *out)
+{
+	int ty = sqlite3_column_type(s, i);
+	if (ty == SQLITE_INTEGER) {
+		*out = sqlite3_column_int64(s, i);
+		return 0;
+	}
+	if (ty == SQLITE_FLOAT) {
+		double d = sqlite3_column_double(s, i);
+		if (!(d >= -9.2e18 && d <= 9.2e18) || d != (double)(int64_t)d)
+			return -1;
+		*out = (int64_t)d;
+		return 0;
+	}
+	return -1;
+}
+
+static uint32_t intern_col(struct nsys_read *r, sqlite3_stmt *s, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(s, i);
+	if (!v)
+		v = "";
+	return opmfu_strtab_intern(&r->p.t->strs, v, (size_t)sqlite3_column_bytes(s, i));
+}
+
+/* ---- the export's version ---- */
+
+static void read_version(struct nsys_read *r)
+{
+	static const char *const tables[] = { "META_DATA_EXPORT", "EXPORT_META_DATA" };
+	size_t k;
+	for (k = 0; k < 2 && !r->version[0]; k++) {
+		char sql[128];
+		sqlite3_stmt *s = NULL;
+		if (!has_table(r, tables[k]))
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT value FROM %s WHERE name = 'EXPORT_PRODUCT_VERSION'", tables[k]);
+		if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
+		    sqlite3_column_text(s, 0))
+			snprintf(r->version, sizeof(r->version), "%.40s", (const char *)sqlite3_column_text(s, 0));
+		sqlite3_finalize(s);
+	}
+}
+
+/* ---- kernels ---- */
+
+/* kernel name: the full demangled one (as Kineto names kernels), else the
+ * short one; either an id into StringIds (nsys >= 2021) or the text */
+static const char *const kernel_cols[] = { "start", "end", "deviceId", "correlationId", "globalPid",
+					   "demangledName", "shortName", NULL };
+
+/* The (device, process) that ran the most kernels (ties: the lowest). */
+static enum opmfu_status pick_device(struct nsys_read *r)
+{
+	const char *sql = r->has_pid ? "SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM " T_KERNEL
+				       " GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2"
+				     : "SELECT deviceId, -1, count(*) FROM " T_KERNEL " GROUP BY 1 ORDER BY 3 DESC, 1";
+	sqlite3_stmt *s = NULL;
+	enum opmfu_status st = prepare(r, sql, &s, "counting kernels per device");
+	size_t o = 0;
+	int rc = SQLITE_DONE;
+
+	while (!st && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t d = -1, pid = -1, n = sqlite3_column_int64(s, 2);
+		(void)int_col(s, 0, &d);
+		(void)int_col(s, 1, &pid);
+		if (r->n_devices++ == 0) {
+			r->device = d;
+			r->pid = pid;
+			continue;
+		}
+		r->n_left += (size_t)n;
+		if (o < sizeof(r->other) - 40)
+			o += (size_t)snprintf(r->other + o, sizeof(r->other) - o, "%sdevice %lld process %lld (%lld)",
+					      o ? ", " : "", (long long)d, (long long)pid, (long long)n);
+	}
+	if (!st && rc != SQLITE_DONE)
+		st = sql_fail(r, "counting kernels per device");
+	sqlite3_finalize(s);
+	return st;
+}
+
+static enum opmfu_status read_kernels(struct nsys_read *r)
+{
+	unsigned have;
+	char sql[640];
+	const char *name;
+	sqlite3_stmt *s = NULL;
+	enum opmfu_status st;
+	int rc;
+
+	if ((st = need_columns(r, T_KERNEL, kernel_cols, 4, &have)))
+		return st;
+	if (!(have & (3u << 5)))
+		return opmfu_err_set(r->err, OPMFU_ERR_SCHEMA, "%s: table " T_KERNEL " has no column demangledName "
+				     "or shortName (the kernel's name)", r->path);
+	r->has_pid = !!(have & (1u << 4));
+	name = have & (1u << 5) ? "demangledName" : "shortName";
+	if ((st = pick_device(r)) || r->n_devices == 0)
+		return st;
+	snprintf(sql, sizeof(sql),
+		 "SELECT k.start, k.end, k.correlationId, CASE WHEN typeof(k.%s) = 'text' THEN k.%s ELSE s.value END "
+		 "FROM " T_KERNEL " k LEFT JOIN StringIds s ON s.id = k.%s WHERE k.deviceId = ?1%s",
+		 name, name, name, r->has_pid ? " AND ((k.globalPid >> 24) & 16777215) = ?2" : "");
+	if ((st = prepare(r, sql, &s, "reading " T_KERNEL)))
+		return st;
+	sqlite3_bind_int64(s, 1, r->device);
+	sqlite3_bind_int64(s, 2, r->pid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct kin_kernel k;
+		const char *nm = (const char *)sqlite3_column_text(s, 3);
+		memset(&k, 0, sizeof(k));
+		k.ext = INT64_MIN;
+		k.thread = KIN_NONE;
+		k.op = KIN_NONE;
+		if (int_col(s, 0, &k.start) || int_col(s, 1, &k.end) || k.end < k.start) {
+			r->p.n_bad++;
+			continue;
+		}
+		if (int_col(s, 2, &k.corr))
+			k.corr = INT64_MIN;
+		if (!(k.name = intern_col(r, s, 3)))
+			break;
+		if (nm && opmfu_kineto_is_comm(nm, (size_t)sqlite3_column_bytes(s, 3)))
+			k.comm = k.name;
+		if (OPMFU_GROW(r->p.kernels, r->p.cap_kernels, r->p.n_kernels + 1))
+			break;
+		r->p.kernels[r->p.n_kernels++] = k;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return nomem(r, "reading " T_KERNEL);
+	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(r, "reading " T_KERNEL);
+}
+
+/* ---- launches ---- */
+
+static const char *const runtime_cols[] = { "start", "correlationId", "globalTid", NULL };
+
+static enum opmfu_status read_runtime(struct nsys_read *r)
+{
+	unsigned have;
+	sqlite3_stmt *s = NULL;
+	enum opmfu_status st;
+	int rc;
+
+	if (!has_table(r, T_RUNTIME))
+		return OPMFU_OK;
+	if ((st = need_columns(r, T_RUNTIME, runtime_cols, 3, &have)) ||
+	    (st = prepare(r, "SELECT start, correlationId, globalTid FROM " T_RUNTIME
+			     " WHERE correlationId IS NOT NULL AND (?1 < 0 OR ((globalTid >> 24) & 16777215) = ?1)",
+			  &s, "reading " T_RUNTIME)))
+		return st;
+	sqlite3_bind_int64(s, 1, r->pid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct kin_launch l;
+		int64_t g;
+		if (int_col(s, 0, &l.ts) || int_col(s, 1, &l.corr) || int_col(s, 2, &g)) {
+			r->p.n_bad++;
+			continue;
+		}
+		if (opmfu_kin_thread(&r->p, PID_OF(g), TID_OF(g), &l.thread) ||
+		    OPMFU_GROW(r->p.launches, r->p.cap_launches, r->p.n_launches + 1))
+			break;
+		r->p.launches[r->p.n_launches++] = l;
+		r->n_runtime++;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return nomem(r, "reading " T_RUNTIME);
+	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(r, "reading " T_RUNTIME);
+}
+
+/* ---- copies and memsets ---- */
+
+/* CUPTI_ActivityMemcpyKind (ENUM_CUDA_MEMCPY_OPER), named as Kineto does */
+static const char *copy_name(int64_t kind)
+{
+	static const char *const names[] = { "Memcpy", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
+					     "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD", "Memcpy HtoH",
+					     "Memcpy PtoP" };
+	return kind >= 0 && kind < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[kind] : names[0];
+}
+
+static const char *const copy_cols[] = { "start", "end", "deviceId", "correlationId", "globalPid", "copyKind", NULL };
+
+static enum opmfu_status read_copies(struct nsys_read *r, const char *table, int memset_)
+{
+	unsigned have;
+	char sql[400];
+	sqlite3_stmt *s = NULL;
+	enum opmfu_status st;
+	int rc;
+
+	if (!has_table(r, table))
+		return OPMFU_OK;
+	if ((st = need_columns(r, table, copy_cols, 4, &have)))
+		return st;
+	snprintf(sql, sizeof(sql), "SELECT start, end, correlationId, %s FROM %s WHERE deviceId = ?1%s",
+		 !memset_ && (have & (1u << 5)) ? "copyKind" : "0", table,
+		 r->has_pid && (have & (1u << 4)) ? " AND ((globalPid >> 24) & 16777215) = ?2" : "");
+	if ((st = prepare(r, sql, &s, table)))
+		return st;
+	sqlite3_bind_int64(s, 1, r->device);
+	sqlite3_bind_int64(s, 2, r->pid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct opmfu_range c = { 0, 0, INT64_MIN, 0, 0 };
+		int64_t kind = 0;
+		const char *nm;
+		if (int_col(s, 0, &c.start) || int_col(s, 1, &c.end) || c.end < c.start) {
+			r->p.n_bad++;
+			continue;
+		}
+		if (int_col(s, 2, &c.value))
+			c.value = INT64_MIN;
+		(void)int_col(s, 3, &kind);
+		nm = memset_ ? "Memset" : copy_name(kind);
+		if (!(c.name = opmfu_strtab_intern(&r->p.t->strs, nm, strlen(nm))) || opmfu_ranges_add(&r->p.copies, &c))
+			break;
+		r->n_copies++;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return nomem(r, table);
+	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(r, table);
+}
+
+/* ---- NVTX ---- */
+
+static const char *const nvtx_cols[] = { "start", "end", "eventType", "globalTid", "text", "textId", "domainId",
+					 NULL };
+
+static void find_nccl_domain(struct nsys_read *r)
+{
+	sqlite3_stmt *s = NULL;
+	r->nccl_domain = -1;
+	if (sqlite3_prepare_v2(r->db, "SELECT domainId FROM " T_NVTX " WHERE eventType = 75 AND text = 'NCCL'", -1,
+			       &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		(void)int_col(s, 0, &r->nccl_domain);
+	sqlite3_finalize(s);
+}
+
+/* One NVTX range on thread th: an op, a step, a module, or nothing. */
+static int add_range(struct nsys_read *r, int64_t start, int64_t end, uint32_t th, int nccl, const char *text,
+		     size_t n, struct sbuf *shapes)
+{
+	struct kin_parse *p = &r->p;
+	struct opmfu_trace *t = p->t;
+	struct nsys_text x;
+	struct kin_op op;
+
+	if (opmfu_nsys_parse_text(text, n, &x, shapes))
+		return -1;
+	if (x.kind == NSYS_TEXT_STEP) {
+		if (OPMFU_GROW(p->steps, p->cap_steps, p->n_steps + 1))
+			return -1;
+		p->steps[p->n_steps++] = (struct kin_step){ start, end, x.step, 0 };
+		return 0;
+	}
+	if (x.kind == NSYS_TEXT_MODULE) {
+		size_t k = strlen("nn.Module: ");
+		struct opmfu_range m = { start, end, 0, 0, 0 };
+		if (!(m.name = opmfu_strtab_intern(&t->strs, x.name + k, x.name_len - k)))
+			return -1;
+		return opmfu_ranges_add(&p->mods, &m);
+	}
+	if (x.kind != NSYS_TEXT_OP && !nccl)
+		return 0;
+	memset(&op, 0, sizeof(op));
+	op.start = start;
+	op.end = end;
+	op.ext = INT64_MIN;
+	op.thread = th;
+	op.link_op = KIN_NONE;
+	op.shapes = t->shape_unknown;
+	if (!(op.name = opmfu_strtab_intern(&t->strs, x.name_len ? x.name : text, x.name_len ? x.name_len : n)))
+		return -1;
+	if (x.shapes_ok && !(op.shapes = opmfu_strtab_intern(&t->strs, shapes->buf, shapes->len)))
+		return -1;
+	if (OPMFU_GROW(p->ops, p->cap_ops, p->n_ops + 1))
+		return -1;
+	p->ops[p->n_ops++] = op;
+	r->n_nvtx_ops++;
+	r->n_nccl_ranges += nccl;
+	return 0;
+}
+
+static enum opmfu_status read_nvtx(struct nsys_read *r)
+{
+	unsigned have;
+	char sql[600];
+	sqlite3_stmt *s = NULL;
+	struct sbuf shapes;
+	enum opmfu_status st;
+	int rc;
+
+	if (!has_table(r, T_NVTX))
+		return OPMFU_OK;
+	if ((st = need_columns(r, T_NVTX, nvtx_cols, 5, &have)))
+		return st;
+	find_nccl_domain(r);
+	/* registered strings (textId) where the text is not given inline */
+	snprintf(sql, sizeof(sql),
+		 "SELECT n.start, n.end, n.globalTid, %s, %s FROM " T_NVTX " n%s WHERE n.eventType IN (%d, %d, %d, %d) "
+		 "AND (?1 < 0 OR ((n.globalTid >> 24) & 16777215) = ?1)",
+		 have & (1u << 5) ? "COALESCE(n.text, s.value)" : "n.text", have & (1u << 6) ? "n.domainId" : "-1",
+		 have & (1u << 5) ? " LEFT JOIN StringIds s ON s.id = n.textId" : "", EV_PUSHPOP, EV_STARTEND,
+		 EV_T_PUSHPOP, EV_T_STARTEND);
+	if ((st = prepare(r, sql, &s, "reading " T_NVTX)))
+		return st;
+	sqlite3_bind_int64(s, 1, r->pid);
+	sbuf_init(&shapes);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t start, end, g, dom = -1;
+		uint32_t th;
+		const char *text = (const char *)sqlite3_column_text(s, 3);
+		r->n_nvtx++;
+		if (int_col(s, 0, &start) || int_col(s, 1, &end) || end < start || int_col(s, 2, &g)) {
+			r->p.n_bad++; /* a range never closed has no end */
+			continue;
+		}
+		if (int_col(s, 4, &dom))
+			dom = 0;
+		/* PyTorch writes to the default domain (0); other domains (CCCL's
+		 * "cub::DeviceReduce::Sum") are libraries' own, not ops, NCCL's
+		 * excepted */
+		if (!text || (dom != 0 && dom != r->nccl_domain))
+			continue;
+		if (opmfu_kin_thread(&r->p, PID_OF(g), TID_OF(g), &th) ||
+		    add_range(r, start, end, th, dom != 0 && dom == r->nccl_domain, text,
+			      (size_t)sqlite3_column_bytes(s, 3), &shapes))
+			break;
+	}
+	sbuf_release(&shapes);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return nomem(r, "reading " T_NVTX);
+	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(r, "reading " T_NVTX);
+}
+
+/* ---- dtypes from kernel names ---- */
+
+/*
+ * PyTorch's NVTX texts carry no dtypes, so an op's dtype is the one its
+ * first kernel's name implies (opmfu_nsys_kernel_dtype), the same on every
+ * link of the op (t->shape_scope is per op); none when no kernel names one.
+ */
+static int kernel_dtypes(struct nsys_read *r)
+{
+	struct opmfu_trace *t = r->p.t;
+	uint32_t *of = NULL;
+	const char *names[8];
+	uint32_t idx[8];
+	size_t n_names = 0, i;
+
+	if (!t->n_compute)
+		return 0;
+	if (!(of = opmfu_calloc(t->n_ops ? t->n_ops : 1, sizeof(*of))))
+		return -1;
+	for (i = 0; i < t->n_compute; i++) {
+		struct opmfu_link *l = &t->links[i];
+		const char *dt;
+		size_t k;
+		if (of[l->op])
+			continue;
+		dt = opmfu_nsys_kernel_dtype(opmfu_strtab_str(&t->strs, l->k_name), opmfu_strtab_len(&t->strs, l->k_name));
+		if (!dt)
+			continue;
+		for (k = 0; k < n_names && strcmp(names[k], dt); k++)
+			;
+		if (k == n_names) {
+			struct opmfu_dtype d;
+			uint32_t sid = opmfu_strtab_intern(&t->strs, dt, strlen(dt));
+			if (!sid || n_names == 8)
+				goto fail;
+			opmfu_kineto_dtype(dt, strlen(dt), sid, &d);
+			if (opmfu_trace_add_dtype(t, &d, &idx[k]))
+				goto fail;
+			names[n_names++] = dt;
+		}
+		of[l->op] = idx[k];
+	}
+	for (i = 0; i < t->n_compute; i++)
+		t->links[i].dtype = of[t->links[i].op];
+	opmfu_free(of);
+	return 0;
+fail:
+	opmfu_free(of);
+	return -1;
+}
+
+/* ---- the GPU ---- */
+
+static enum opmfu_status set_device(struct nsys_read *r, struct opmfu_device *dev)
+{
+	sqlite3_stmt *s = NULL;
+	char name[64] = "";
+	int rows = 0;
+
+	if (!has_table(r, T_GPU)) {
+		snprintf(dev->no_peak, sizeof(dev->no_peak),
+			 "%s has no " T_GPU " table (nsys %s writes none): name the GPU with --chip NAME", r->path,
+			 r->version[0] ? r->version : "of this version");
+		return OPMFU_OK;
+	}
+	if (sqlite3_prepare_v2(r->db, "SELECT id, name FROM " T_GPU " ORDER BY id", -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		snprintf(dev->no_peak, sizeof(dev->no_peak), "%s: table " T_GPU " has no columns id and name: name the "
+			 "GPU with --chip NAME", r->path);
+		return OPMFU_OK;
+	}
+	/* the device the kernels ran on, else the one name all rows give */
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t id = -1;
+		const char *nm = (const char *)sqlite3_column_text(s, 1);
+		(void)int_col(s, 0, &id);
+		if (!nm || !nm[0])
+			continue;
+		if (rows++ == 0 || id == r->device) {
+			snprintf(name, sizeof(name), "%s", nm);
+			if (id == r->device)
+				break;
+		}
+	}
+	sqlite3_finalize(s);
+	if (!name[0]) {
+		snprintf(dev->no_peak, sizeof(dev->no_peak), "%s: " T_GPU " names no GPU: name it with --chip NAME",
+			 r->path);
+		return OPMFU_OK;
+	}
+	if (!(dev->path = opmfu_strdup(r->path)))
+		return nomem(r, "reading " T_GPU);
+	snprintf(dev->chip, sizeof(dev->chip), "%s", name);
+	return OPMFU_OK;
+}
+
+/* ---- the rank ---- */
+
+static void set_note(struct nsys_read *r, const struct kin_counts *c)
+{
+	struct opmfu_trace *t = r->p.t;
+	size_t k = c->by_corr + c->by_ext + c->by_flow + c->fixed + c->none, o;
+	char ver[64] = "";
+
+	if (r->version[0])
+		snprintf(ver, sizeof(ver), "nsys %s; ", r->version);
+	if (r->p.n_kernels == 0) {
+		snprintf(t->note, sizeof(t->note),
+			 "%s holds no GPU kernels (%s%zu runtime call%s, %zu NVTX range%s): profile with nsys "
+			 "--trace=cuda to analyse it",
+			 r->path, ver, r->n_runtime, r->n_runtime == 1 ? "" : "s", r->n_nvtx, r->n_nvtx == 1 ? "" : "s");
+		return;
+	}
+	o = (size_t)snprintf(t->note, sizeof(t->note),
+			     "%s%zu GPU kernel%s on device %lld: %zu in an NVTX op range, %zu in none; %zu "
+			     "communication kernel%s (%zu in a range); %zu cop%s and memset%s; %zu module range%s; %zu "
+			     "step%s",
+			     ver, k, k == 1 ? "" : "s", (long long)r->device, c->by_corr + c->by_flow + c->fixed, c->none,
+			     c->comm, c->comm == 1 ? "" : "s", c->comm_linked, r->n_copies, r->n_copies == 1 ? "y" : "ies",
+			     "s", t->mods.n, t->mods.n == 1 ? "" : "s", t->steps.n, t->steps.n == 1 ? "" : "s");
+	if (o < sizeof(t->note) && t->device.chip[0])
+		o += (size_t)snprintf(t->note + o, sizeof(t->note) - o, "; GPU \"%s\"", t->device.chip);
+	if (o < sizeof(t->note) && r->n_devices > 1)
+		snprintf(t->note + o, sizeof(t->note) - o, "; one file is one rank: left out %zu kernels of %s",
+			 r->n_left, r->other);
+}
+
+static enum opmfu_status read_file(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
+				   struct opmfu_err *err)
+{
+	struct nsys_read r;
+	struct kin_counts c;
+	enum opmfu_status st;
+
+	memset(&r, 0, sizeof(r));
+	r.path = path;
+	r.err = err;
+	r.device = r.pid = -1;
+	t->why_no_links = "no GPU kernel was launched inside a PyTorch op's NVTX range (profile with "
+			  "torch.autograd.profiler.emit_nvtx() or nsys --pytorch=autograd-shapes-nvtx)";
+	t->why_no_records = "an Nsight Systems export holds no mfu_flops records: its FLOPs come from the ops' "
+			    "shapes in their NVTX texts (emit_nvtx(record_shapes=True))";
+	if ((st = opmfu_kin_parse_init(&r.p, t, path, err)))
+		return st;
+	st = opmfu_sqlite_in_open(path, &r.db, &r.in, err);
+	if (!st && !has_table(&r, "StringIds"))
+		st = opmfu_err_set(err, OPMFU_ERR_SCHEMA, "%s: not an Nsight Systems export: no table StringIds", path);
+	if (!st)
+		read_version(&r);
+	if (!st && has_table(&r, T_KERNEL))
+		st = read_kernels(&r);
+	if (!st)
+		st = read_runtime(&r);
+	if (!st && r.device >= 0 && !(st = read_copies(&r, T_MEMCPY, 0)))
+		st = read_copies(&r, T_MEMSET, 1);
+	if (!st)
+		st = read_nvtx(&r);
+	if (!st)
+		st = opmfu_kin_link(&r.p, &c, err);
+	if (!st && kernel_dtypes(&r))
+		st = nomem(&r, "giving ops their dtypes");
+	if (!st && o && o->on_links)
+		o->on_links(o->ctx, t);
+	if (!st)
+		st = opmfu_kin_ranges(&r.p, err);
+	if (!st)
+		st = set_device(&r, &t->device);
+	if (!st)
+		st = opmfu_sqlite_in_check(path, &r.in, err);
+	if (!st) {
+		t->n_bad_rows += r.p.n_bad;
+		set_note(&r, &c);
+		/* like a Kineto trace without kernels: a rank with no MFU that
+		 * says why, not a failed one */
+		if (r.p.n_kernels == 0)
+			t->why_no_links = t->note;
+	}
+	if (r.db)
+		sqlite3_close(r.db);
+	opmfu_kin_parse_release(&r.p);
+	return st;
+}
+
+static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
+				   const struct opmfu_read_opts *o, struct opmfu_err *err)
+{
+	return read_file(in->path, t, o, err);
+}
+
+static int input_name(const char *base)
+{
+	size_t n = strlen(base);
+	return n > 7 && !strcmp(base + n - 7, ".sqlite");
+}
+
+const struct opmfu_reader opmfu_reader_nsys = {
+	"nsys", "Nsight Systems SQLite exports (*.sqlite)", NULL, opmfu_nsys_probe_file, read_rank, input_name
+};

@@ -1,0 +1,3 @@
+-- schema: own
+CREATE TABLE samples (id INTEGER, value TEXT);
+INSERT INTO samples VALUES (1, 'x');

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Write the synthetic Nsight Systems exports of the nsys golden cases.
+
+gen_nsys_cases.py [ROOT]   (ROOT: the repository, default: this file's ../..)
+
+Each export is SQL text, fixtures/CASE/tree*/NAME.sqlite.sql, that
+tools/build_fixture.py turns into NAME.sqlite: the CREATE TABLE statements
+of the tables opmfu reads, copied unchanged from a real nsys 2025.3.1
+export (schema 3.20.2; CUPTI_ACTIVITY_KIND_MEMSET from 2026.2.1), then the
+rows. Columns that are NOT NULL and that opmfu does not read get 0.
+The expected values are derived by hand in each case's README.md.
+"""
+import os
+import sqlite3
+import sys
+
+DDL = r"""
+CREATE TABLE StringIds (
+    -- Consolidation of repetitive string values.
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- ID reference value.
+    value                       TEXT      NOT NULL                     -- String value.
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
+    deviceId                    INTEGER   NOT NULL,                    -- Device ID.
+    contextId                   INTEGER   NOT NULL,                    -- Context ID.
+    greenContextId              INTEGER,                               -- Green context ID.
+    streamId                    INTEGER   NOT NULL,                    -- Stream ID.
+    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)
+    globalPid                   INTEGER,                               -- Serialized GlobalId.
+    demangledName               INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Kernel function name w/ templates
+    shortName                   INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Base kernel function name
+    mangledName                 INTEGER,                               -- REFERENCES StringIds(id) -- Raw C++ mangled kernel function name
+    launchType                  INTEGER,                               -- REFERENCES ENUM_CUDA_KERNEL_LAUNCH_TYPE(id)
+    cacheConfig                 INTEGER,                               -- REFERENCES ENUM_CUDA_FUNC_CACHE_CONFIG(id)
+    registersPerThread          INTEGER   NOT NULL,                    -- Number of registers required for each thread executing the kernel.
+    gridX                       INTEGER   NOT NULL,                    -- X-dimension grid size.
+    gridY                       INTEGER   NOT NULL,                    -- Y-dimension grid size.
+    gridZ                       INTEGER   NOT NULL,                    -- Z-dimension grid size.
+    blockX                      INTEGER   NOT NULL,                    -- X-dimension block size.
+    blockY                      INTEGER   NOT NULL,                    -- Y-dimension block size.
+    blockZ                      INTEGER   NOT NULL,                    -- Z-dimension block size.
+    staticSharedMemory          INTEGER   NOT NULL,                    -- Static shared memory allocated for the kernel (B).
+    dynamicSharedMemory         INTEGER   NOT NULL,                    -- Dynamic shared memory reserved for the kernel (B).
+    localMemoryPerThread        INTEGER   NOT NULL,                    -- Amount of local memory reserved for each thread (B).
+    localMemoryTotal            INTEGER   NOT NULL,                    -- Total amount of local memory reserved for the kernel (B).
+    gridId                      INTEGER   NOT NULL,                    -- Unique grid ID of the kernel assigned at runtime.
+    sharedMemoryExecuted        INTEGER,                               -- Shared memory size set by the driver.
+    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)
+    sharedMemoryLimitConfig     INTEGER                                -- REFERENCES ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG(id)
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
+    eventClass                  INTEGER   NOT NULL,                    -- REFERENCES ENUM_NSYS_EVENT_CLASS(id)
+    globalTid                   INTEGER,                               -- Serialized GlobalId.
+    correlationId               INTEGER,                               -- ID used to identify events that this function call has triggered.
+    nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Function name
+    returnValue                 INTEGER   NOT NULL,                    -- Return value of the function call.
+    callchainId                 INTEGER                                -- REFERENCES CUDA_CALLCHAINS(id)
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
+    deviceId                    INTEGER   NOT NULL,                    -- Device ID.
+    contextId                   INTEGER   NOT NULL,                    -- Context ID.
+    greenContextId              INTEGER,                               -- Green context ID.
+    streamId                    INTEGER   NOT NULL,                    -- Stream ID.
+    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)
+    globalPid                   INTEGER,                               -- Serialized GlobalId.
+    bytes                       INTEGER   NOT NULL,                    -- Number of bytes transferred (B).
+    copyKind                    INTEGER   NOT NULL,                    -- REFERENCES ENUM_CUDA_MEMCPY_OPER(id)
+    deprecatedSrcId             INTEGER,                               -- Deprecated, use srcDeviceId instead.
+    srcKind                     INTEGER,                               -- REFERENCES ENUM_CUDA_MEM_KIND(id)
+    dstKind                     INTEGER,                               -- REFERENCES ENUM_CUDA_MEM_KIND(id)
+    srcDeviceId                 INTEGER,                               -- Source device ID.
+    srcContextId                INTEGER,                               -- Source context ID.
+    dstDeviceId                 INTEGER,                               -- Destination device ID.
+    dstContextId                INTEGER,                               -- Destination context ID.
+    migrationCause              INTEGER,                               -- REFERENCES ENUM_CUDA_UNIF_MEM_MIGRATION(id)
+    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)
+    virtualAddress              INTEGER,                               -- Virtual base address of the page/s being transferred.
+    copyCount                   INTEGER                                -- The total number of memcopy operations traced in this record. In CUDA MemcpyBatchAsync APIs, multiple memcpy operations may be batched together for optimization purposes based on certain heuristics.
+);
+CREATE TABLE NVTX_EVENTS (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    end                         INTEGER,                               -- Event end timestamp (ns).
+    eventType                   INTEGER   NOT NULL,                    -- REFERENCES ENUM_NSYS_EVENT_TYPE(id)
+    rangeId                     INTEGER,                               -- Correlation ID returned from a nvtxRangeStart call.
+    category                    INTEGER,                               -- User-controlled ID that can be used to group events.
+    color                       INTEGER,                               -- Encoded ARGB color value.
+    text                        TEXT,                                  -- Explicit name/text (non-registered string)
+    globalTid                   INTEGER,                               -- Serialized GlobalId.
+    endGlobalTid                INTEGER,                               -- Serialized GlobalId.
+    textId                      INTEGER,                               -- REFERENCES StringIds(id) -- Registered NVTX domain/string
+    domainId                    INTEGER,                               -- User-controlled ID that can be used to group events.
+    uint64Value                 INTEGER,                               -- One of possible payload value union members.
+    int64Value                  INTEGER,                               -- One of possible payload value union members.
+    doubleValue                 REAL,                                  -- One of possible payload value union members.
+    uint32Value                 INTEGER,                               -- One of possible payload value union members.
+    int32Value                  INTEGER,                               -- One of possible payload value union members.
+    floatValue                  REAL,                                  -- One of possible payload value union members.
+    jsonTextId                  INTEGER,                               -- One of possible payload value union members.
+    jsonText                    TEXT,                                  -- One of possible payload value union members.
+    binaryData                  TEXT                                   -- Binary payload. See docs for format.
+);
+CREATE TABLE TARGET_INFO_GPU (
+    vmId                        INTEGER   NOT NULL,                    -- Serialized GlobalId.
+    id                          INTEGER   NOT NULL,                    -- Device ID.
+    name                        TEXT,                                  -- Device name.
+    busLocation                 TEXT,                                  -- PCI bus location.
+    isDiscrete                  INTEGER,                               -- True if discrete, false if integrated.
+    l2CacheSize                 INTEGER,                               -- Size of L2 cache (B).
+    totalMemory                 INTEGER,                               -- Total amount of memory on the device (B).
+    memoryBandwidth             INTEGER,                               -- Amount of memory transferred (B).
+    clockRate                   INTEGER,                               -- Clock frequency (Hz).
+    smCount                     INTEGER,                               -- Number of multiprocessors on the device.
+    pwGpuId                     INTEGER,                               -- PerfWorks GPU ID.
+    uuid                        TEXT,                                  -- Device UUID.
+    luid                        INTEGER,                               -- Device LUID.
+    chipName                    TEXT,                                  -- Chip name.
+    cuDevice                    INTEGER,                               -- CUDA device ID.
+    ctxswDevPath                TEXT,                                  -- GPU context switch device node path.
+    ctrlDevPath                 TEXT,                                  -- GPU control device node path.
+    revision                    INTEGER,                               -- Revision number.
+    nodeMask                    INTEGER,                               -- Device node mask.
+    constantMemory              INTEGER,                               -- Memory available on device for __constant__ variables (B).
+    maxIPC                      INTEGER,                               -- Maximum instructions per count.
+    maxRegistersPerBlock        INTEGER,                               -- Maximum number of 32-bit registers available per block.
+    maxShmemPerBlock            INTEGER,                               -- Maximum optin shared memory per block.
+    maxShmemPerBlockOptin       INTEGER,                               -- Maximum optin shared memory per block.
+    maxShmemPerSm               INTEGER,                               -- Maximum shared memory available per multiprocessor (B).
+    maxRegistersPerSm           INTEGER,                               -- Maximum number of 32-bit registers available per multiprocessor.
+    threadsPerWarp              INTEGER,                               -- Warp size in threads.
+    asyncEngines                INTEGER,                               -- Number of asynchronous engines.
+    maxWarpsPerSm               INTEGER,                               -- Maximum number of warps per multiprocessor.
+    maxBlocksPerSm              INTEGER,                               -- Maximum number of blocks per multiprocessor.
+    maxThreadsPerBlock          INTEGER,                               -- Maximum number of threads per block.
+    maxBlockDimX                INTEGER,                               -- Maximum X-dimension of a block.
+    maxBlockDimY                INTEGER,                               -- Maximum Y-dimension of a block.
+    maxBlockDimZ                INTEGER,                               -- Maximum Z-dimension of a block.
+    maxGridDimX                 INTEGER,                               -- Maximum X-dimension of a grid.
+    maxGridDimY                 INTEGER,                               -- Maximum Y-dimension of a grid.
+    maxGridDimZ                 INTEGER,                               -- Maximum Z-dimension of a grid.
+    computeMajor                INTEGER,                               -- Major compute capability version number.
+    computeMinor                INTEGER,                               -- Minor compute capability version number.
+    smMajor                     INTEGER,                               -- Major multiprocessor version number.
+    smMinor                     INTEGER                                -- Minor multiprocessor version number.
+);
+CREATE TABLE META_DATA_EXPORT (
+    -- information about nsys export process
+
+    name                        TEXT      NOT NULL,                    -- Name of meta-data record
+    value                       TEXT                                   -- Value of meta-data record
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
+    deviceId                    INTEGER   NOT NULL,                    -- Device ID.
+    contextId                   INTEGER   NOT NULL,                    -- Context ID.
+    greenContextId              INTEGER,                               -- Green context ID.
+    streamId                    INTEGER   NOT NULL,                    -- Stream ID.
+    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)
+    globalPid                   INTEGER,                               -- Serialized GlobalId.
+    value                       INTEGER   NOT NULL,                    -- Value assigned to memory.
+    bytes                       INTEGER   NOT NULL,                    -- Number of bytes set (B).
+    graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)
+    memKind                     INTEGER                                -- REFERENCES ENUM_CUDA_MEM_KIND(id)
+);
+"""
+
+PID = 100
+GPID = PID << 24                # globalPid: pid in bits 24..47
+TID = GPID | 1                  # globalTid of the main thread (tid 1)
+TID2 = GPID | 2                 # a second thread
+
+MM = "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn"
+ADDMM = "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_stage5_warpsize2x2x1_tensor16x8x16_kernel"
+ADD = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+       "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)")
+NCCL = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"
+OTHER = "void other_thread_kernel(float*)"
+
+
+class Export:
+    """Rows of one export, written as INSERT statements."""
+
+    def __init__(self):
+        self.con = sqlite3.connect(":memory:")
+        self.con.executescript(DDL)
+        self.rows = []
+        self.strings = {}
+
+    def sid(self, text):
+        if text not in self.strings:
+            self.strings[text] = len(self.strings) + 1
+            self.add("StringIds", id=self.strings[text], value=text)
+        return self.strings[text]
+
+    def add(self, table, **cols):
+        for cid, name, typ, notnull, dflt, pk in self.con.execute("PRAGMA table_info(%s)" % table):
+            if notnull and name not in cols:
+                cols[name] = 0
+        names = sorted(cols)
+        self.rows.append("INSERT INTO %s (%s) VALUES (%s);" % (
+            table, ", ".join(names), ", ".join(sql_value(cols[n]) for n in names)))
+
+    def kernel(self, start, end, corr, name, device=0):
+        s = self.sid(name)
+        self.add("CUPTI_ACTIVITY_KIND_KERNEL", start=start, end=end, deviceId=device, streamId=7,
+                 correlationId=corr, globalPid=GPID, demangledName=s, shortName=s)
+
+    def launch(self, ts, corr, tid=TID):
+        self.add("CUPTI_ACTIVITY_KIND_RUNTIME", start=ts, end=ts + 2000, eventClass=1, globalTid=tid,
+                 correlationId=corr, nameId=self.sid("cudaLaunchKernel_v7000"), returnValue=0)
+
+    def nvtx(self, start, end, text, tid=TID, registered=False, domain=0):
+        cols = dict(start=start, end=end, eventType=59, globalTid=tid, domainId=domain)
+        if registered:
+            cols["textId"] = self.sid(text)
+        else:
+            cols["text"] = text
+        self.add("NVTX_EVENTS", **cols)
+
+    def sql(self):
+        return "-- schema: own\n" + DDL.strip() + "\n\n" + "\n".join(self.rows) + "\n"
+
+
+def sql_value(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    return str(v)
+
+
+def pytorch_rank(mm_ns, gpu="NVIDIA H100 80GB HBM3"):
+    """One rank of a PyTorch run under emit_nvtx(record_shapes=True); mm_ns: the
+    aten::mm kernel's duration, everything on the device after it shifted by
+    mm_ns - 1 ms (README.md has the timeline)."""
+    e = Export()
+    d = mm_ns - 1000000
+    e.add("META_DATA_EXPORT", name="EXPORT_PRODUCT_VERSION", value="2025.3.1.90")
+    e.add("TARGET_INFO_GPU", vmId=0, id=0, name=gpu, cuDevice=0)
+    # host: the step, then the ops (nested: aten::linear holds aten::addmm)
+    e.nvtx(0, 1000000, "ProfilerStep#3", registered=True)
+    e.nvtx(10000, 50000, "aten::mm, seq = 12, op_id = 5, sizes = [[4096, 4096], [4096, 4096]]")
+    e.nvtx(60000, 120000, "aten::linear, seq = 13, op_id = 6, sizes = [[8, 1024], [4096, 1024], [4096]]")
+    e.nvtx(70000, 110000, "aten::addmm, seq = 14, op_id = 8, sizes = [[4096], [8, 1024], [1024, 4096], [], []]",
+           registered=True)
+    e.nvtx(130000, 140000, "aten::add, seq = 15, op_id = 9, sizes = [[8, 4096], [8, 4096], []]")
+    # a range on another thread that holds launch 7's time: not its thread's
+    e.nvtx(190000, 210000, "aten::mm, op_id = 20, sizes = [[8, 8], [8, 8]]", tid=TID2)
+    e.launch(20000, 1)
+    e.launch(80000, 2)
+    e.launch(135000, 4)
+    e.launch(150000, 5)
+    e.launch(160000, 6)
+    e.launch(200000, 7)
+    # device, one stream: mm, the copy, the collective, the kernel of no op,
+    # 5 us idle, addmm, add (README.md)
+    e.kernel(100000, 100000 + mm_ns, 1, MM)
+    e.add("CUPTI_ACTIVITY_KIND_MEMCPY", start=1100000 + d, end=1110000 + d, deviceId=0, contextId=1, streamId=7,
+          correlationId=6, globalPid=GPID, bytes=1048576, copyKind=1)
+    e.kernel(1110000 + d, 1130000 + d, 5, NCCL)
+    e.kernel(1130000 + d, 1132000 + d, 7, FILL)
+    e.kernel(1137000 + d, 1147000 + d, 2, ADDMM)
+    e.kernel(1147000 + d, 1152000 + d, 4, ADD)
+    return e
+
+
+def write(path, export):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(export.sql())
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    fx = os.path.join(root, "fixtures")
+    write(os.path.join(fx, "nsys_pytorch", "tree", "job", "rank0.sqlite.sql"), pytorch_rank(1000000))
+    write(os.path.join(fx, "nsys_pytorch", "tree", "job", "rank1.sqlite.sql"), pytorch_rank(2000000))
+    write(os.path.join(fx, "nsys_diff", "tree", "old.sqlite.sql"), pytorch_rank(1000000))
+    write(os.path.join(fx, "nsys_diff", "tree_new", "new.sqlite.sql"), pytorch_rank(2000000))
+
+
+if __name__ == "__main__":
+    main()
