@@ -204,6 +204,20 @@ const char *opmfu_base_of(const char *path)
 	return s ? s + 1 : path;
 }
 
+void opmfu_run_by_file(const char *fmt, const char *path, const char *dir, int name_rank, size_t stem,
+		       struct sbuf *key, struct sbuf *name)
+{
+	char *real = realpath(name_rank >= 0 ? dir : path, NULL);
+	if (name_rank >= 0) {
+		sbuf_addf(key, "%s ranks by file name in %s", fmt, real ? real : dir);
+		sbuf_addf(name, "%s %s", fmt, opmfu_base_of(dir));
+	} else {
+		sbuf_addf(key, "%s file %s", fmt, real ? real : path);
+		sbuf_addf(name, "%s %.*s", fmt, (int)stem, opmfu_base_of(path));
+	}
+	free(real);
+}
+
 int opmfu_visit_seen(const struct opmfu_visit *v, const struct stat *st)
 {
 	int k;

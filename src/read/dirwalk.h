@@ -70,6 +70,15 @@ char *opmfu_dir_of(const char *path);
 /* The last component of path (a pointer into it). */
 const char *opmfu_base_of(const char *path);
 
+struct sbuf;
+/* The run (reader.h's run_key and run_name) of a rank its trace does not
+ * place in a job: ranks numbered by their file names (name_rank >= 0) are one
+ * run per folder (its real path: a folder reached two ways is one run),
+ * named by the folder; any other file is a run of its own, named by the
+ * first stem bytes of its name. fmt ("kineto", "nsys") starts both. */
+void opmfu_run_by_file(const char *fmt, const char *path, const char *dir, int name_rank, size_t stem,
+		       struct sbuf *key, struct sbuf *name);
+
 /* Walks are depth-bounded (5 levels for ranks, 10 for chip info), far below this. */
 #define OPMFU_VISIT_MAX 64
 

@@ -271,7 +271,6 @@ static size_t stem_len(const char *base)
 static int fill_run(const char *path, const struct sniff *s, int name_rank, struct opmfu_rank_input *in)
 {
 	struct sbuf key, name;
-	char *real = NULL;
 	int ok;
 
 	sbuf_init(&key);
@@ -285,19 +284,11 @@ static int fill_run(const char *path, const struct sniff *s, int name_rank, stru
 			sbuf_addf(&name, " w%lld", (long long)s->world);
 		if (s->gpu[0])
 			sbuf_addf(&name, " %s", s->gpu);
-	} else if (name_rank >= 0) {
-		/* ranks numbered by their file names: those of one folder */
-		real = realpath(in->dir, NULL);
-		sbuf_addf(&key, "kineto ranks by file name in %s", real ? real : in->dir);
-		sbuf_addf(&name, "kineto %s", opmfu_base_of(in->dir));
 	} else {
-		/* a single-device trace: a run of its own, named by its file */
-		const char *base = opmfu_base_of(path);
-		real = realpath(path, NULL);
-		sbuf_addf(&key, "kineto file %s", real ? real : path);
-		sbuf_addf(&name, "kineto %.*s", (int)stem_len(base), base);
+		/* ranks numbered by their file names: those of one folder; else a
+		 * single-device trace: a run of its own, named by its file */
+		opmfu_run_by_file("kineto", path, in->dir, name_rank, stem_len(opmfu_base_of(path)), &key, &name);
 	}
-	free(real);
 	in->run_key = sbuf_detach(&key);
 	in->run_name = sbuf_detach(&name);
 	ok = in->run_key && in->run_name;

@@ -69,24 +69,12 @@ static int fill_run(const char *path, int name_rank, struct opmfu_rank_input *in
 {
 	struct sbuf key, name;
 	const char *base = opmfu_base_of(path);
-	char *real;
 	int ok;
 
 	sbuf_init(&key);
 	sbuf_init(&name);
-	if (name_rank >= 0) {
-		real = realpath(in->dir, NULL);
-		sbuf_addf(&key, "nsys ranks by file name in %s", real ? real : in->dir);
-		sbuf_addf(&name, "nsys %s", opmfu_base_of(in->dir));
-	} else {
-		size_t n = strlen(base);
-		real = realpath(path, NULL);
-		if (ends_with(base, ".sqlite"))
-			n -= 7;
-		sbuf_addf(&key, "nsys file %s", real ? real : path);
-		sbuf_addf(&name, "nsys %.*s", (int)n, base);
-	}
-	free(real);
+	opmfu_run_by_file("nsys", path, in->dir, name_rank, strlen(base) - (ends_with(base, ".sqlite") ? 7 : 0), &key,
+			  &name);
 	in->run_key = sbuf_detach(&key);
 	in->run_name = sbuf_detach(&name);
 	ok = in->run_key && in->run_name;
