@@ -85,6 +85,10 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 
 	rr->source = in->reader->name;
 	st = in->reader->read(in, &w->trace, &ro, &e);
+	/* a rank its probe could not number (a gzip'd trace's distributedInfo after traceEvents) is the
+	 * one its trace names, before anything of it is written */
+	if (!st && in->rank < 0 && w->trace.dist_rank >= 0)
+		rr->rank = w->ctx.rank = (int)w->trace.dist_rank;
 	t1 = opmfu_now_s();
 	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
 	if (!st)

@@ -21,6 +21,7 @@ void opmfu_trace_init(struct opmfu_trace *t)
 	memset(t, 0, sizeof(*t));
 	opmfu_strtab_init(&t->strs);
 	t->shape_unknown = UINT32_MAX; /* no sid: nothing is unknown until a reader says so */
+	t->dist_rank = -1;
 }
 
 void opmfu_trace_release(struct opmfu_trace *t)

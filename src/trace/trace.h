@@ -159,6 +159,9 @@ struct opmfu_trace {
 	 * the summary (Kineto: kernels linked by each rule, modules, steps,
 	 * GPU); empty: nothing */
 	char note[320];
+	/* the rank the trace itself names (Kineto's distributedInfo, read wherever it is in the
+	 * file); -1: none. The pool takes it for a rank its probe could not number (SPEC 20). */
+	int64_t dist_rank;
 	struct opmfu_device device;  /* the chip, as the trace describes it */
 };
 

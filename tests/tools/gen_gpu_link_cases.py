@@ -11,6 +11,7 @@ It writes fixtures/<case>/tree/*.json; the cmd, expected/ and README.md of
 each case are written by hand and are not touched. No baseTimeNanoseconds:
 times are the events' microseconds x 1000 ns.
 """
+import gzip
 import json
 import os
 import sys
@@ -161,6 +162,13 @@ def rank_late():
     write("kineto_rank_late", "worker.pt.trace.json",
           {"schemaVersion": 1, "traceEvents": ev, "deviceProperties": [H100],
            "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 4}})
+    # the same, gzip'd: the probe reads only the head; the read finds the rank (mtime 0: the same bytes
+    # every time)
+    src = os.path.join(ROOT, "fixtures", "kineto_rank_late", "tree", "worker.pt.trace.json")
+    d = os.path.join(ROOT, "fixtures", "kineto_rank_late_gz", "tree")
+    os.makedirs(d, exist_ok=True)
+    with open(src, "rb") as f, open(os.path.join(d, "worker.pt.trace.json.gz"), "wb") as out:
+        out.write(gzip.compress(f.read(), mtime=0))
 
 
 def counters_only():

@@ -168,10 +168,17 @@ static enum opmfu_status read_file(const char *path, int rank, struct opmfu_trac
 		if (p.n_kernels == 0)
 			t->why_no_links = t->note;
 		/* the probe reads only a gzip'd file's head: a distributedInfo
-		 * after traceEvents there is seen only now, too late to number
-		 * the rank (ranks are numbered and grouped into runs before any
-		 * is read); say so rather than keep quiet */
-		if (rank != -2 && p.rank >= 0 && p.rank != rank) {
+		 * after traceEvents there is seen only now. A rank the probe could
+		 * not number takes it (lib/rank.c); one numbered otherwise (its
+		 * file name) keeps its number, which grouped it with its run,
+		 * and the note says so rather than keep quiet */
+		if (p.rank >= 0 && p.rank <= INT32_MAX)
+			t->dist_rank = p.rank;
+		if (rank == -1 && p.rank >= 0 && p.rank <= INT32_MAX) {
+			size_t n = strlen(t->note);
+			snprintf(t->note + n, sizeof(t->note) - n, "; rank %lld from distributedInfo after traceEvents",
+				 (long long)p.rank);
+		} else if (rank != -2 && p.rank >= 0 && p.rank != rank) {
 			size_t n = strlen(t->note);
 			snprintf(t->note + n, sizeof(t->note) - n,
 				 "; distributedInfo (after traceEvents) says rank %lld, read as rank %d", (long long)p.rank,
