@@ -213,12 +213,17 @@ class Export:
         self.add("CUPTI_ACTIVITY_KIND_KERNEL", start=start, end=end, deviceId=device, streamId=7,
                  correlationId=corr, globalPid=GPID, demangledName=s, shortName=s)
 
-    def launch(self, ts, corr, tid=TID):
+    def launch(self, ts, corr, tid=TID, api="cudaLaunchKernel_v7000"):
         self.add("CUPTI_ACTIVITY_KIND_RUNTIME", start=ts, end=ts + 2000, eventClass=1, globalTid=tid,
-                 correlationId=corr, nameId=self.sid("cudaLaunchKernel_v7000"), returnValue=0)
+                 correlationId=corr, nameId=self.sid(api), returnValue=0)
 
-    def nvtx(self, start, end, text, tid=TID, registered=False, domain=0):
-        cols = dict(start=start, end=end, eventType=59, globalTid=tid, domainId=domain)
+    def nvtx(self, start, end, text, tid=TID, registered=False, domain=0, event_type=59, end_tid=None):
+        """event_type 59 push/pop, 60 start/end (may end on end_tid), 70/71 NVTXT."""
+        cols = dict(start=start, end=end, eventType=event_type, globalTid=tid, domainId=domain)
+        if end_tid is not None:
+            cols["endGlobalTid"] = end_tid
+        if event_type in (60, 71):
+            cols["rangeId"] = len(self.rows) + 1
         if registered:
             cols["textId"] = self.sid(text)
         else:
@@ -272,6 +277,56 @@ def pytorch_rank(mm_ns, gpu="NVIDIA H100 80GB HBM3"):
     return e
 
 
+NCCL_GENERIC = "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"
+FILL_BF16 = ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<c10::BFloat16>, "
+             "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<c10::BFloat16>, at::detail::Array<char*, 1>)")
+CUB = "void cub::DeviceReduceSingleTileKernel<cub::DeviceReducePolicy<float, int>::Policy600, float*, float*>"
+RELU = ("void at::native::vectorized_elementwise_kernel<4, at::native::clamp_min_functor<c10::BFloat16>, "
+        "at::detail::Array<char*, 2> >")
+
+
+def ranges_rank():
+    """One process: NVTX start/end ranges as ops, module ranges, NCCL's own
+    ranges (domain "NCCL", names through textId) around a kernel whose name
+    gives no kind, a library domain's range that is no op, a memset and a
+    memcpy, texts with and without sizes (fixtures/nsys_ranges/README.md)."""
+    e = Export()
+    e.add("META_DATA_EXPORT", name="EXPORT_PRODUCT_VERSION", value="2025.3.1.90")
+    e.add("TARGET_INFO_GPU", vmId=0, id=0, name="NVIDIA H100 80GB HBM3", cuDevice=0)
+    # domains: eventType 75 names them (text), as nsys writes NVTX_EVENTS
+    e.add("NVTX_EVENTS", start=1, eventType=75, globalTid=TID, domainId=1, text="NCCL")
+    e.add("NVTX_EVENTS", start=2, eventType=75, globalTid=TID, domainId=2, text="CCCL")
+    e.nvtx(0, 400000, "ProfilerStep#5", registered=True)
+    e.nvtx(5000, 145000, "nn.Module: Block")
+    e.nvtx(10000, 100000, "nn.Module: Linear_0")
+    e.nvtx(15000, 70000, "aten::linear, seq = 39, op_id = 40, sizes = [[256, 512], [1024, 512], []]")
+    # a start/end range started on thread 1, ended on thread 2: thread 1's
+    e.nvtx(20000, 60000, "aten::mm, seq = 40, op_id = 41, sizes = [[256, 512], [512, 1024]]", event_type=60,
+           end_tid=TID2)
+    e.nvtx(120000, 140000, "aten::fill_, op_id = 77", event_type=71)
+    e.nvtx(150000, 170000, "ncclAllReduce", registered=True, domain=1)
+    e.nvtx(175000, 185000, "cub::DeviceReduce::Sum", domain=2)
+    e.nvtx(200000, 210000, "aten::relu, seq = 50", event_type=60)
+    e.launch(30000, 1)
+    e.launch(130000, 2)
+    e.launch(160000, 3)
+    e.launch(180000, 6)
+    e.launch(190000, 4, api="cudaMemsetAsync_v3020")
+    e.launch(195000, 5, api="cudaMemcpyAsync_v3020")
+    e.launch(205000, 7)
+    # device, one stream
+    e.kernel(300000, 310000, 1, MM)
+    e.kernel(310000, 312000, 2, FILL_BF16)
+    e.kernel(312000, 332000, 3, NCCL_GENERIC)
+    e.kernel(332000, 334000, 6, CUB)
+    e.add("CUPTI_ACTIVITY_KIND_MEMSET", start=336000, end=339000, deviceId=0, contextId=1, streamId=7,
+          correlationId=4, globalPid=GPID, value=0, bytes=4096)
+    e.add("CUPTI_ACTIVITY_KIND_MEMCPY", start=339000, end=346000, deviceId=0, contextId=1, streamId=7,
+          correlationId=5, globalPid=GPID, bytes=65536, copyKind=2)
+    e.kernel(346000, 350000, 7, RELU)
+    return e
+
+
 def write(path, export):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
@@ -285,6 +340,7 @@ def main():
     write(os.path.join(fx, "nsys_pytorch", "tree", "job", "rank1.sqlite.sql"), pytorch_rank(2000000))
     write(os.path.join(fx, "nsys_diff", "tree", "old.sqlite.sql"), pytorch_rank(1000000))
     write(os.path.join(fx, "nsys_diff", "tree_new", "new.sqlite.sql"), pytorch_rank(2000000))
+    write(os.path.join(fx, "nsys_ranges", "tree", "trace.sqlite.sql"), ranges_rank())
 
 
 if __name__ == "__main__":
