@@ -75,7 +75,7 @@ struct opmfu_rank_report {
 	size_t modules;             /* Module ranges read */
 	size_t module_ops_too_deep; /* ops left out of ModuleMFU: nested deeper than 20 modules */
 	size_t bad_rows;            /* link or Module rows skipped: NULL or non-numeric timestamps */
-	char note[320];             /* what the reader tells about the input (Kineto: kernels linked by each
+	char note[400];             /* what the reader tells about the input (Kineto: kernels linked by each
 				       rule, modules, steps, GPU); empty: nothing */
 	/* steps (SPEC 11): how many, the median step (docs/glossary.md) and its
 	 * window, the trace MFU over all of them, and the median step's waterfall

@@ -158,7 +158,7 @@ struct opmfu_trace {
 	/* what the reader tells about its input beyond the links, one line for
 	 * the summary (Kineto: kernels linked by each rule, modules, steps,
 	 * GPU); empty: nothing */
-	char note[320];
+	char note[400];
 	/* the rank the trace itself names (Kineto's distributedInfo, read wherever it is in the
 	 * file); -1: none. The pool takes it for a rank its probe could not number (SPEC 20). */
 	int64_t dist_rank;

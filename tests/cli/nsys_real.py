@@ -6,7 +6,9 @@ nsys_real.py OPMFU REPO
 Each is analysed (exit 0) and its OpmfuRankSummary row checked against the
 export itself, counted here with SQL of its own (an independent count):
 the kernels read (the (device, process) with the most kernels: one file is
-one rank, docs/nsys.md), those in no op range (at least those whose launch
+one rank, docs/nsys.md), their total time (end - start), the launches
+(runtime calls of that process whose correlationId is a kernel's), those in
+no op range (at least those whose launch
 is not in the file), the copies and memsets of that device and
 process, the GPU from TARGET_INFO_GPU, or for 2026.2 (no such table) the
 reason that says so and names --chip; the empty capture is a rank with no
@@ -34,7 +36,8 @@ def expected(path):
     """What the export holds, by its own SQL."""
     con = ro(path)
     have = tables(con)
-    exp = {"device": None, "pid": None, "kernels": 0, "copies": 0, "gpu": None, "pairs": 0, "left": 0, "no_launch": 0}
+    exp = {"device": None, "pid": None, "kernels": 0, "copies": 0, "gpu": None, "pairs": 0, "left": 0, "no_launch": 0,
+           "launches": 0, "kernel_ns": 0}
     if "CUPTI_ACTIVITY_KIND_KERNEL" in have:
         groups = con.execute("SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
                              "GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2").fetchall()
@@ -42,6 +45,17 @@ def expected(path):
             exp["device"], exp["pid"], exp["kernels"] = groups[0]
             exp["pairs"] = len(groups)
             exp["left"] = sum(g[2] for g in groups[1:])
+            # total kernel time, and the launches: runtime calls of that
+            # process whose correlationId is one of those kernels' (2022.2
+            # records two a launch, cudaLaunchKernel and its _v7000 entry)
+            exp["kernel_ns"] = con.execute(
+                "SELECT sum(\"end\" - start) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?1 AND "
+                "((globalPid >> 24) & 16777215) = ?2", (exp["device"], exp["pid"])).fetchone()[0]
+            if "CUPTI_ACTIVITY_KIND_RUNTIME" in have:
+                exp["launches"] = con.execute(
+                    "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE ((r.globalTid >> 24) & 16777215) = ?2 "
+                    "AND r.correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?1 "
+                    "AND ((globalPid >> 24) & 16777215) = ?2)", (exp["device"], exp["pid"])).fetchone()[0]
             # kernels whose launch is not in the file (queued before the capture):
             # in no op range whatever the ranges are
             exp["no_launch"] = con.execute(
@@ -95,6 +109,10 @@ def check(opmfu, path, tmp):
         m = re.search(r"(\d+) GPU kernels? on device (-?\d+)", note)
         if not m or int(m.group(1)) != exp["kernels"] or int(m.group(2)) != exp["device"]:
             fails.append("%s: kernels: note %r, export has %d on device %s" % (name, note, exp["kernels"], exp["device"]))
+        m = re.search(r"on device -?\d+ \((\d+) ns\), (\d+) launch(?:es)?:", note)
+        if not m or int(m.group(1)) != exp["kernel_ns"] or int(m.group(2)) != exp["launches"]:
+            fails.append("%s: kernel time and launches: note %r, export has %d ns and %d launches"
+                         % (name, note, exp["kernel_ns"], exp["launches"]))
         m = re.search(r"(\d+) cop(?:y|ies) and memsets", note)
         if not m or int(m.group(1)) != exp["copies"]:
             fails.append("%s: copies: note %r, export has %d" % (name, note, exp["copies"]))

@@ -14,6 +14,7 @@
  * kernels, and the note names what was left out (docs/nsys.md).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -55,6 +56,8 @@ struct nsys_read {
 	int has_pid;            /* the kernel table has globalPid */
 	size_t n_devices, n_procs, n_left; /* (device, process) pairs in the file; kernels left out */
 	size_t n_copies, n_nvtx, n_nvtx_ops, n_nccl_ranges, n_runtime;
+	size_t n_launches;      /* runtime calls whose correlationId is a kernel's read (for the note) */
+	int64_t kernel_ns;      /* the kernels' total time, end - start (for the note) */
 	int64_t nccl_domain;    /* domainId of the NCCL domain; -1: none */
 	char version[48];       /* EXPORT_PRODUCT_VERSION, "" when unknown */
 	char other[96];         /* the (device, process) pairs left out, for the note */
@@ -295,6 +298,39 @@ static enum opmfu_status read_runtime(struct nsys_read *r)
 	if (rc == SQLITE_ROW)
 		return nomem(r, "reading " T_RUNTIME);
 	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(r, "reading " T_RUNTIME);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* For the note: the kernels' total time and the launches, the runtime calls
+ * read whose correlationId is a kernel's (one sort, one search a call).
+ * Returns 0, or -1 when out of memory. */
+static int count_launches(struct nsys_read *r)
+{
+	int64_t *corr;
+	size_t i, n = 0;
+
+	r->kernel_ns = 0;
+	r->n_launches = 0;
+	for (i = 0; i < r->p.n_kernels; i++)
+		r->kernel_ns += r->p.kernels[i].end - r->p.kernels[i].start;
+	if (r->p.n_kernels == 0 || r->p.n_launches == 0)
+		return 0;
+	if (!(corr = opmfu_malloc(r->p.n_kernels * sizeof(*corr))))
+		return -1;
+	for (i = 0; i < r->p.n_kernels; i++)
+		if (r->p.kernels[i].corr != INT64_MIN)
+			corr[n++] = r->p.kernels[i].corr;
+	qsort(corr, n, sizeof(*corr), cmp_i64);
+	for (i = 0; i < r->p.n_launches; i++)
+		if (n && bsearch(&r->p.launches[i].corr, corr, n, sizeof(*corr), cmp_i64))
+			r->n_launches++;
+	opmfu_free(corr);
+	return 0;
 }
 
 /* ---- copies and memsets ---- */
@@ -579,10 +615,11 @@ static void set_note(struct nsys_read *r, const struct kin_counts *c)
 		return;
 	}
 	o = (size_t)snprintf(t->note, sizeof(t->note),
-			     "%s%zu GPU kernel%s on device %lld: %zu in an NVTX op range, %zu in none; %zu "
-			     "communication kernel%s (%zu in a range); %zu cop%s and memset%s; %zu module range%s; %zu "
-			     "step%s",
-			     ver, k, k == 1 ? "" : "s", (long long)r->device, c->by_corr + c->by_flow + c->fixed, c->none,
+			     "%s%zu GPU kernel%s on device %lld (%lld ns), %zu launch%s: %zu in an NVTX op range, %zu in "
+			     "none; %zu communication kernel%s (%zu in a range); %zu cop%s and memset%s; %zu module "
+			     "range%s; %zu step%s",
+			     ver, k, k == 1 ? "" : "s", (long long)r->device, (long long)r->kernel_ns, r->n_launches,
+			     r->n_launches == 1 ? "" : "es", c->by_corr + c->by_flow + c->fixed, c->none,
 			     c->comm, c->comm == 1 ? "" : "s", c->comm_linked, r->n_copies, r->n_copies == 1 ? "y" : "ies",
 			     "s", t->mods.n, t->mods.n == 1 ? "" : "s", t->steps.n, t->steps.n == 1 ? "" : "s");
 	if (o < sizeof(t->note) && t->device.chip[0])
@@ -618,6 +655,8 @@ static enum opmfu_status read_file(const char *path, struct opmfu_trace *t, cons
 		st = read_kernels(&r);
 	if (!st)
 		st = read_runtime(&r);
+	if (!st && count_launches(&r))
+		st = nomem(&r, "counting launches");
 	if (!st && r.device >= 0 && !(st = read_copies(&r, T_MEMCPY, 0)))
 		st = read_copies(&r, T_MEMSET, 1);
 	if (!st)
