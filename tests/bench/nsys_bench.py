@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Time `opmfu analyze` on a large synthetic Nsight Systems export against
+the sqlite3 shell reading the same rows (docs/performance.md).
+
+nsys_bench.py --opmfu BUILD-REL/opmfu [--export X.sqlite] [--kernels N] [--pairs 5] [--check]
+
+Without --export, tests/bench/gen_nsys_big.py writes one of N kernels (10^6)
+into a temporary folder. Each pair runs `opmfu analyze X -o OUT -q`, then
+`sqlite3 X "<the reader's SELECTs>" > /dev/null`: the statements of
+src/read/nsys/read_nsys.c (same columns, joins and filters) for the device
+and process the export holds. The ratio is of the same pair, so a busy host
+slows both. --check exits 1 when the median ratio is above 1.5.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# read_nsys.c's statements, device 0 and process 100 bound (pick_device and
+# find_nccl_domain are small: counted too, as the reader runs them)
+QUERIES = [
+    "SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+    "GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2",
+    "SELECT k.start, k.end, k.correlationId, CASE WHEN typeof(k.demangledName) = 'text' THEN k.demangledName "
+    "ELSE s.value END FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.demangledName "
+    "WHERE k.deviceId = 0 AND ((k.globalPid >> 24) & 16777215) = 100",
+    "SELECT start, correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL "
+    "AND (100 < 0 OR ((globalTid >> 24) & 16777215) = 100)",
+    "SELECT start, end, correlationId, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE deviceId = 0 "
+    "AND ((globalPid >> 24) & 16777215) = 100",
+    "SELECT start, end, correlationId, 0 FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE deviceId = 0 "
+    "AND ((globalPid >> 24) & 16777215) = 100",
+    "SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'NCCL'",
+    "SELECT n.start, n.end, n.globalTid, COALESCE(n.text, s.value), n.domainId FROM NVTX_EVENTS n "
+    "LEFT JOIN StringIds s ON s.id = n.textId WHERE n.eventType IN (59, 60, 70, 71) "
+    "AND (100 < 0 OR ((n.globalTid >> 24) & 16777215) = 100)",
+    "SELECT id, name FROM TARGET_INFO_GPU ORDER BY id",
+]
+
+
+def timed(cmd, **kw):
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, **kw)
+    return time.perf_counter() - t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--opmfu", required=True)
+    ap.add_argument("--export")
+    ap.add_argument("--kernels", type=int, default=1000000)
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--sqlite3", default="sqlite3")
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="opmfu-nsys-bench-")
+    try:
+        export = a.export
+        if not export:
+            export = os.path.join(tmp, "rank0.sqlite")
+            t = timed([sys.executable, os.path.join(HERE, "gen_nsys_big.py"), export, "--kernels", str(a.kernels)])
+            print("generated %s (%d kernels, %.0f MB) in %.1f s" % (export, a.kernels, os.path.getsize(export) / 1e6, t))
+        sql = "; ".join(QUERIES) + ";"
+        ratios = []
+        for i in range(a.pairs):
+            out = os.path.join(tmp, "out")
+            shutil.rmtree(out, ignore_errors=True)
+            t_opmfu = timed([a.opmfu, "analyze", export, "-o", out, "-q"], stderr=subprocess.DEVNULL)
+            with open(os.devnull, "w") as null:
+                t_sql = timed([a.sqlite3, export, sql], stdout=null)
+            ratios.append(t_opmfu / t_sql)
+            print("pair %d: opmfu %.3f s, sqlite3 %.3f s, ratio %.3f" % (i + 1, t_opmfu, t_sql, ratios[-1]))
+        print("ratio min %.3f median %.3f max %.3f (%d pairs)" % (min(ratios), statistics.median(ratios),
+                                                                  max(ratios), len(ratios)))
+        if a.check and statistics.median(ratios) > 1.5:
+            print("median ratio above 1.5", file=sys.stderr)
+            return 1
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,377 @@
+/*
+ * fuzz_nsys_db.c - a whole rank from an Nsight Systems export through
+ * opmfu_analyze: the input becomes the tables read/nsys/read_nsys.c reads
+ * (schema/in/nsys.sql, nsys's own DDL), some tables or columns left out,
+ * rows of any storage class (NULLs, texts where ids belong, huge and
+ * negative integers, NaN, blobs, invalid UTF-8), which are read, linked,
+ * analysed and written (db, sometimes xlsx, csv and json) with one or two
+ * threads; every JSON line must be valid JSON (yajl), one per row. Like
+ * fuzz_rank_db.c for Ascend databases; fuzz_nsys_text.c fuzzes the NVTX
+ * texts alone.
+ *
+ * Input layout (every byte past the end reads as 0):
+ *   byte 0   bit 0: jobs 2 (else 1); bit 1: also the xlsx export;
+ *            bit 2: no --peak override (then only TARGET_INFO_GPU's name
+ *            gives a peak); bit 3: also the csv and json exports;
+ *            bit 4: a META_DATA_EXPORT table with the version
+ *   byte 1   bit i: leave table i of tables[] out (i < 7)
+ *   byte 2   bit i: drop column drops[i] (i < 8)
+ *   then     rows: a table byte (index mod the table count), then one
+ *            value per column of tables[] still there, in the table's
+ *            column order (nsys's DDL), each a kind byte and its data (see
+ *            value()).
+ * tests/fuzz/nsys_db_seeds.py writes the seed corpus in this layout.
+ */
+#define _GNU_SOURCE /* nftw's FTW_DEPTH and FTW_PHYS */
+#include <ftw.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "fuzz.h"
+#include "fuzz_input.h"
+#include "lib/report.h"
+#include "opmfu.h"
+
+/* Strings the reader and the NVTX parser give meaning to, so that random
+ * rows still name ops with sizes, steps, modules, NCCL's domain, kernels
+ * whose names imply a dtype or a collective, and GPUs with a peak. */
+static const char *const dict[] = {
+	"aten::mm, seq = 1, op_id = 2, sizes = [[64, 64], [64, 64]]",
+	"aten::linear, seq = 3, op_id = 4, sizes = [[8, 64], [128, 64], [128]]",
+	"aten::addmm, op_id = 5, sizes = [[128], [8, 64], [64, 128], [], []]",
+	"aten::bmm, sizes = [[4, 8, 16], [4, 16, 8]]",
+	"aten::mm, sizes = [[-1, 5], [5, 99999999999999999999]]",
+	"aten::mm, sizes = [[", "aten::add, seq = 15", "aten::fill_, op_id = 77",
+	"ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#", "nn.Module: Layer", "nn.Module: ", "NCCL", "CCCL",
+	"ncclAllReduce", "ncclKernel_AllReduce_RING_LL_Sum_bfloat16",
+	"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn",
+	"sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize64x64x64_stage5",
+	"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+	"at::detail::Array<char*, 3> >",
+	"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+	"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "cutlass_80_tensorop_s1688gemm_tf32",
+	"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "Tesla T4", "NVIDIA GeForce RTX 3060", "", "0",
+	"2025.3.1.90",
+};
+#define NDICT (sizeof(dict) / sizeof(dict[0]))
+
+/* Binds one value of a kind the next byte chooses. Small integers and
+ * timestamps near each other make ids meet and ranges overlap; thread ids
+ * of one process and the NVTX event types make rows count. */
+static void value(struct reader *r, sqlite3_stmt *s, int col)
+{
+	static const int events[] = { 59, 60, 70, 71, 75, 34 };
+	unsigned kind = byte(r) % 12, len, i;
+	char buf[32];
+
+	switch (kind) {
+	case 0:
+		sqlite3_bind_null(s, col);
+		break;
+	case 1:
+		sqlite3_bind_int64(s, col, byte(r) % 16);
+		break;
+	case 2:
+		sqlite3_bind_int64(s, col, 1000 + (int64_t)(byte(r) << 8 | byte(r)));
+		break;
+	case 3:
+		sqlite3_bind_int64(s, col, (int64_t)u64(r));
+		break;
+	case 4:
+		sqlite3_bind_text(s, col, dict[byte(r) % NDICT], -1, SQLITE_STATIC);
+		break;
+	case 5: /* raw bytes as text: NULs, invalid UTF-8 */
+	case 7: /* or as a blob */
+		len = byte(r) % 24;
+		if (len > r->n)
+			len = (unsigned)r->n;
+		if (kind == 5)
+			sqlite3_bind_text(s, col, (const char *)r->p, (int)len, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_blob(s, col, r->p, (int)len, SQLITE_TRANSIENT);
+		r->p += len;
+		r->n -= len;
+		break;
+	case 6: { /* any double: NaN, infinities, subnormals */
+		uint64_t bits = u64(r);
+		double d;
+		memcpy(&d, &bits, sizeof(d));
+		sqlite3_bind_double(s, col, d);
+		break;
+	}
+	case 8: /* a timestamp as TEXT */
+		i = 1000 + (byte(r) << 8 | byte(r));
+		snprintf(buf, sizeof(buf), "%u", i);
+		sqlite3_bind_text(s, col, buf, -1, SQLITE_TRANSIENT);
+		break;
+	case 9: /* a small integer as REAL */
+		sqlite3_bind_double(s, col, (double)(byte(r) % 16));
+		break;
+	case 10: /* a globalTid / globalPid: process 100 or 101, thread 0..3 */
+		i = byte(r);
+		sqlite3_bind_int64(s, col, (int64_t)(100 + (i >> 2 & 1)) << 24 | (i & 3));
+		break;
+	default:
+		sqlite3_bind_int64(s, col, events[byte(r) % (sizeof(events) / sizeof(events[0]))]);
+		break;
+	}
+}
+
+/* The columns the reader asks for or filters by, table by table. */
+static const char *const tables[][2] = {
+	{ "StringIds", "id, value" },
+	{ "CUPTI_ACTIVITY_KIND_KERNEL", "start, end, deviceId, correlationId, globalPid, demangledName, shortName" },
+	{ "CUPTI_ACTIVITY_KIND_RUNTIME", "start, correlationId, globalTid" },
+	{ "CUPTI_ACTIVITY_KIND_MEMCPY", "start, end, deviceId, correlationId, globalPid, copyKind" },
+	{ "CUPTI_ACTIVITY_KIND_MEMSET", "start, end, deviceId, correlationId, globalPid" },
+	{ "NVTX_EVENTS", "start, end, eventType, globalTid, text, textId, domainId" },
+	{ "TARGET_INFO_GPU", "id, name" },
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+/* Columns byte 2 may drop: the optional ones of docs/nsys.md and some the
+ * reader needs (then a schema error, never a crash). */
+static const char *const drops[][2] = {
+	{ "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName" }, { "CUPTI_ACTIVITY_KIND_KERNEL", "shortName" },
+	{ "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid" },     { "NVTX_EVENTS", "textId" },
+	{ "NVTX_EVENTS", "domainId" },                     { "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind" },
+	{ "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid" },    { "CUPTI_ACTIVITY_KIND_MEMSET", "globalPid" },
+};
+
+static const char *dir;
+static char *schema_sql;
+
+static void setup_once(void)
+{
+	FILE *f;
+	long n;
+
+	dir = fuzz_scratch();
+	f = fopen(OPMFU_FUZZ_SCHEMA, "rb");
+	FUZZ_ASSERT(f != NULL);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	schema_sql = calloc((size_t)n + 1, 1);
+	FUZZ_ASSERT(schema_sql && fread(schema_sql, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+}
+
+/* INSERT OR IGNORE of the columns of want still in table, every other NOT
+ * NULL column 0 (as the generator fills what opmfu does not read). */
+static sqlite3_stmt *insert_for(sqlite3 *db, const char *table, const char *want)
+{
+	char sql[1024], names[512] = "", vals[512] = "", q[128];
+	size_t on = 0, ov = 0;
+	sqlite3_stmt *info, *ins = NULL;
+
+	snprintf(q, sizeof(q), "SELECT name, \"notnull\" FROM pragma_table_info('%s')", table);
+	FUZZ_ASSERT(sqlite3_prepare_v2(db, q, -1, &info, NULL) == SQLITE_OK);
+	while (sqlite3_step(info) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(info, 0);
+		size_t len = strlen(c);
+		const char *hit = strstr(want, c);
+		int wanted = hit && (hit == want || hit[-1] == ' ') && (hit[len] == ',' || hit[len] == '\0');
+		if (!wanted && !sqlite3_column_int(info, 1))
+			continue;
+		on += (size_t)snprintf(names + on, sizeof(names) - on, "%s%s", on ? ", " : "", c);
+		ov += (size_t)snprintf(vals + ov, sizeof(vals) - ov, "%s%s", ov ? ", " : "", wanted ? "?" : "0");
+		FUZZ_ASSERT(on < sizeof(names) && ov < sizeof(vals));
+	}
+	sqlite3_finalize(info);
+	snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO %s (%s) VALUES (%s)", table, names, vals);
+	FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &ins, NULL) == SQLITE_OK);
+	return ins;
+}
+
+/* Returns the tables left out (byte 1). */
+static unsigned build_db(struct reader *r, const char *path, unsigned flags)
+{
+	sqlite3 *db;
+	sqlite3_stmt *ins[NTABLES] = { 0 };
+	unsigned omit = byte(r), drop = byte(r);
+	char sql[256];
+	size_t t;
+
+	FUZZ_ASSERT(sqlite3_open(path, &db) == SQLITE_OK);
+	FUZZ_ASSERT(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN", 0, 0, 0) ==
+		    SQLITE_OK);
+	FUZZ_ASSERT(sqlite3_exec(db, schema_sql, 0, 0, 0) == SQLITE_OK);
+	if (!(flags & 16))
+		FUZZ_ASSERT(sqlite3_exec(db, "DROP TABLE META_DATA_EXPORT", 0, 0, 0) == SQLITE_OK);
+	else
+		FUZZ_ASSERT(sqlite3_exec(db, "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', "
+					 "'2025.3.1.90')", 0, 0, 0) == SQLITE_OK);
+	for (t = 0; t < sizeof(drops) / sizeof(drops[0]); t++)
+		if (drop >> t & 1) {
+			snprintf(sql, sizeof(sql), "ALTER TABLE %s DROP COLUMN %s", drops[t][0], drops[t][1]);
+			FUZZ_ASSERT(sqlite3_exec(db, sql, 0, 0, 0) == SQLITE_OK);
+		}
+	for (t = 0; t < NTABLES; t++) {
+		if (omit >> t & 1) {
+			snprintf(sql, sizeof(sql), "DROP TABLE %s", tables[t][0]);
+			FUZZ_ASSERT(sqlite3_exec(db, sql, 0, 0, 0) == SQLITE_OK);
+			continue;
+		}
+		ins[t] = insert_for(db, tables[t][0], tables[t][1]);
+	}
+	while (r->n) {
+		sqlite3_stmt *s = ins[byte(r) % NTABLES];
+		if (!s)
+			continue;
+		for (int c = 1; c <= sqlite3_bind_parameter_count(s); c++)
+			value(r, s, c);
+		(void)sqlite3_step(s);
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+	}
+	for (t = 0; t < NTABLES; t++)
+		sqlite3_finalize(ins[t]);
+	FUZZ_ASSERT(sqlite3_exec(db, "COMMIT", 0, 0, 0) == SQLITE_OK);
+	sqlite3_close(db);
+	return omit;
+}
+
+static long long count(sqlite3 *db, const char *sql, int rank)
+{
+	sqlite3_stmt *s;
+	long long n = -1;
+	FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK);
+	sqlite3_bind_int(s, 1, rank);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* out/cluster_analysis_output/json/<table>.jsonl: rows lines, each a valid JSON text. */
+static void check_jsonl(const char *out, const char *table, size_t rows)
+{
+	char path[256], *buf = NULL;
+	size_t n = 0, cap = 0, got, lines = 0, from = 0, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cluster_analysis_output/json/%s.jsonl", out, table);
+	f = fopen(path, "rb");
+	FUZZ_ASSERT(f != NULL);
+	do {
+		if (n + 65536 > cap) {
+			buf = realloc(buf, cap = cap * 2 + 65536);
+			FUZZ_ASSERT(buf != NULL);
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	fclose(f);
+	FUZZ_ASSERT(n == 0 || buf[n - 1] == '\n');
+	for (i = 0; i < n; i++) {
+		yajl_handle h;
+		if (buf[i] != '\n')
+			continue;
+		h = yajl_alloc(NULL, NULL, NULL);
+		FUZZ_ASSERT(h != NULL);
+		FUZZ_ASSERT(yajl_parse(h, (const unsigned char *)buf + from, i - from) == yajl_status_ok &&
+			    yajl_complete_parse(h) == yajl_status_ok);
+		yajl_free(h);
+		lines++;
+		from = i + 1;
+	}
+	free(buf);
+	FUZZ_ASSERT(lines == rows);
+}
+
+/* What the report says must be what the output database holds. */
+static void check_output(const struct opmfu_report *rep)
+{
+	sqlite3 *db;
+	const struct opmfu_rank_report *k = &rep->ranks[0];
+
+	FUZZ_ASSERT(sqlite3_open_v2(rep->out_db, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	FUZZ_ASSERT(count(db, "SELECT count(*) FROM OpmfuRankSummary WHERE rank_id = ?", k->rank) == 1);
+	if (k->state != OPMFU_RANK_FAILED) {
+		FUZZ_ASSERT(count(db, "SELECT count(*) FROM OperatorMFU WHERE rank_id = ?", k->rank) ==
+			    (long long)k->op_rows);
+		FUZZ_ASSERT(count(db, "SELECT count(*) FROM ModuleMFU WHERE rank_id = ?", k->rank) ==
+			    (long long)k->module_rows);
+	}
+	sqlite3_close(db);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct reader r = { data, size };
+	unsigned flags = byte(&r);
+	char db_path[128], out[128];
+	const char *inputs[1] = { db_path };
+	struct opmfu_opts o = { 0 };
+	struct opmfu_report rep;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+	unsigned omit;
+
+	if (!schema_sql)
+		setup_once();
+	snprintf(db_path, sizeof(db_path), "%s/rank3.sqlite", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	remove(db_path);
+	omit = build_db(&r, db_path, flags);
+
+	o.inputs = inputs;
+	o.n_inputs = 1;
+	o.out_dir = out;
+	o.exports = OPMFU_EXPORT_DB | (flags & 2 ? OPMFU_EXPORT_XLSX : 0) |
+		    (flags & 8 ? OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON : 0);
+	o.jobs = flags & 1 ? 2 : 1;
+	if (!(flags & 4)) {
+		o.peak_tflops[OPMFU_CLASS_FP16] = 989.4;
+		o.peak_tflops[OPMFU_CLASS_FP32] = 494.7;
+		o.peak_origin = "--peak";
+	}
+	st = opmfu_analyze_report(&o, &rep, &err);
+	/* the documented statuses (base/status.h), with a message unless OK */
+	FUZZ_ASSERT((unsigned)st <= (unsigned)OPMFU_ERR_BUSY);
+	FUZZ_ASSERT(st == OPMFU_OK || err.msg[0]);
+	FUZZ_ASSERT(rep.n_ranks <= 1 && rep.n_failed <= rep.n_ranks);
+	if (rep.n_ranks) {
+		const struct opmfu_rank_report *k = &rep.ranks[0];
+		/* without StringIds the file is no nsys export, read as what it is */
+		FUZZ_ASSERT(k->rank == 3 || (omit & 1));
+		FUZZ_ASSERT(k->recs_used <= k->recs_read);
+		FUZZ_ASSERT(k->kernels_with_mfu <= k->kernels);
+		FUZZ_ASSERT(k->op_rows >= k->kernels_with_mfu && (k->op_rows == 0) == (k->kernels_with_mfu == 0));
+		FUZZ_ASSERT(memchr(k->reason, '\0', sizeof(k->reason)) != NULL);
+		FUZZ_ASSERT(k->units_above_one <= k->units_flops && k->units_flops <= k->units);
+		FUZZ_ASSERT(k->rec_agree <= k->rec_compared && k->flops_ns <= k->busy_ns);
+		FUZZ_ASSERT(k->flops_coverage <= 1 && (k->mfu_busy < 0 || k->mfu_busy <= k->mfu_recorded * (1 + 1e-9)));
+		switch (k->state) {
+		case OPMFU_RANK_OK:
+			FUZZ_ASSERT(k->mfu_recorded >= 0);
+			break;
+		case OPMFU_RANK_NO_MFU:
+			FUZZ_ASSERT(k->mfu_recorded < 0 && k->reason[0]);
+			break;
+		case OPMFU_RANK_FAILED:
+			FUZZ_ASSERT(k->reason[0] && st != OPMFU_OK);
+			break;
+		}
+		if (rep.out_db)
+			check_output(&rep);
+		if (rep.json_dir && k->state != OPMFU_RANK_FAILED) {
+			check_jsonl(out, "OperatorMFU", k->op_rows);
+			check_jsonl(out, "ModuleMFU", k->module_rows);
+			check_jsonl(out, "OpmfuRankSummary", 1);
+		}
+		if (getenv("OPMFU_FUZZ_VERBOSE")) /* what a seed reaches, when writing seeds */
+			fprintf(stderr, "state %d, %zu kernels, %zu with MFU, %zu OperatorMFU, %zu ModuleMFU rows: %s\n",
+				(int)k->state, k->kernels, k->kernels_with_mfu, k->op_rows, k->module_rows, k->reason);
+	} else if (getenv("OPMFU_FUZZ_VERBOSE"))
+		fprintf(stderr, "status %d: %s\n", (int)st, err.msg);
+	opmfu_report_release(&rep);
+	return 0;
+}
