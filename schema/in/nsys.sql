@@ -1,6 +1,6 @@
 -- The tables opmfu reads from an Nsight Systems export, as nsys 2025.3.1 writes
--- them (CUPTI_ACTIVITY_KIND_MEMSET from 2026.2.1); copied from
--- tests/tools/gen_nsys_cases.py. tests/fuzz/fuzz_nsys_db.c builds its databases from it.
+-- them (CUPTI_ACTIVITY_KIND_MEMSET from 2026.2.1). tests/fuzz/fuzz_nsys_db.c and the
+-- generators (tests/tools/gen_nsys_cases.py) build their databases from it.
 CREATE TABLE StringIds (
     -- Consolidation of repetitive string values.
 
