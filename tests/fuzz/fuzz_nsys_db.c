@@ -53,8 +53,8 @@ static const char *const dict[] = {
 	"ncclAllReduce", "ncclKernel_AllReduce_RING_LL_Sum_bfloat16",
 	"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn",
 	"sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize64x64x64_stage5",
-	"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
-	"at::detail::Array<char*, 3> >",
+	("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+	 "at::detail::Array<char*, 3> >"),
 	"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
 	"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "cutlass_80_tensorop_s1688gemm_tf32",
 	"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "Tesla T4", "NVIDIA GeForce RTX 3060", "", "0",
