@@ -186,7 +186,8 @@ static sqlite3_stmt *insert_for(sqlite3 *db, const char *table, const char *want
 		FUZZ_ASSERT(on < sizeof(names) && ov < sizeof(vals));
 	}
 	sqlite3_finalize(info);
-	snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO %s (%s) VALUES (%s)", table, names, vals);
+	FUZZ_ASSERT(snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO %s (%s) VALUES (%s)", table, names, vals) <
+		    (int)sizeof(sql));
 	FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &ins, NULL) == SQLITE_OK);
 	return ins;
 }

@@ -26,14 +26,14 @@ static size_t find(const char *s, size_t n, size_t from, const char *w)
 /* A non-negative integer of at most 18 digits at s[*i..n); -1 otherwise. */
 static int64_t number_at(const char *s, size_t n, size_t *i)
 {
-	int64_t v = 0;
+	uint64_t v = 0; /* 19 digits fit unsigned; a 19th is read only to refuse the number */
 	size_t d = 0;
 	while (*i < n && s[*i] >= '0' && s[*i] <= '9' && d < 19) {
-		v = v * 10 + (s[*i] - '0');
+		v = v * 10 + (uint64_t)(s[*i] - '0');
 		(*i)++;
 		d++;
 	}
-	return d == 0 || d > 18 ? -1 : v;
+	return d == 0 || d > 18 ? -1 : (int64_t)v;
 }
 
 static void skip_spaces(const char *s, size_t n, size_t *i)
