@@ -44,9 +44,9 @@ static void put(char *out, size_t size, size_t *o, size_t *len, const char *s, s
 		out[(*o)++] = *s++;
 }
 
-size_t opmfu_kernel_short(const char *name, size_t width, char *out, size_t size)
+size_t opmfu_kernel_short(const char *name, size_t n, size_t width, char *out, size_t size)
 {
-	size_t n = strlen(name), i = 0, o = 0, len = 0;
+	size_t i = 0, o = 0, len = 0;
 
 	if (!size)
 		return 0;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /*
- * name shortened into out (at most size - 1 bytes, then a NUL): a leading
+ * name[0..n) (a text of the trace's, not NUL-terminated) shortened into out (at most size - 1 bytes, then a NUL): a leading
  * "void " dropped; each template argument list (a matched <...>) dropped,
  * keeping the outer name, except a lone identifier ("cutlass::Kernel2<
  * cutlass_80_tensorop_s1688gemm_...>": the argument is the kernel's real
@@ -19,6 +19,6 @@
  * UTF-8 character) and "...". A name without <, ( or "void " is unchanged
  * but for the cut. Returns the length of out.
  */
-size_t opmfu_kernel_short(const char *name, size_t width, char *out, size_t size);
+size_t opmfu_kernel_short(const char *name, size_t n, size_t width, char *out, size_t size);
 
 #endif

@@ -7,6 +7,7 @@
 #include "chips/chips.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,36 +105,45 @@ const struct opmfu_chip *opmfu_chips(void)
 }
 
 
-static int same(const char *a, size_t na, const char *want)
+/* Calls fn(folded form, ctx) on c's name, then each alias (a form of 64
+ * bytes or more is none), until fn returns nonzero; that value, else 0. */
+static int each_form(const struct opmfu_chip *c, int (*fn)(const char *y, void *ctx), void *ctx)
 {
-	char x[64], y[64];
-	if (na >= sizeof(x))
-		return 0;
-	opmfu_fold_name(a, na, x, sizeof(x));
-	opmfu_fold_name(want, strlen(want), y, sizeof(y));
+	const char *a = c->aliases, *form = c->name;
+	size_t n = strlen(c->name);
+	char y[64];
+	int r;
+
+	for (;;) {
+		if (n < sizeof(y)) {
+			opmfu_fold_name(form, n, y, sizeof(y));
+			if ((r = fn(y, ctx)))
+				return r;
+		}
+		if (!a || !*a)
+			return 0;
+		form = a;
+		a = strchr(a, '|');
+		n = a ? (size_t)(a - form) : strlen(form);
+		a = a ? a + 1 : NULL;
+	}
+}
+
+static int same_form(const char *y, void *x)
+{
 	return y[0] && strcmp(x, y) == 0;
 }
 
 static const struct opmfu_chip *find_n(const char *name, size_t n)
 {
+	char x[64];
 	const struct opmfu_chip *c;
-	for (c = chips; c->name; c++) {
-		const char *a = c->aliases;
-		if (same(name, n, c->name))
+	if (n >= sizeof(x))
+		return NULL;
+	opmfu_fold_name(name, n, x, sizeof(x));
+	for (c = chips; c->name; c++)
+		if (each_form(c, same_form, x))
 			return c;
-		while (a && *a) {
-			const char *bar = strchr(a, '|');
-			size_t an = bar ? (size_t)(bar - a) : strlen(a);
-			char alias[64];
-			if (an < sizeof(alias)) {
-				memcpy(alias, a, an);
-				alias[an] = '\0';
-				if (same(name, n, alias))
-					return c;
-			}
-			a = bar ? bar + 1 : NULL;
-		}
-	}
 	return NULL;
 }
 
@@ -205,29 +215,30 @@ static size_t common_prefix(const char *a, const char *b)
 	return n;
 }
 
+struct closeness {
+	const char *x;
+	size_t dist, prefix;
+};
+
+static int closer_form(const char *y, void *ctx)
+{
+	struct closeness *k = ctx;
+	size_t d = distance(k->x, y), p = common_prefix(k->x, y);
+	if (d < k->dist || (d == k->dist && p > k->prefix)) {
+		k->dist = d;
+		k->prefix = p;
+	}
+	return 0;
+}
+
 /* The closeness of x to c's name or an alias (all folded): the smallest
  * distance, and among the forms at that distance the longest common prefix. */
 static void chip_distance(const struct opmfu_chip *c, const char *x, size_t *dist, size_t *prefix)
 {
-	char y[64];
-	const char *a = c->aliases;
-	opmfu_fold_name(c->name, strlen(c->name), y, sizeof(y));
-	*dist = distance(x, y);
-	*prefix = common_prefix(x, y);
-	while (a && *a) {
-		const char *bar = strchr(a, '|');
-		size_t an = bar ? (size_t)(bar - a) : strlen(a), d, p;
-		if (an < sizeof(y)) {
-			opmfu_fold_name(a, an, y, sizeof(y));
-			d = distance(x, y);
-			p = common_prefix(x, y);
-			if (d < *dist || (d == *dist && p > *prefix)) {
-				*dist = d;
-				*prefix = p;
-			}
-		}
-		a = bar ? bar + 1 : NULL;
-	}
+	struct closeness k = { x, SIZE_MAX, 0 };
+	each_form(c, closer_form, &k);
+	*dist = k.dist;
+	*prefix = k.prefix;
 }
 
 size_t opmfu_chip_suggest(const char *name, const struct opmfu_chip **out, size_t max)
@@ -269,39 +280,26 @@ static int is_digit(char ch)
 }
 
 /* folded form y starts with x and goes on across a digit-letter border */
-static int family_of(const char *x, size_t xl, const char *y)
+static int family_form(const char *y, void *ctx)
 {
+	const char *x = ctx;
+	size_t xl = strlen(x);
 	return strncmp(x, y, xl) == 0 && y[xl] && is_digit(x[xl - 1]) != is_digit(y[xl]);
 }
 
 size_t opmfu_chip_family(const char *name, const struct opmfu_chip **out, size_t max)
 {
-	char x[64], y[64];
-	size_t xl, n = 0;
+	char x[64];
+	size_t n = 0;
 	const struct opmfu_chip *c;
 
 	if (strlen(name) >= sizeof(x) || opmfu_chip_find(name))
 		return 0;
-	xl = opmfu_fold_name(name, strlen(name), x, sizeof(x));
-	if (!xl)
+	if (!opmfu_fold_name(name, strlen(name), x, sizeof(x)))
 		return 0;
-	for (c = chips; c->name && n < max; c++) {
-		const char *a = c->aliases;
-		int hit;
-		opmfu_fold_name(c->name, strlen(c->name), y, sizeof(y));
-		hit = family_of(x, xl, y);
-		while (!hit && a && *a) {
-			const char *bar = strchr(a, '|');
-			size_t an = bar ? (size_t)(bar - a) : strlen(a);
-			if (an < sizeof(y)) {
-				opmfu_fold_name(a, an, y, sizeof(y));
-				hit = family_of(x, xl, y);
-			}
-			a = bar ? bar + 1 : NULL;
-		}
-		if (hit)
+	for (c = chips; c->name && n < max; c++)
+		if (each_form(c, family_form, x))
 			out[n++] = c;
-	}
 	return n >= 2 ? n : 0;
 }
 

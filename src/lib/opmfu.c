@@ -38,7 +38,7 @@ static enum opmfu_status unknown_chip(const char *name, struct opmfu_err *err)
 
 size_t opmfu_kernel_short_name(const char *name, size_t width, char *out, size_t size)
 {
-	return opmfu_kernel_short(name, width, out, size);
+	return opmfu_kernel_short(name, strlen(name), width, out, size);
 }
 
 const char *opmfu_drop_reason(int i)

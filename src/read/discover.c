@@ -56,6 +56,20 @@ static void warnf(const struct walk *w, const char *fmt, ...)
 	w->warn(w->ctx, msg);
 }
 
+int opmfu_rank_set_run(struct opmfu_rank_input *in, struct sbuf *key, struct sbuf *name)
+{
+	in->run_key = sbuf_detach(key);
+	in->run_name = sbuf_detach(name);
+	sbuf_release(key);
+	sbuf_release(name);
+	if (in->run_key && in->run_name)
+		return 0;
+	opmfu_free(in->run_key);
+	opmfu_free(in->run_name);
+	in->run_key = in->run_name = NULL;
+	return -1;
+}
+
 void opmfu_rank_input_release(struct opmfu_rank_input *in)
 {
 	opmfu_free(in->dir);

@@ -189,4 +189,9 @@ void opmfu_rank_list_release(struct opmfu_rank_list *list);
 /* Frees in's strings (for probes that give up half-way). */
 void opmfu_rank_input_release(struct opmfu_rank_input *in);
 
+struct sbuf;
+/* in's run_key and run_name from a probe's texts (reader.h's run), which it
+ * takes; -1 when out of memory (then both are NULL). */
+int opmfu_rank_set_run(struct opmfu_rank_input *in, struct sbuf *key, struct sbuf *name);
+
 #endif

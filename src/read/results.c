@@ -136,24 +136,41 @@ static enum opmfu_status rank_of(struct rd *d, int k, int *out)
 	return OPMFU_OK;
 }
 
+static enum opmfu_status nomem(struct rd *d)
+{
+	return opmfu_err_set(d->err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", d->path, d->table);
+}
+
+/* Column k as a text or NULL (*s NULL), its length in *n. */
+static enum opmfu_status text_or_null(struct rd *d, int k, const char **s, size_t *n)
+{
+	*s = NULL;
+	*n = 0;
+	switch (sqlite3_column_type(d->s, k)) {
+	case SQLITE_NULL:
+		return OPMFU_OK;
+	case SQLITE_TEXT:
+		if (!(*s = (const char *)sqlite3_column_text(d->s, k)))
+			return nomem(d);
+		*n = (size_t)sqlite3_column_bytes(d->s, k);
+		return OPMFU_OK;
+	default:
+		return bad_value(d, k, "is not a text");
+	}
+}
+
 /* Column k as a text, interned. */
 static enum opmfu_status name_of(struct rd *d, int k, uint32_t *out)
 {
 	const char *s;
-	if (sqlite3_column_type(d->s, k) != SQLITE_TEXT)
-		return bad_value(d, k, "is not a text");
-	s = (const char *)sqlite3_column_text(d->s, k);
+	size_t n;
+	enum opmfu_status st = text_or_null(d, k, &s, &n);
+	if (st)
+		return st;
 	if (!s)
-		return opmfu_err_set(d->err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", d->path, d->table);
-	*out = opmfu_intern_add(d->names, s, (size_t)sqlite3_column_bytes(d->s, k));
-	if (*out == OPMFU_IDTAB_NONE)
-		return opmfu_err_set(d->err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", d->path, d->table);
-	return OPMFU_OK;
-}
-
-static enum opmfu_status nomem(struct rd *d)
-{
-	return opmfu_err_set(d->err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", d->path, d->table);
+		return bad_value(d, k, "is not a text");
+	*out = opmfu_intern_add(d->names, s, n);
+	return *out == OPMFU_IDTAB_NONE ? nomem(d) : OPMFU_OK;
 }
 
 /* ---- the tables ---- */
@@ -276,24 +293,6 @@ static enum opmfu_status step_row(struct rd *d)
 	}
 	r->n_steps++;
 	return OPMFU_OK;
-}
-
-/* Column k as a text or NULL (*s NULL), its length in *n. */
-static enum opmfu_status text_or_null(struct rd *d, int k, const char **s, size_t *n)
-{
-	*s = NULL;
-	*n = 0;
-	switch (sqlite3_column_type(d->s, k)) {
-	case SQLITE_NULL:
-		return OPMFU_OK;
-	case SQLITE_TEXT:
-		if (!(*s = (const char *)sqlite3_column_text(d->s, k)))
-			return nomem(d);
-		*n = (size_t)sqlite3_column_bytes(d->s, k);
-		return OPMFU_OK;
-	default:
-		return bad_value(d, k, "is not a text");
-	}
 }
 
 /* A collective call: named as its hotspot is (opmfu_coll_key: the kind, else

@@ -248,3 +248,16 @@ const char *opmfu_sqlite_in_hint(int code)
 	}
 	return "";
 }
+
+int opmfu_sqlite_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &s,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}

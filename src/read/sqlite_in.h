@@ -52,6 +52,10 @@ enum opmfu_status opmfu_sqlite_in_check(const char *path, const struct opmfu_sql
  * guard refused on this thread included. */
 const char *opmfu_sqlite_in_hint(int code);
 
+/* Whether db has a table or view called name: 1, 0, or -1 when SQLite
+ * fails (its message is db's). */
+int opmfu_sqlite_has_table(sqlite3 *db, const char *name);
+
 /*
  * Makes SQLite's own open() of any file (databases, journals; inputs and
  * outputs) refuse one that is neither a regular file nor a directory,

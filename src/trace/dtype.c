@@ -3,7 +3,7 @@
  */
 #include "trace/dtype.h"
 
-#include <string.h>
+#include "base/fold.h"
 
 const char *opmfu_dtclass_name(enum opmfu_dtclass c)
 {
@@ -28,27 +28,12 @@ const char *opmfu_prec_name(enum opmfu_prec p)
 	}
 }
 
-/* a case-insensitive search for lit (lower case) in s[0 .. n) */
-static int has(const char *s, size_t n, const char *lit)
-{
-	size_t k = strlen(lit), i, j;
-	for (i = 0; i + k <= n; i++) {
-		for (j = 0; j < k; j++) {
-			int c = (unsigned char)s[i + j];
-			if ((c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != lit[j])
-				break;
-		}
-		if (j == k)
-			return 1;
-	}
-	return 0;
-}
-
 int opmfu_kernel_runs_tf32(const char *name, size_t n)
 {
 	if (!name)
 		return 0;
 	/* NVIDIA tensor cores have no fp32 multiply: a tensor-op kernel on fp32
 	 * data multiplies in TF32 (or 3xTF32), so these names say TF32 */
-	return has(name, n, "tf32") || has(name, n, "tensorop_s1688") || has(name, n, "tensorop_s1684");
+	return opmfu_contains_nocase(name, n, "tf32") || opmfu_contains_nocase(name, n, "tensorop_s1688") ||
+	       opmfu_contains_nocase(name, n, "tensorop_s1684");
 }

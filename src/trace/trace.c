@@ -158,7 +158,7 @@ int opmfu_trace_add_dtype(struct opmfu_trace *t, const struct opmfu_dtype *d, ui
 
 long opmfu_trace_tf32(struct opmfu_trace *t)
 {
-	unsigned char *op_tf32;
+	unsigned char *op_tf32, *name_tf32; /* name_tf32 by kernel name sid: 0 not looked at, 1 no, 2 yes */
 	uint32_t *variant; /* dtype index -> its tf32 copy; 0: none yet */
 	size_t i, n_dt = t->n_dtypes;
 	long changed = 0;
@@ -166,20 +166,33 @@ long opmfu_trace_tf32(struct opmfu_trace *t)
 	if (!t->n_compute || !t->n_ops || n_dt < 2)
 		return 0;
 	op_tf32 = opmfu_calloc(t->n_ops, 1);
+	name_tf32 = opmfu_calloc(t->strs.n ? t->strs.n : 1, 1);
 	variant = opmfu_calloc(n_dt, sizeof(*variant));
-	if (!op_tf32 || !variant) {
+	if (!op_tf32 || !name_tf32 || !variant) {
 		opmfu_free(op_tf32);
+		opmfu_free(name_tf32);
 		opmfu_free(variant);
 		return -1;
 	}
 	/* an op is TF32 when any of its kernels is: its split-K reduce or
-	 * other helpers run at the rate of the GEMM they serve */
+	 * other helpers run at the rate of the GEMM they serve. A name is
+	 * looked at once, however many kernels have it; a sid past the table
+	 * names no string, so no TF32 word. */
 	for (i = 0; i < t->n_compute; i++) {
 		const struct opmfu_link *l = &t->links[i];
-		if (l->op < t->n_ops && opmfu_trace_dtype(t, l->dtype)->prec == OPMFU_PREC_FP32 &&
-		    opmfu_kernel_runs_tf32(opmfu_strtab_str(&t->strs, l->k_name), opmfu_strtab_len(&t->strs, l->k_name)))
+		unsigned char *known;
+		if (l->op >= t->n_ops || l->k_name >= t->strs.n || opmfu_trace_dtype(t, l->dtype)->prec != OPMFU_PREC_FP32)
+			continue;
+		known = &name_tf32[l->k_name];
+		if (!*known)
+			*known = opmfu_kernel_runs_tf32(opmfu_strtab_str(&t->strs, l->k_name),
+							opmfu_strtab_len(&t->strs, l->k_name))
+					 ? 2
+					 : 1;
+		if (*known == 2)
 			op_tf32[l->op] = 1;
 	}
+	opmfu_free(name_tf32);
 	for (i = 0; i < t->n_compute && changed >= 0; i++) {
 		struct opmfu_link *l = &t->links[i];
 		if (l->op >= t->n_ops || !op_tf32[l->op] || l->dtype >= n_dt ||

@@ -235,15 +235,8 @@ static struct opmfu_cell sheet_cell(const struct opmfu_sx_book *bk, const struct
 		v = from_cells(def, row, sh->src[c], F_TEXT);
 		if (v.null || !scratch)
 			return v;
-		{
-			/* the name is a text of n bytes, not NUL-terminated: copy what the shortening reads */
-			char whole[4096];
-			size_t n = v.v.t.n < sizeof(whole) - 1 ? v.v.t.n : sizeof(whole) - 1;
-			memcpy(whole, v.v.t.s, n);
-			whole[n] = '\0';
-			n = opmfu_kernel_short(whole, OPMFU_SX_KNAME, scratch, OPMFU_SX_KNAME + 1);
-			return opmfu_cell_text(scratch, n);
-		}
+		return opmfu_cell_text(scratch, opmfu_kernel_short(v.v.t.s, v.v.t.n, OPMFU_SX_KNAME, scratch,
+								     OPMFU_SX_KNAME + 1));
 	default:
 		return opmfu_cell_null();
 	}

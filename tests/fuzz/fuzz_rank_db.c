@@ -33,7 +33,7 @@
 
 #include "fuzz.h"
 #include "fuzz_input.h"
-#include "fuzz_output.h"
+#include "fuzz_db.h"
 #include "lib/report.h"
 #include "opmfu.h"
 
@@ -50,57 +50,10 @@ static const char *const dict[] = {
 };
 #define NDICT (sizeof(dict) / sizeof(dict[0]))
 
-/* Binds one value of a kind the next byte chooses. Small integers and
- * timestamps near each other make ids meet and ranges overlap. */
+/* Binds one value of a kind the next byte chooses (fuzz_db.h). */
 static void value(struct reader *r, sqlite3_stmt *s, int col)
 {
-	unsigned kind = byte(r) % 10, len, i;
-	char buf[32];
-
-	switch (kind) {
-	case 0:
-		sqlite3_bind_null(s, col);
-		break;
-	case 1:
-		sqlite3_bind_int64(s, col, byte(r) % 16);
-		break;
-	case 2:
-		sqlite3_bind_int64(s, col, 1000 + (int64_t)(byte(r) << 8 | byte(r)));
-		break;
-	case 3:
-		sqlite3_bind_int64(s, col, (int64_t)u64(r));
-		break;
-	case 4:
-		sqlite3_bind_text(s, col, dict[byte(r) % NDICT], -1, SQLITE_STATIC);
-		break;
-	case 5: /* raw bytes as text: NULs, invalid UTF-8 */
-	case 7: /* or as a blob */
-		len = byte(r) % 24;
-		if (len > r->n)
-			len = (unsigned)r->n;
-		if (kind == 5)
-			sqlite3_bind_text(s, col, (const char *)r->p, (int)len, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_blob(s, col, r->p, (int)len, SQLITE_TRANSIENT);
-		r->p += len;
-		r->n -= len;
-		break;
-	case 6: { /* any double: NaN, infinities, subnormals */
-		uint64_t bits = u64(r);
-		double d;
-		memcpy(&d, &bits, sizeof(d));
-		sqlite3_bind_double(s, col, d);
-		break;
-	}
-	case 8: /* a timestamp as TEXT, as real PYTORCH_API has them */
-		i = 1000 + (byte(r) << 8 | byte(r));
-		snprintf(buf, sizeof(buf), "%u", i);
-		sqlite3_bind_text(s, col, buf, -1, SQLITE_TRANSIENT);
-		break;
-	default: /* a small integer as REAL */
-		sqlite3_bind_double(s, col, (double)(byte(r) % 16));
-		break;
-	}
+	fuzz_bind(r, s, col, byte(r) % 10, dict, NDICT);
 }
 
 /* The columns the reader asks for, table by table (schema/in/ascend/). */

@@ -5,6 +5,9 @@ changing that layout; the fuzzer adds its own finds beside these."""
 import os
 import sys
 
+# the value kinds both targets share (fuzz_db.h's fuzz_bind), encoded as rank_db_seeds.py does
+from rank_db_seeds import null, raw, small, ts, word  # noqa: E402
+
 # tables[] of fuzz_nsys_db.c, each with its columns in the DDL's order
 TABLES = [
     ("StringIds", ["id", "value"]),
@@ -27,26 +30,6 @@ D_MODULE, D_NCCL, D_CCCL = 11, 13, 14
 K_GEMM_BF16, K_ADD_BF16, K_NCCL, K_GENERIC = 17, 19, 20, 21
 D_H100 = 23
 EV = {59: 0, 60: 1, 70: 2, 71: 3, 75: 4, 34: 5}
-
-
-def null():
-    return [0]
-
-
-def small(n):
-    return [1, n]
-
-
-def ts(x):  # 1000 + x
-    return [2, x >> 8, x & 255]
-
-
-def word(i):
-    return [4, i]
-
-
-def raw(b):
-    return [5, len(b)] + list(b)
 
 
 def tid(t, proc=0):  # process 100 (+1), thread t

@@ -11,7 +11,7 @@
 static void is(const char *name, size_t width, const char *want)
 {
 	char out[512];
-	size_t n = opmfu_kernel_short(name, width, out, sizeof(out));
+	size_t n = opmfu_kernel_short(name, strlen(name), width, out, sizeof(out));
 	CHECK_STR(out, want);
 	CHECK_INT(n, strlen(want));
 }
@@ -80,12 +80,12 @@ int main(void)
 		 * an 81-byte short name -> 77 bytes and "..." */
 		char out[81];
 		const char *k = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>(p)";
-		CHECK_INT(opmfu_kernel_short(k, 80, out, sizeof(out)), 80);
+		CHECK_INT(opmfu_kernel_short(k, strlen(k), 80, out, sizeof(out)), 80);
 		CHECK_STR(out, "cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_ali...");
 	}
 	{
 		char small[8];
-		CHECK_INT(opmfu_kernel_short("ncclDevKernel_Generic(x)", 0, small, sizeof(small)), 7);
+		CHECK_INT(opmfu_kernel_short("ncclDevKernel_Generic(x)", 24, 0, small, sizeof(small)), 7);
 		CHECK_STR(small, "ncclDev");
 	}
 	return check_done();

@@ -57,22 +57,9 @@ static enum opmfu_status sql_fail(struct reader *r, const char *what)
 
 static int table_exists(struct reader *r, const char *table, enum opmfu_status *st)
 {
-	sqlite3_stmt *s = NULL;
-	int found = 0, rc;
-	*st = OPMFU_OK;
-	if (sqlite3_prepare_v2(r->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
-			       -1, &s, NULL) != SQLITE_OK) {
-		*st = sql_fail(r, "reading the schema");
-		return 0;
-	}
-	sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		found = 1;
-	else if (rc != SQLITE_DONE)
-		*st = sql_fail(r, "reading the schema");
-	sqlite3_finalize(s);
-	return found;
+	int found = opmfu_sqlite_has_table(r->db, table);
+	*st = found < 0 ? sql_fail(r, "reading the schema") : OPMFU_OK;
+	return found == 1;
 }
 
 /* Checks that table has every column in cols (NULL-terminated). */

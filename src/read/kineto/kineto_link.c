@@ -22,6 +22,7 @@
 #include "read/kineto/kineto.h"
 #include "read/kineto/kineto_parse.h"
 #include "trace/coll.h"
+#include "trace/shape.h"
 
 /* ---- by External id, and finding the launch by correlation ---- */
 
@@ -470,17 +471,10 @@ static int is_c10d(const struct opmfu_strtab *st, uint32_t name)
 	return s && ((n > 6 && !memcmp(s, "c10d::", 6)) || (n > 5 && !memcmp(s, "nccl:", 5)));
 }
 
-/* The next ';'-separated entry of [*s, e) (its end in *end); 0 past the last. */
-static int next_entry(const char **s, const char *e, const char **end, int *done)
-{
-	const char *q;
-	if (*done)
-		return 0;
-	q = memchr(*s, ';', (size_t)(e - *s));
-	*end = q ? q : e;
-	*done = !q;
-	return 1;
-}
+/* Room for a c10d op's inputs (a handful of tensors and scalars); an op
+ * with more has no size. */
+#define HOST_DIMS 256
+#define HOST_TENSORS 64
 
 /*
  * The bytes of o's call from its inputs, as nccl-tests' size (the larger of
@@ -494,31 +488,33 @@ static int64_t op_bytes(const struct kin_parse *p, const struct kin_op *o, const
 {
 	const struct opmfu_strtab *st = &p->t->strs;
 	uint32_t tsid = o->dtype ? p->t->dtypes[o->dtype].text : 0;
-	const char *d = opmfu_strtab_str(st, o->shapes), *t = opmfu_strtab_str(st, tsid), *de, *te, *dn, *tn;
-	int d_done = 0, t_done = 0;
-	int64_t best = OPMFU_COLL_UNKNOWN;
+	const char *t = opmfu_strtab_str(st, tsid), *te, *tn;
+	int64_t dims[HOST_DIMS], best = OPMFU_COLL_UNKNOWN;
+	uint32_t end[HOST_TENSORS];
+	struct opmfu_shape sh = { dims, end, HOST_DIMS, HOST_TENSORS, 0, 0 };
+	size_t i;
 
-	if (!d || !t || o->shapes == p->t->shape_unknown)
+	if (!t || !o->shapes || o->shapes == p->t->shape_unknown ||
+	    opmfu_shape_parse(opmfu_strtab_str(st, o->shapes), opmfu_strtab_len(st, o->shapes), &sh))
 		return best;
-	de = d + opmfu_strtab_len(st, o->shapes);
 	te = t + opmfu_strtab_len(st, tsid);
-	while (next_entry(&d, de, &dn, &d_done) && next_entry(&t, te, &tn, &t_done)) {
-		int size = opmfu_coll_dtype_size(t, (size_t)(tn - t));
-		int64_t n = size > 0 ? size : -1, x;
-		const char *c = d;
-		while (n >= 0 && c < dn) {
-			for (x = 0; c < dn && *c >= '0' && *c <= '9'; c++)
-				x = x * 10 + (*c - '0'); /* dims are at most 18 digits (kineto_events.c) */
-			n = x == 0 ? 0 : n > KIN_COLL_MAX_BYTES / x ? -1 : n * x;
-			c += c < dn; /* the ',' */
-		}
+	/* the types, ';'-separated, stand beside the tensors one for one */
+	for (i = 0; i < sh.n_tensors && t <= te; i++, t = tn + 1) {
+		const int64_t *dm = opmfu_shape_dims(&sh, i);
+		size_t r, rank = opmfu_shape_rank(&sh, i);
+		int size;
+		int64_t n;
+		if (!(tn = memchr(t, ';', (size_t)(te - t))))
+			tn = te;
+		size = opmfu_coll_dtype_size(t, (size_t)(tn - t));
+		n = size > 0 ? size : -1;
+		for (r = 0; n > 0 && r < rank; r++)
+			n = dm[r] == 0 ? 0 : n > KIN_COLL_MAX_BYTES / dm[r] ? -1 : n * dm[r];
 		if (n > best) {
 			best = n;
 			*ty = t;
 			*ty_n = (size_t)(tn - t);
 		}
-		d = dn + 1;
-		t = tn + 1;
 	}
 	return best;
 }
@@ -536,13 +532,17 @@ static void host_at(struct kin_parse *p, const struct query *q, const uint32_t *
 		}
 }
 
-/* Whether comm kernel ki's own args, or its op's, give its size. */
-static int sized(const struct kin_parse *p, uint32_t ki)
+/* Whether kernel ki is a comm kernel linked to an op on a known thread whose
+ * own args, and its op's, give no size: its c10d op may. */
+static int needs_host(const struct kin_parse *p, uint32_t ki)
 {
-	const struct kin_cargs *a = cargs_of(p->kcargs, p->n_kcargs, ki);
-	if (!a && p->kernels[ki].op != KIN_NONE)
-		a = cargs_of(p->ocargs, p->n_ocargs, p->kernels[ki].op);
-	return a && coll_bytes(p->t, a) != OPMFU_COLL_UNKNOWN;
+	const struct kin_kernel *k = &p->kernels[ki];
+	const struct kin_cargs *a;
+	if (!k->comm || k->op == KIN_NONE || p->ops[k->op].thread == KIN_NONE)
+		return 0;
+	if (!(a = cargs_of(p->kcargs, p->n_kcargs, ki)))
+		a = cargs_of(p->ocargs, p->n_ocargs, k->op);
+	return !a || coll_bytes(p->t, a) == OPMFU_COLL_UNKNOWN;
 }
 
 /*
@@ -558,8 +558,7 @@ static int find_hosts(struct kin_parse *p)
 	int rc;
 
 	for (i = 0; i < p->n_kernels; i++)
-		n_q += p->kernels[i].comm && p->kernels[i].op != KIN_NONE &&
-		       p->ops[p->kernels[i].op].thread != KIN_NONE && !sized(p, (uint32_t)i);
+		n_q += needs_host(p, (uint32_t)i);
 	if (n_q == 0)
 		return 0;
 	if (!(q = opmfu_malloc(n_q * sizeof(*q))) || !(p->coll_host = opmfu_malloc(p->n_kernels * sizeof(uint32_t)))) {
@@ -570,7 +569,7 @@ static int find_hosts(struct kin_parse *p)
 	for (i = 0; i < p->n_kernels; i++) {
 		const struct kin_kernel *k = &p->kernels[i];
 		p->coll_host[i] = KIN_NONE;
-		if (k->comm && k->op != KIN_NONE && p->ops[k->op].thread != KIN_NONE && !sized(p, (uint32_t)i))
+		if (needs_host(p, (uint32_t)i))
 			q[n_q++] = (struct query){ p->ops[k->op].start, p->ops[k->op].thread, (uint32_t)i };
 	}
 	rc = sweep_ops(p, q, n_q, host_at);

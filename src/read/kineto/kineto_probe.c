@@ -271,7 +271,6 @@ static size_t stem_len(const char *base)
 static int fill_run(const char *path, const struct sniff *s, int name_rank, struct opmfu_rank_input *in)
 {
 	struct sbuf key, name;
-	int ok;
 
 	sbuf_init(&key);
 	sbuf_init(&name);
@@ -289,12 +288,7 @@ static int fill_run(const char *path, const struct sniff *s, int name_rank, stru
 		 * single-device trace: a run of its own, named by its file */
 		opmfu_run_by_file("kineto", path, in->dir, name_rank, stem_len(opmfu_base_of(path)), &key, &name);
 	}
-	in->run_key = sbuf_detach(&key);
-	in->run_name = sbuf_detach(&name);
-	ok = in->run_key && in->run_name;
-	sbuf_release(&key);
-	sbuf_release(&name);
-	return ok ? 0 : -1;
+	return opmfu_rank_set_run(in, &key, &name);
 }
 
 enum opmfu_probe opmfu_kineto_probe_file(const char *path, int named, struct opmfu_rank_input *in)

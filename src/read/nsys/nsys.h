@@ -30,6 +30,9 @@ enum opmfu_probe opmfu_nsys_probe_file(const char *path, int named, struct opmfu
 /* Whether a database at path has nsys's tables: 1 yes, 0 no, -1 it could
  * not be opened. */
 int opmfu_nsys_is_export(const char *path);
+/* Whether base is an export's file name (*.sqlite): what a walk opens, and
+ * the reader's name test. */
+int opmfu_nsys_file_name(const char *base);
 
 /* What an NVTX text is (nsys_nvtx.c). */
 enum nsys_text_kind {

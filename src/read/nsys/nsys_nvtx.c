@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "base/fold.h"
 #include "read/kineto/kineto_parse.h"
 #include "read/nsys/nsys.h"
 
@@ -139,24 +140,6 @@ int opmfu_nsys_parse_text(const char *s, size_t n, struct nsys_text *out, struct
 	return 0;
 }
 
-static int lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-/* w (lower case) in s[0..n), any case */
-static int holds(const char *s, size_t n, const char *w)
-{
-	size_t k = strlen(w), i, j;
-	for (i = 0; i + k <= n; i++) {
-		for (j = 0; j < k && lower(s[i + j]) == w[j]; j++)
-			;
-		if (j == k)
-			return 1;
-	}
-	return 0;
-}
-
 /*
  * The first rule that matches, narrowest types first: a GEMM named
  * "bf16bf16_bf16f32" has bf16 inputs and fp32 accumulation, so fp32 words
@@ -177,7 +160,7 @@ const char *opmfu_nsys_kernel_dtype(const char *name, size_t n)
 	if (!name)
 		return NULL;
 	for (k = 0; k < sizeof(rules) / sizeof(rules[0]); k++)
-		if (holds(name, n, rules[k].word))
+		if (opmfu_contains_nocase(name, n, rules[k].word))
 			return rules[k].dtype;
 	return NULL;
 }

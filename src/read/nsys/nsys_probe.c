@@ -25,18 +25,6 @@ static const char *const own_tables[] = {
 	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", "TARGET_INFO_GPU", NULL
 };
 
-static int has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *s = NULL;
-	int yes = 0;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &s,
-			       NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC) == SQLITE_OK)
-		yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
-}
-
 int opmfu_nsys_is_export(const char *path)
 {
 	struct opmfu_err err = OPMFU_ERR_INIT;
@@ -46,9 +34,9 @@ int opmfu_nsys_is_export(const char *path)
 
 	if (opmfu_sqlite_in_open(path, &db, &in, &err))
 		return -1;
-	if (has_table(db, "StringIds"))
+	if (opmfu_sqlite_has_table(db, "StringIds") == 1)
 		for (k = 0; own_tables[k] && !yes; k++)
-			yes = has_table(db, own_tables[k]);
+			yes = opmfu_sqlite_has_table(db, own_tables[k]) == 1;
 	sqlite3_close(db);
 	return yes;
 }
@@ -59,7 +47,7 @@ static int ends_with(const char *s, const char *suffix)
 	return n > k && !strcmp(s + n - k, suffix);
 }
 
-static int nsys_name(const char *base)
+int opmfu_nsys_file_name(const char *base)
 {
 	return ends_with(base, ".sqlite");
 }
@@ -69,18 +57,12 @@ static int fill_run(const char *path, int name_rank, struct opmfu_rank_input *in
 {
 	struct sbuf key, name;
 	const char *base = opmfu_base_of(path);
-	int ok;
 
 	sbuf_init(&key);
 	sbuf_init(&name);
 	opmfu_run_by_file("nsys", path, in->dir, name_rank, strlen(base) - (ends_with(base, ".sqlite") ? 7 : 0), &key,
 			  &name);
-	in->run_key = sbuf_detach(&key);
-	in->run_name = sbuf_detach(&name);
-	ok = in->run_key && in->run_name;
-	sbuf_release(&key);
-	sbuf_release(&name);
-	return ok ? 0 : -1;
+	return opmfu_rank_set_run(in, &key, &name);
 }
 
 enum opmfu_probe opmfu_nsys_probe_file(const char *path, int named, struct opmfu_rank_input *in)
@@ -88,7 +70,7 @@ enum opmfu_probe opmfu_nsys_probe_file(const char *path, int named, struct opmfu
 	const char *base = opmfu_base_of(path);
 	int rank;
 
-	if (!named && !nsys_name(base))
+	if (!named && !opmfu_nsys_file_name(base))
 		return OPMFU_PROBE_NO;
 	if (opmfu_nsys_is_export(path) != 1)
 		return OPMFU_PROBE_NO;

@@ -61,6 +61,7 @@ struct nsys_read {
 	int64_t nccl_domain;    /* domainId of the NCCL domain; -1: none */
 	char version[48];       /* EXPORT_PRODUCT_VERSION, "" when unknown */
 	char other[96];         /* the (device, process) pairs left out, for the note */
+	uint32_t copy_sid[12];  /* copy_name's names interned (the last: Memset); 0: not yet */
 };
 
 static enum opmfu_status sql_fail(struct nsys_read *r, const char *doing)
@@ -75,16 +76,10 @@ static enum opmfu_status nomem(struct nsys_read *r, const char *doing)
 	return opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory %s", r->path, doing);
 }
 
+/* an unreadable schema is a table that is not there: the reads that need it say so */
 static int has_table(struct nsys_read *r, const char *name)
 {
-	sqlite3_stmt *s = NULL;
-	int yes = 0;
-	if (sqlite3_prepare_v2(r->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &s,
-			       NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC) == SQLITE_OK)
-		yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
+	return opmfu_sqlite_has_table(r->db, name) == 1;
 }
 
 /* Bit i set when table has column cols[i] (names compared exactly). */
@@ -335,13 +330,17 @@ static int count_launches(struct nsys_read *r)
 
 /* ---- copies and memsets ---- */
 
-/* CUPTI_ActivityMemcpyKind (ENUM_CUDA_MEMCPY_OPER), named as Kineto does */
-static const char *copy_name(int64_t kind)
+/* The sid of a copy's name: CUPTI_ActivityMemcpyKind (ENUM_CUDA_MEMCPY_OPER)
+ * named as Kineto does, or Memset; interned once. 0 when out of memory. */
+static uint32_t copy_name(struct nsys_read *r, int64_t kind, int memset_)
 {
-	static const char *const names[] = { "Memcpy", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
-					     "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD", "Memcpy HtoH",
-					     "Memcpy PtoP" };
-	return kind >= 0 && kind < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[kind] : names[0];
+	static const char *const names[] = { "Memcpy",	    "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
+					     "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
+					     "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP", "Memset" };
+	size_t k = memset_ ? 11 : kind >= 0 && kind < 11 ? (size_t)kind : 0;
+	if (!r->copy_sid[k])
+		r->copy_sid[k] = opmfu_strtab_intern(&r->p.t->strs, names[k], strlen(names[k]));
+	return r->copy_sid[k];
 }
 
 static const char *const copy_cols[] = { "start", "end", "deviceId", "correlationId", "globalPid", "copyKind", NULL };
@@ -368,7 +367,6 @@ static enum opmfu_status read_copies(struct nsys_read *r, const char *table, int
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct opmfu_range c = { 0, 0, INT64_MIN, 0, 0 };
 		int64_t kind = 0;
-		const char *nm;
 		if (int_col(s, 0, &c.start) || int_col(s, 1, &c.end) || c.end < c.start) {
 			r->p.n_bad++;
 			continue;
@@ -376,8 +374,7 @@ static enum opmfu_status read_copies(struct nsys_read *r, const char *table, int
 		if (int_col(s, 2, &c.value))
 			c.value = INT64_MIN;
 		(void)int_col(s, 3, &kind);
-		nm = memset_ ? "Memset" : copy_name(kind);
-		if (!(c.name = opmfu_strtab_intern(&r->p.t->strs, nm, strlen(nm))) || opmfu_ranges_add(&r->p.copies, &c))
+		if (!(c.name = copy_name(r, kind, memset_)) || opmfu_ranges_add(&r->p.copies, &c))
 			break;
 		r->n_copies++;
 	}
@@ -693,12 +690,6 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 	return read_file(in->path, t, o, err);
 }
 
-static int input_name(const char *base)
-{
-	size_t n = strlen(base);
-	return n > 7 && !strcmp(base + n - 7, ".sqlite");
-}
-
 const struct opmfu_reader opmfu_reader_nsys = {
-	"nsys", "Nsight Systems SQLite exports (*.sqlite)", NULL, opmfu_nsys_probe_file, read_rank, input_name
+	"nsys", "Nsight Systems SQLite exports (*.sqlite)", NULL, opmfu_nsys_probe_file, read_rank, opmfu_nsys_file_name
 };
