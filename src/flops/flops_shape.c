@@ -35,9 +35,26 @@ static void call_of(const struct opmfu_trace *t, size_t i, struct opmfu_shape_ca
 	c->attrs = text_of(t, kx->attrs);
 }
 
-/* One fact of flops for link i, covering the n links of cover (or just i). */
-static int add(struct opmfu_flops *fl, const struct opmfu_trace *t, size_t i, int64_t flops, const uint32_t *cover,
-	       size_t n)
+/* The family of each type string, looked up once per distinct type: a
+ * rank's calls have few types, and the lookup compares names. fam[sid] is
+ * the family + 1, 0 while not looked up. */
+struct memo {
+	unsigned char *fam;
+	size_t n;
+};
+
+static enum opmfu_flops_family family_of(struct memo *m, const struct opmfu_trace *t, uint32_t sid)
+{
+	if (sid >= m->n)
+		return opmfu_shape_family(text_of(t, sid));
+	if (!m->fam[sid])
+		m->fam[sid] = (unsigned char)(opmfu_shape_family(text_of(t, sid)) + 1);
+	return (enum opmfu_flops_family)(m->fam[sid] - 1);
+}
+
+/* One fact of flops for link i, of family fam, covering the n links of cover (or just i). */
+static int add(struct opmfu_flops *fl, const struct opmfu_trace *t, size_t i, enum opmfu_flops_family fam,
+	       int64_t flops, const uint32_t *cover, size_t n)
 {
 	struct opmfu_flops_fact f;
 	uint32_t *w = opmfu_flops_room(fl, cover ? n : 1);
@@ -53,12 +70,12 @@ static int add(struct opmfu_flops *fl, const struct opmfu_trace *t, size_t i, in
 	f.name = t->kx[i].type;
 	f.name_off = 0;
 	f.src = OPMFU_FLOPS_SHAPE;
-	f.ref = (uint32_t)opmfu_shape_family(text_of(t, t->kx[i].type));
+	f.ref = (uint32_t)fam;
 	return opmfu_flops_add(fl, &f, cover ? n : 1);
 }
 
 /* The FLOPs of link i's call, or 0 when it has no formula or its shapes do not fit. */
-static int64_t link_flops(const struct opmfu_trace *t, size_t i, size_t *failed)
+static int64_t link_flops(const struct opmfu_trace *t, size_t i, enum opmfu_flops_family fam, size_t *failed)
 {
 	struct opmfu_shape_call c;
 	int64_t flops = 0;
@@ -66,25 +83,27 @@ static int64_t link_flops(const struct opmfu_trace *t, size_t i, size_t *failed)
 	if (!t->kx[i].type)
 		return 0;
 	call_of(t, i, &c);
-	st = opmfu_shape_flops(&c, &flops);
+	st = opmfu_shape_flops_fam(&c, fam, &flops);
 	/* unknown shapes (N/A) are not a misfit: the trace just does not say */
 	if (st != OPMFU_SHAPE_OK && st != OPMFU_SHAPE_NO_FORMULA && st != OPMFU_SHAPE_UNKNOWN)
 		(*failed)++;
 	return st == OPMFU_SHAPE_OK ? flops : 0;
 }
 
-static int by_kernel(struct opmfu_flops *fl, const struct opmfu_trace *t)
+static int by_kernel(struct opmfu_flops *fl, const struct opmfu_trace *t, struct memo *m)
 {
 	size_t i;
 	int64_t flops;
-	for (i = 0; i < t->n_compute; i++)
-		if ((flops = link_flops(t, i, &fl->shape_failed)) > 0 && add(fl, t, i, flops, NULL, 0))
+	for (i = 0; i < t->n_compute; i++) {
+		enum opmfu_flops_family fam = family_of(m, t, t->kx[i].type);
+		if ((flops = link_flops(t, i, fam, &fl->shape_failed)) > 0 && add(fl, t, i, fam, flops, NULL, 0))
 			return -1;
+	}
 	return 0;
 }
 
 /* Op scope: the links of each op instance together, the first in index order giving the call. */
-static int by_op(struct opmfu_flops *fl, const struct opmfu_trace *t)
+static int by_op(struct opmfu_flops *fl, const struct opmfu_trace *t, struct memo *m)
 {
 	uint32_t *off = NULL, *ord = NULL;
 	size_t o;
@@ -94,10 +113,14 @@ static int by_op(struct opmfu_flops *fl, const struct opmfu_trace *t)
 		return -1;
 	for (o = 0; o < t->n_ops; o++) {
 		int64_t flops;
+		enum opmfu_flops_family fam;
+		size_t i;
 		if (off[o] == off[o + 1])
 			continue;
-		flops = link_flops(t, ord[off[o]], &fl->shape_failed);
-		if (flops > 0 && add(fl, t, ord[off[o]], flops, ord + off[o], off[o + 1] - off[o]))
+		i = ord[off[o]];
+		fam = family_of(m, t, t->kx[i].type);
+		flops = link_flops(t, i, fam, &fl->shape_failed);
+		if (flops > 0 && add(fl, t, i, fam, flops, ord + off[o], off[o + 1] - off[o]))
 			goto out;
 	}
 	rc = 0;
@@ -109,10 +132,17 @@ out:
 
 static int run(struct opmfu_flops *fl, const struct opmfu_trace *t, void *state)
 {
+	struct memo m;
+	int rc;
 	(void)state;
 	if (!t->kx || !t->n_compute)
 		return 0;
-	return t->shape_scope == OPMFU_SHAPES_OP ? by_op(fl, t) : by_kernel(fl, t);
+	m.n = t->strs.n;
+	if (!(m.fam = opmfu_calloc(m.n ? m.n : 1, 1)))
+		return -1;
+	rc = t->shape_scope == OPMFU_SHAPES_OP ? by_op(fl, t, &m) : by_kernel(fl, t, &m);
+	opmfu_free(m.fam);
+	return rc;
 }
 
 const struct opmfu_flops_source opmfu_flops_shape = { OPMFU_FLOPS_SHAPE, NULL, run, NULL };

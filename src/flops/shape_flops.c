@@ -77,8 +77,13 @@ int sf_parse_list(struct opmfu_text t, struct sf_shapes *s)
 
 enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int64_t *flops)
 {
+	return opmfu_shape_flops_fam(c, opmfu_shape_family(c->type), flops);
+}
+
+enum opmfu_shape_status opmfu_shape_flops_fam(const struct opmfu_shape_call *c, enum opmfu_flops_family fam,
+					      int64_t *flops)
+{
 	struct sf_call k;
-	enum opmfu_flops_family fam = opmfu_shape_family(c->type);
 	enum opmfu_shape_status st = OPMFU_SHAPE_NO_FORMULA;
 	int64_t f = 0;
 

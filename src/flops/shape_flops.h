@@ -62,6 +62,11 @@ const char *opmfu_shape_status_name(enum opmfu_shape_status st);
  * hold any bytes. Uses about 40 KiB of stack. */
 enum opmfu_shape_status opmfu_shape_flops(const struct opmfu_shape_call *c, int64_t *flops);
 
+/* The same for a caller that already knows c->type's family (fam, as
+ * opmfu_shape_family gives it): a trace's calls have few distinct types. */
+enum opmfu_shape_status opmfu_shape_flops_fam(const struct opmfu_shape_call *c, enum opmfu_flops_family fam,
+					      int64_t *flops);
+
 /* A type with no formula whose attrs carry kernel_flop=N (N > 0, Inductor's
  * count for a Triton kernel, docs/flops.md): 1 and *flops = N; else 0. */
 int opmfu_kernel_flop(struct opmfu_text attrs, int64_t *flops);
