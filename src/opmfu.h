@@ -179,6 +179,10 @@ int opmfu_parse_time_range(const char *s, long long *from_ns, long long *to_ns);
 /* Parses --peak-bw's TBPS: 0, or -1 with a message naming the value in msg. */
 int opmfu_parse_peak_bw(const char *arg, double *bw_tbps, char *msg, size_t msgsz);
 
+/* A duration as views and messages show it: "950 ns", "12.50 us", "3.20 ms", "1.25 s";
+ * "-" when negative or NaN. */
+void opmfu_format_ns(double ns, char *out, size_t size);
+
 /* A kernel's name as views show it (SPEC 20): "void ", template arguments
  * (but a lone identifier) and parameter lists dropped, then cut from the
  * right to width bytes with "..." (0: no cut); tables keep the whole name.

@@ -95,8 +95,6 @@ double opmfu_cell(const struct opmfu_rows *t, size_t row, const char *col);
 const char *opmfu_cell_str(const struct opmfu_rows *t, size_t row, const char *col);
 /* What `opmfu diff` prints (diff_view.c): fits one screen. */
 void opmfu_print_diff(const struct opmfu_diff *d);
-/* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
-void opmfu_format_ns(double ns, char *out, size_t size);
 /* A ratio as a percentage with that many decimals ("41.1%"), "-" for none
  * (< 0 or NaN). Returns buf. */
 const char *opmfu_format_pct(double v, int decimals, char *buf, size_t size);

@@ -406,6 +406,11 @@ size_t opmfu_run_files(const struct opmfu_run *run, enum opmfu_run_output which)
 	return opmfu_run_path(run, which) ? 1 : 0;
 }
 
+void opmfu_format_ns(double ns, char *out, size_t size)
+{
+	opmfu_ns_text(ns, out, size);
+}
+
 int opmfu_parse_time_range(const char *s, long long *from_ns, long long *to_ns)
 {
 	int64_t a, z;

@@ -19,6 +19,7 @@
 
 #include "base/lbound.h"
 #include "base/mem.h"
+#include "base/sbuf.h"
 #include "base/sat.h"
 #include "base/sort.h"
 
@@ -371,20 +372,6 @@ static enum opmfu_status time_pass(struct opmfu_trace *t, int64_t a, int64_t z, 
 	return OPMFU_OK;
 }
 
-/* "950 ns", "12.5 us", "3.2 ms", "1.25 s": a duration for a message */
-static void say_ns(int64_t ns, char *out, size_t size)
-{
-	double v = (double)ns;
-	if (ns < 1000)
-		snprintf(out, size, "%lld ns", (long long)ns);
-	else if (ns < 1000000)
-		snprintf(out, size, "%.4g us", v / 1e3);
-	else if (ns < 1000000000)
-		snprintf(out, size, "%.4g ms", v / 1e6);
-	else
-		snprintf(out, size, "%.4g s", v / 1e9);
-}
-
 int opmfu_filter_active(const struct opmfu_filter *f)
 {
 	return f && (f->n_steps || f->has_time);
@@ -422,7 +409,7 @@ enum opmfu_status opmfu_trace_filter(struct opmfu_trace *t, const struct opmfu_f
 	if (f->has_time && (st = time_pass(t, a, z, err)))
 		return st;
 	if (no_work(t)) {
-		say_ns(last > first ? last - first : 0, d, sizeof(d));
+		opmfu_ns_text(last > first ? (double)(last - first) : 0, d, sizeof(d));
 		if (f->has_time && f->n_steps)
 			return opmfu_err_set(err, OPMFU_ERR_USAGE, "--steps %s with --time-range %s keeps nothing of the "
 					     "trace (its device activity lasts %s)", f->steps_text ? f->steps_text : "",
