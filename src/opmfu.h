@@ -52,6 +52,10 @@ struct opmfu_opts {
 	/* CSV: texts a spreadsheet would read as formulas (starting with =, +,
 	 * -, @, tab or CR) as they are; 0: with ' in front (docs/output-schema.md) */
 	int csv_verbatim;
+	/* --summary-only: the run account and the per-rank summaries (OpmfuRankSummary, OpmfuSteps,
+	 * OpmfuCollectives, OpmfuRun, OpmfuHotspots, OpmfuStragglers, OpmfuModel) without the per-op
+	 * tables (docs/output-schema.md); the account is the same as a full run's */
+	int summary_only;
 	/* Peak overrides in TFLOPS per class; 0 = not overridden. peak_origin
 	 * names where they came from ("--peak", "OPMFU_PEAK") for the report. */
 	double peak_tflops[OPMFU_NCLASS];
@@ -64,6 +68,16 @@ struct opmfu_opts {
 	const char *run;
 	const int *ranks;          /* only these rank ids (of the run), or NULL for all */
 	size_t n_ranks;
+	/* --steps: only the work of these step numbers; n_steps 0: all. --time-range (has_time_range):
+	 * only the work in [time_from_ns, time_to_ns) after each rank's first device activity
+	 * (time_to_ns LLONG_MAX: to the end). Applied to each rank's trace before any analysis
+	 * (SPEC 22, docs/cli.md "Filters"); the texts are the user's, for messages. */
+	const int *steps;
+	size_t n_steps;
+	const char *steps_text;
+	int has_time_range;
+	long long time_from_ns, time_to_ns;
+	const char *time_range_text;
 	/* --model: model FLOPs checked against each rank's steps (OpmfuModel, SPEC 12);
 	 * NULL: none. world_size 0 is the ranks found; step_time, chip, peak unused. */
 	const struct opmfu_model_opts *model;
@@ -158,8 +172,16 @@ double opmfu_run_stage_seconds(const struct opmfu_run *run, size_t i, enum opmfu
  * when not given). bw_tbps NULL: bw= is refused as an unknown class. Returns
  * 0, or -1 with a message in msg. */
 int opmfu_parse_peak_spec(const char *spec, double *tflops, double *bw_tbps, char *msg, size_t msgsz);
+/* Parses --time-range's "START:END" (each a number with a unit ns, us, ms or s; START empty: 0,
+ * END empty: the end, LLONG_MAX) into *from_ns and *to_ns. Returns 0, or -1 when malformed or
+ * START >= END (nothing set). */
+int opmfu_parse_time_range(const char *s, long long *from_ns, long long *to_ns);
 /* Parses --peak-bw's TBPS: 0, or -1 with a message naming the value in msg. */
 int opmfu_parse_peak_bw(const char *arg, double *bw_tbps, char *msg, size_t msgsz);
+
+/* A duration as views and messages show it: "950 ns", "12.50 us", "3.20 ms", "1.25 s";
+ * "-" when negative or NaN. */
+void opmfu_format_ns(double ns, char *out, size_t size);
 
 /* A kernel's name as views show it (SPEC 20): "void ", template arguments
  * (but a lone identifier) and parameter lists dropped, then cut from the

@@ -38,7 +38,7 @@ static const struct opmfu_column cols[] = {
 };
 
 const struct opmfu_table_def opmfu_ops_def = {
-	"OpmfuOps", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0,
+	"OpmfuOps", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_DETAIL,
 };
 
 static struct opmfu_cell sid_cell(const struct opmfu_trace *t, uint32_t sid, uint32_t off)

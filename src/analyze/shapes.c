@@ -181,7 +181,8 @@ static const struct opmfu_column cols[] = {
 	{ "intensity", OPMFU_COL_REAL, "FLOPs per Byte", 0, 0 },
 };
 
-const struct opmfu_table_def opmfu_shapes_def = { "OpmfuShapes", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0 };
+const struct opmfu_table_def opmfu_shapes_def = { "OpmfuShapes", cols, sizeof(cols) / sizeof(cols[0]), NULL,
+						 OPMFU_TABLE_DETAIL };
 
 static struct opmfu_cell sid_cell(const struct opmfu_trace *t, uint32_t sid)
 {

@@ -121,3 +121,17 @@ char *opmfu_path_join(const char *a, const char *b)
 	sbuf_adds(&sb, b);
 	return sbuf_detach(&sb);
 }
+
+void opmfu_ns_text(double ns, char *out, size_t size)
+{
+	if (ns != ns || ns < 0)
+		snprintf(out, size, "-");
+	else if (ns < 1e3)
+		snprintf(out, size, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(out, size, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(out, size, "%.2f ms", ns / 1e6);
+	else
+		snprintf(out, size, "%.2f s", ns / 1e9);
+}

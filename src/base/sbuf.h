@@ -25,6 +25,10 @@ void sbuf_add_i64(struct sbuf *sb, int64_t v);
  * empty. NULL if an append had failed. */
 char *sbuf_detach(struct sbuf *sb);
 
+/* A duration for people: "950 ns", "12.50 us", "3.20 ms", "1.25 s"; "-" when
+ * negative or NaN (the report's and the library's messages alike). */
+void opmfu_ns_text(double ns, char *out, size_t size);
+
 /* "a/b" (one '/' between them), malloc'd; NULL when out of memory. */
 char *opmfu_path_join(const char *a, const char *b);
 

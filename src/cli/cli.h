@@ -68,6 +68,10 @@ unsigned opmfu_parse_exports(const char *cmd, const char *list, unsigned allowed
 /* --peak (getopt value 'P'), --chip ('C'), -j ('j'), --rank-list ('R'), --run ('U'), --csv-verbatim
  * ('X', no value) or --follow-symlinks ('L', no value) of cmd into o; *ranks owns the rank list. Usage errors exit. */
 void opmfu_take_input_option(const char *cmd, struct opmfu_opts *o, int c, const char *arg, int **ranks);
+/* --steps LIST (step numbers, the rank list's grammar, none negative) and
+ * --time-range A:B of cmd into o; *steps owns the step list. Usage errors exit. */
+void opmfu_take_steps(const char *cmd, struct opmfu_opts *o, const char *arg, int **steps);
+void opmfu_take_time_range(const char *cmd, struct opmfu_opts *o, const char *arg);
 /* After the options: --model's run options (m) into o, an error when they
  * came without --model; the peaks of OPMFU_PEAK, unless --peak gave them. */
 struct opmfu_model_args;
@@ -91,8 +95,6 @@ double opmfu_cell(const struct opmfu_rows *t, size_t row, const char *col);
 const char *opmfu_cell_str(const struct opmfu_rows *t, size_t row, const char *col);
 /* What `opmfu diff` prints (diff_view.c): fits one screen. */
 void opmfu_print_diff(const struct opmfu_diff *d);
-/* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
-void opmfu_format_ns(double ns, char *out, size_t size);
 /* A ratio as a percentage with that many decimals ("41.1%"), "-" for none
  * (< 0 or NaN). Returns buf. */
 const char *opmfu_format_pct(double v, int decimals, char *buf, size_t size);

@@ -43,7 +43,14 @@ static const char usage_analyze[] =
 	"      --run ID           analyse this run of those found under PATH (its ID, or\n"
 	"                         the start of one); needed when PATH holds several\n"
 	"                         runs: formats, Kineto jobs, single-device traces\n"
-	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
+	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15 (also: --ranks LIST)\n"
+	"      --steps LIST       only the work of these steps (ProfilerStep#N, STEP_TIME\n"
+	"                         numbers), e.g. 3,5-7; a rank without them fails\n"
+	"      --time-range A:B   only the work from A to B after each rank's first\n"
+	"                         device activity (units ns, us, ms, s; A or B may be\n"
+	"                         left out), e.g. 2s:5s, 500ms:, :1.5s\n"
+	"      --summary-only     write the run account and the per-rank summaries\n"
+	"                         only, not the per-op tables (docs/cli.md)\n"
 	"      --follow-symlinks  also walk symbolic links to folders outside PATH\n"
 	"                         (never /proc or /sys; default: not followed)\n"
 	"      --model CONFIG     also model MFU from a Hugging Face or diffusers\n"
@@ -92,7 +99,11 @@ struct analyze_args {
 	struct opmfu_model_args m; /* --model's run options, shared with `opmfu model` */
 	int quiet, timings, verbose;
 	int *ranks; /* owned */
+	int *steps; /* owned: --steps */
 };
+
+/* getopt values of the options only analyze takes (above the model's) */
+enum { OPT_STEPS = 0x310, OPT_TIME_RANGE, OPT_SUMMARY_ONLY };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "export", required_argument, NULL, 'E' },
@@ -104,6 +115,10 @@ static const struct option longopts[] = {
 	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
 	{ "model", required_argument, NULL, 'M' },  { "step-time", required_argument, NULL, 'S' },
 	{ "follow-symlinks", no_argument, NULL, 'L' }, { "run", required_argument, NULL, 'U' },
+	/* SPEC 22: --ranks is the name for --rank-list */
+	{ "ranks", required_argument, NULL, 'R' },  { "steps", required_argument, NULL, OPT_STEPS },
+	{ "time-range", required_argument, NULL, OPT_TIME_RANGE },
+	{ "summary-only", no_argument, NULL, OPT_SUMMARY_ONLY },
 	OPMFU_MODEL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -120,6 +135,15 @@ static void take_option(struct analyze_args *a, int c, const char *arg)
 		break;
 	case 'M':
 		a->m.o.config = arg;
+		break;
+	case OPT_STEPS:
+		opmfu_take_steps("analyze ", &a->o, arg, &a->steps);
+		break;
+	case OPT_TIME_RANGE:
+		opmfu_take_time_range("analyze ", &a->o, arg);
+		break;
+	case OPT_SUMMARY_ONLY:
+		a->o.summary_only = 1;
 		break;
 	case 'S':
 		opmfu_die_usage("analyze ", "--step-time %s: analyze takes each step's time from the trace "
@@ -210,6 +234,7 @@ int opmfu_cmd_analyze(int argc, char **argv)
 	if (parse_args(argc, argv, &a)) {
 		opmfu_model_args_release(&a.m);
 		free(a.ranks);
+		free(a.steps);
 		return 0;
 	}
 	a.o.on_warning = opmfu_print_warning;
@@ -224,5 +249,6 @@ int opmfu_cmd_analyze(int argc, char **argv)
 	opmfu_run_free(run);
 	opmfu_model_args_release(&a.m);
 	free(a.ranks);
+	free(a.steps);
 	return rc;
 }

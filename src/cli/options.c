@@ -1,6 +1,7 @@
 /*
  * options.c - options more than one command takes: rank lists
- * (--rank-list), export lists (--export), and the options of analysing
+ * (--rank-list), export lists (--export), the filters (--steps,
+ * --time-range), and the options of analysing
  * inputs (--peak, --peak-bw, --chip, -j, --model, OPMFU_PEAK) that analyze
  * and diff share.
  */
@@ -180,4 +181,29 @@ void opmfu_end_input_options(const char *cmd, struct opmfu_opts *o, struct opmfu
 	if (m->o.config)
 		o->model = &m->o;
 	peak_from_env(cmd, o);
+}
+
+void opmfu_take_steps(const char *cmd, struct opmfu_opts *o, const char *arg, int **steps)
+{
+	int *v = NULL, n = opmfu_parse_rank_list(arg, &v), i;
+	for (i = 0; i < n; i++)
+		if (v[i] < 0)
+			n = -1;
+	if (n < 0) {
+		free(v);
+		opmfu_die_usage(cmd, "--steps: '%s' is not a list of step numbers like 3,5-7", arg);
+	}
+	free(*steps); /* the last --steps counts */
+	o->steps = *steps = v;
+	o->n_steps = (size_t)n;
+	o->steps_text = arg;
+}
+
+void opmfu_take_time_range(const char *cmd, struct opmfu_opts *o, const char *arg)
+{
+	if (opmfu_parse_time_range(arg, &o->time_from_ns, &o->time_to_ns))
+		opmfu_die_usage(cmd, "--time-range: '%s' is not START:END with START < END, each a number "
+				"and a unit ns, us, ms or s, e.g. 2s:5s, 500ms:, :1.5s", arg);
+	o->has_time_range = 1;
+	o->time_range_text = arg;
 }

@@ -19,21 +19,6 @@
 #define NO_MFU_SHOWN 3 /* ranks without MFU named one by one; the rest counted */
 #define REPORT_WIDTH 120 /* no line of the report is wider */
 
-/* "950 ns", "12.50 us", "3.20 ms", "1.25 s" */
-void opmfu_format_ns(double ns, char *out, size_t size)
-{
-	if (isnan(ns) || ns < 0)
-		snprintf(out, size, "-");
-	else if (ns < 1e3)
-		snprintf(out, size, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(out, size, "%.2f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(out, size, "%.2f ms", ns / 1e6);
-	else
-		snprintf(out, size, "%.2f s", ns / 1e9);
-}
-
 const char *opmfu_format_pct(double v, int decimals, char *buf, size_t size)
 {
 	double p = v * 100, unit = pow(10, -decimals);

@@ -6,6 +6,7 @@
 #include "opmfu.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "lib/lib.h"
 #include "lib/model_check.h"
 #include "read/sqlite_in.h"
+#include "trace/filter.h"
 #include "trace/parse.h"
 #include "trace/strtab.h"
 #include "write/stage.h"
@@ -402,6 +404,21 @@ size_t opmfu_run_files(const struct opmfu_run *run, enum opmfu_run_output which)
 	if (which == OPMFU_OUT_CSV || which == OPMFU_OUT_JSON)
 		return run->rep.n_tables;
 	return opmfu_run_path(run, which) ? 1 : 0;
+}
+
+void opmfu_format_ns(double ns, char *out, size_t size)
+{
+	opmfu_ns_text(ns, out, size);
+}
+
+int opmfu_parse_time_range(const char *s, long long *from_ns, long long *to_ns)
+{
+	int64_t a, z;
+	if (opmfu_filter_parse_time(s, &a, &z))
+		return -1;
+	*from_ns = a;
+	*to_ns = z == OPMFU_FILTER_OPEN ? LLONG_MAX : z;
+	return 0;
 }
 
 double opmfu_run_seconds(const struct opmfu_run *run)

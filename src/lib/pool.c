@@ -89,13 +89,25 @@ static int default_jobs(void)
 #define MAX_TABS 32
 static const struct opmfu_table_def *run_tables[MAX_TABS];
 static size_t n_run_tables;
+/* --summary-only's: the same less the detail tables (OperatorMFU and ModuleMFU
+ * are, so no table left takes the rank workbooks' files bits) */
+static const struct opmfu_table_def *summary_tables[MAX_TABS];
+static size_t n_summary_tables;
+static const struct opmfu_table_def *detail_tables[MAX_TABS]; /* the others */
+static size_t n_detail_tables;
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void list_tables(void)
 {
+	size_t i;
 	n_run_tables = opmfu_analyses_defs(run_tables, MAX_TABS - 2);
 	run_tables[n_run_tables++] = &opmfu_rank_summary_def;
 	run_tables[n_run_tables++] = &opmfu_model_def;
+	for (i = 0; i < n_run_tables; i++)
+		if (!(run_tables[i]->flags & OPMFU_TABLE_DETAIL))
+			summary_tables[n_summary_tables++] = run_tables[i];
+		else
+			detail_tables[n_detail_tables++] = run_tables[i];
 }
 
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << 0 && OPMFU_XLSX_MODULE == 1 << 1,
@@ -128,13 +140,24 @@ enum opmfu_status opmfu_writers_open(struct opmfu_writers *ws, const char *dir, 
 }
 
 /* Opens the writers of o->exports (the database when none), each at its
- * place under rep->out_dir, with the tables of the run. */
-static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct opmfu_report *rep,
+ * place under rep->out_dir, with the tables of the run (--summary-only:
+ * without the detail tables). */
+static enum opmfu_status open_writers(const struct opmfu_opts *o, struct opmfu_report *rep,
 				      struct opmfu_writers *ws, struct opmfu_err *err)
 {
-	pthread_once(&tables_once, list_tables);
 	unsigned want = (o->exports ? o->exports : OPMFU_EXPORT_DB) | (o->csv_verbatim ? OPMFU_WRITE_CSV_VERBATIM : 0);
-	return opmfu_writers_open(ws, rep->out_dir, want, run_tables, n_run_tables, err);
+	enum opmfu_status st;
+	size_t k;
+	pthread_once(&tables_once, list_tables);
+	rep->n_tables = rep->summary_only ? n_summary_tables : n_run_tables;
+	st = opmfu_writers_open(ws, rep->out_dir, want, rep->summary_only ? summary_tables : run_tables,
+				rep->n_tables, err);
+	/* an earlier full run's per-op tables in the same place go (writer.h) */
+	for (k = 0; k < ws->n && rep->summary_only; k++) {
+		ws->v[k]->retired = detail_tables;
+		ws->v[k]->n_retired = n_detail_tables;
+	}
+	return st;
 }
 
 /* In registry order, the database first. A busy database keeps its results
@@ -174,8 +197,11 @@ static enum opmfu_status put_all(struct opmfu_report *rep, struct opmfu_writers 
 {
 	enum opmfu_status st = OPMFU_OK;
 	size_t k;
-	/* a held table is written once a per-run analysis has completed it (table.h) */
-	for (k = 0; k < ws->n && st == OPMFU_OK && (rank == OPMFU_RUN_RANK || !(t->def->flags & OPMFU_TABLE_HELD)); k++)
+	/* a held table is written once a per-run analysis has completed it (table.h); a detail
+	 * table of --summary-only only feeds the per-run analyses */
+	int write = (rank == OPMFU_RUN_RANK || !(t->def->flags & OPMFU_TABLE_HELD)) &&
+		    !(rep->summary_only && (t->def->flags & OPMFU_TABLE_DETAIL));
+	for (k = 0; k < ws->n && st == OPMFU_OK && write; k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
 	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK && rank != OPMFU_RUN_RANK; k++)
 		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
@@ -533,8 +559,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	double t;
 
 	memset(&p, 0, sizeof(p));
-	pthread_once(&tables_once, list_tables);
-	rep->n_tables = n_run_tables;
+	rep->summary_only = o->summary_only;
 	p.o = o;
 	p.list = list;
 	p.rep = rep;

@@ -11,6 +11,7 @@
 #include "analyze/steps.h"
 #include "lib/lib.h"
 #include "reference/module_table.h"
+#include "trace/filter.h"
 
 static void set_reason(struct opmfu_rank_report *rr, enum opmfu_rank_state state, const char *msg)
 {
@@ -31,6 +32,28 @@ static void prepare_stages(void *ctx, const struct opmfu_trace *t)
 	opmfu_trace_clamp_links(&w->trace);
 	if (opmfu_op_mfu_prepare(&w->trace, &w->op, &e) == OPMFU_OK)
 		(void)opmfu_flops_prepare(&w->flops, t, w->op.r, w->op.n_r, &e);
+}
+
+/* With a filter the links change after reading, so nothing is prepared
+ * from them early: they are only clamped (the stages prepare afterwards). */
+static void clamp_only(void *ctx, const struct opmfu_trace *t)
+{
+	struct rank_work *w = ctx;
+	(void)t;
+	opmfu_trace_clamp_links(&w->trace);
+}
+
+/* --steps and --time-range as the trace filter takes them. */
+static void filter_of(const struct opmfu_opts *o, struct opmfu_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->steps = o->steps;
+	f->n_steps = o->steps ? o->n_steps : 0;
+	f->steps_text = o->steps_text;
+	f->has_time = o->has_time_range;
+	f->from_ns = o->time_from_ns;
+	f->to_ns = o->time_to_ns >= OPMFU_FILTER_OPEN ? OPMFU_FILTER_OPEN : o->time_to_ns;
+	f->time_text = o->time_range_text;
 }
 
 /* "Ascend910B (NPU_INFO Ascend910B, AICORE_FREQ 1800 MHz)" */
@@ -60,6 +83,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	struct peak_choice *pc = &w->pc;
+	struct opmfu_filter f;
 	struct opmfu_read_opts ro = { w->read_threads, prepare_stages, w };
 	enum opmfu_status st;
 	int c;
@@ -84,6 +108,9 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	w->ctx.registry = opmfu_analyses;
 
 	rr->source = in->reader->name;
+	filter_of(o, &f);
+	if (opmfu_filter_active(&f))
+		ro.on_links = clamp_only;
 	st = in->reader->read(in, &w->trace, &ro, &e);
 	/* a rank its probe could not number (a gzip'd trace's distributedInfo after traceEvents) is the
 	 * one its trace names, before anything of it is written */
@@ -93,6 +120,9 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
 	if (!st)
 		opmfu_trace_clamp(&w->trace);
+	/* SPEC 22: before anything counts the trace, so every table sees only what is kept */
+	if (!st)
+		st = opmfu_trace_filter(&w->trace, &f, &e);
 	rr->clamped = w->trace.n_clamped;
 	rr->kernels = w->trace.n_compute;
 	rr->comm_links = w->trace.n_comm_op + w->trace.n_comm_sched;

@@ -148,6 +148,7 @@ struct opmfu_report {
 	char *csv_dir;   /* csv directory when csv was asked for and written, or NULL */
 	char *json_dir;  /* json directory when json was asked for and written, or NULL */
 	size_t n_tables; /* tables of the run: the files in csv_dir and in json_dir */
+	int summary_only; /* --summary-only: the detail tables (OPMFU_TABLE_DETAIL) go to no writer */
 	size_t csv_prefixed; /* CSV texts written with ' in front (write_csv.c), over the kept ranks */
 	double seconds;
 	struct opmfu_model_report *model; /* with opts.model: the model against the trace; else NULL */

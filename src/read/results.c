@@ -378,7 +378,7 @@ static enum opmfu_status scan(struct rd *d, const char *table, const char *const
 	enum opmfu_status st;
 	struct sbuf sb;
 	size_t i;
-	int rc, have;
+	int rc, have, summary = 0;
 
 	d->table = table;
 	d->cols = cols;
@@ -386,6 +386,15 @@ static enum opmfu_status scan(struct rd *d, const char *table, const char *const
 		return st;
 	if (found)
 		*found = have;
+	/* a result with the run account (OpmfuRun) that lacks a per-op table was written by
+	 * analyze --summary-only (SPEC 22), whose tables a diff cannot compare */
+	if (!have && !optional && (st = has_table(d->db, d->path, "OpmfuRun", &summary, d->err)))
+		return st;
+	if (!have && !optional && summary)
+		return opmfu_err_set(d->err, OPMFU_ERR_SCHEMA,
+				     "%s: an opmfu result of analyze --summary-only: it has no %s, which opmfu diff "
+				     "compares; analyze its input without --summary-only, or give diff the input",
+				     d->path, table);
 	if (!have)
 		return optional ? OPMFU_OK
 				: opmfu_err_set(d->err, OPMFU_ERR_SCHEMA,

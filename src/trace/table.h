@@ -52,6 +52,9 @@ enum opmfu_table_flags {
 	OPMFU_TABLE_HELD = 1 << 0,
 	/* internal: a per-rank analysis' message to a per-run one; never written */
 	OPMFU_TABLE_INTERNAL = 1 << 1,
+	/* detail: a per-op table (rows per op, kernel, module, shape): --summary-only does not
+	 * write it, and the per-run analyses still read it, so the run account is unchanged */
+	OPMFU_TABLE_DETAIL = 1 << 2,
 };
 
 /* One value, of its column's type. null: SQL NULL, an empty sheet cell. A

@@ -226,6 +226,35 @@ enum opmfu_status opmfu_text_drop_rank(struct opmfu_writer *w, int rank, struct 
 	return OPMFU_OK;
 }
 
+/* The files of the tables the run retires (writer.h), beside the others. */
+static enum opmfu_status remove_retired(struct text_writer *o, struct opmfu_err *err)
+{
+	const char *slash = o->n ? strrchr(o->f[0].path, '/') : NULL;
+	struct sbuf path;
+	size_t k;
+
+	if (!slash)
+		return OPMFU_OK;
+	sbuf_init(&path);
+	for (k = 0; k < o->base.n_retired; k++) {
+		sbuf_reset(&path);
+		sbuf_addf(&path, "%.*s/%s%s", (int)(slash - o->f[0].path), o->f[0].path, o->base.retired[k]->name,
+			  o->fmt->ext);
+		if (path.oom) {
+			sbuf_release(&path);
+			return nomem(o->f[0].path, err);
+		}
+		if (unlink(path.buf) != 0 && errno != ENOENT) {
+			opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot remove the previous run's: %s", path.buf,
+				      strerror(errno));
+			sbuf_release(&path);
+			return OPMFU_ERR_IO;
+		}
+	}
+	sbuf_release(&path);
+	return OPMFU_OK;
+}
+
 /* On disk before the renames, so a crash cannot leave an empty file in
  * place of the previous one. Files are renamed one by one: a failure
  * half-way leaves the earlier tables new and the later ones as they were. */
@@ -250,7 +279,7 @@ enum opmfu_status opmfu_text_commit(struct opmfu_writer *w, struct opmfu_err *er
 		opmfu_free(f->tmp);
 		f->tmp = NULL;
 	}
-	return OPMFU_OK;
+	return remove_retired(o, err);
 }
 
 void opmfu_text_int(struct sbuf *out, int64_t v)

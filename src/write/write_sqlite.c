@@ -493,12 +493,15 @@ static int is_busy(int rc)
 	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
 }
 
-/* 1 when name is one of the run's tables */
+/* 1 when name is one of the run's tables, or one it retires */
 static int ours(const struct db_writer *o, const char *name)
 {
 	size_t i;
 	for (i = 0; i < o->n_tabs; i++)
 		if (!strcmp(o->tabs[i].def->name, name))
+			return 1;
+	for (i = 0; i < o->base.n_retired; i++)
+		if (!strcmp(o->base.retired[i]->name, name))
 			return 1;
 	return 0;
 }
@@ -571,6 +574,16 @@ static int copy_tables(struct db_writer *o, sqlite3 *live, struct opmfu_err *err
 			r = INSTALL_FAILED;
 		} else if (sqlite3_exec(live, sb.buf, NULL, NULL, NULL) != SQLITE_OK) {
 			r = live_fail(o, live, "cannot replace the previous results", err);
+		}
+	}
+	for (i = 0; i < o->base.n_retired && r == INSTALL_OK; i++) {
+		sbuf_reset(&sb);
+		drop_sql(o->base.retired[i], &sb);
+		if (sb.oom) {
+			nomem(o->path, err);
+			r = INSTALL_FAILED;
+		} else if (sqlite3_exec(live, sb.buf, NULL, NULL, NULL) != SQLITE_OK) {
+			r = live_fail(o, live, "cannot drop the previous results", err);
 		}
 	}
 	sbuf_release(&sb);

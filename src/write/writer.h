@@ -65,6 +65,12 @@ struct opmfu_writer_type {
 /* Every writer's handle starts with this. */
 struct opmfu_writer {
 	const struct opmfu_writer_type *type;
+	/* tables the run does not write though a run may (--summary-only's detail tables): at
+	 * commit the database drops them and the text writers remove their files, so an earlier
+	 * run's rows never stand beside this run's (the workbook writer leaves earlier
+	 * workbooks, as it does for ranks a run does not analyse). Set after open; none: 0 */
+	const struct opmfu_table_def *const *retired;
+	size_t n_retired;
 };
 
 /* The registry, NULL-terminated. Entry i is the export bit 1 << i of

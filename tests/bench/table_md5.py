@@ -11,8 +11,10 @@ import sqlite3
 import sys
 
 
-def main():
-    con = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+def table_md5s(path):
+    """{table: (rows, md5 of its rows)} of the database at path (also imported by tests)."""
+    con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    out = {}
     names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     for name in names:
         h = hashlib.md5()
@@ -20,7 +22,14 @@ def main():
         for row in con.execute('SELECT * FROM "%s" ORDER BY rowid' % name.replace('"', '""')):
             h.update(repr(row).encode())
             n += 1
-        print("%s\t%d\t%s" % (name, n, h.hexdigest()))
+        out[name] = (n, h.hexdigest())
+    con.close()
+    return out
+
+
+def main():
+    for name, (n, md5) in sorted(table_md5s(sys.argv[1]).items()):
+        print("%s\t%d\t%s" % (name, n, md5))
 
 
 if __name__ == "__main__":
