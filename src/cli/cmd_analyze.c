@@ -46,6 +46,9 @@ static const char usage_analyze[] =
 	"      --rank-list LIST   only these ranks, e.g. 0,3,8-15\n"
 	"      --follow-symlinks  also walk symbolic links to folders outside PATH\n"
 	"                         (never /proc or /sys; default: not followed)\n"
+	"      --shard I/N        only the I-th (1 to N) of N blocks of the run's ranks\n"
+	"                         in rank order, written with -o DIR as a shard result\n"
+	"                         (database only) for 'opmfu merge' (docs/scale.md)\n"
 	"      --model CONFIG     also model MFU from a Hugging Face or diffusers\n"
 	"                         config.json (as 'opmfu model'), against each step's\n"
 	"                         time and FLOPs: the OpmfuModel table; with it:\n"
@@ -104,6 +107,7 @@ static const struct option longopts[] = {
 	{ "timings", no_argument, NULL, 'T' },      { "verbose", no_argument, NULL, 'v' },
 	{ "model", required_argument, NULL, 'M' },  { "step-time", required_argument, NULL, 'S' },
 	{ "follow-symlinks", no_argument, NULL, 'L' }, { "run", required_argument, NULL, 'U' },
+	{ "shard", required_argument, NULL, 'H' },
 	OPMFU_MODEL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -120,6 +124,9 @@ static void take_option(struct analyze_args *a, int c, const char *arg)
 		break;
 	case 'M':
 		a->m.o.config = arg;
+		break;
+	case 'H':
+		opmfu_parse_shard(arg, &a->o.shard_i, &a->o.shard_n);
 		break;
 	case 'S':
 		opmfu_die_usage("analyze ", "--step-time %s: analyze takes each step's time from the trace "
@@ -218,7 +225,9 @@ int opmfu_cmd_analyze(int argc, char **argv)
 	a.o.ctx = &pctx;
 
 	st = opmfu_analyze(&a.o, &run, &err);
-	if (!a.quiet && run && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
+	if (!a.quiet && run && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL) && a.o.shard_n)
+		opmfu_print_shard(run);
+	else if (!a.quiet && run && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
 		opmfu_print_summary(run, a.timings, a.verbose, a.m.o.dtype_class);
 	rc = exit_code(st, run, &err);
 	opmfu_run_free(run);

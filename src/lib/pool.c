@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/collectives.h"
 #include "analyze/steps.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
@@ -89,6 +90,8 @@ static int default_jobs(void)
 #define MAX_TABS 32
 static const struct opmfu_table_def *run_tables[MAX_TABS];
 static size_t n_run_tables;
+/* a shard's: also what the merge's per-run analyses read (lib/shard.c) */
+static const struct opmfu_table_def *shard_tables[MAX_TABS + 2];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void list_tables(void)
@@ -96,6 +99,9 @@ static void list_tables(void)
 	n_run_tables = opmfu_analyses_defs(run_tables, MAX_TABS - 2);
 	run_tables[n_run_tables++] = &opmfu_rank_summary_def;
 	run_tables[n_run_tables++] = &opmfu_model_def;
+	memcpy(shard_tables, run_tables, n_run_tables * sizeof(*run_tables));
+	shard_tables[n_run_tables] = &opmfu_coll_calls_def;
+	shard_tables[n_run_tables + 1] = &opmfu_shard_def;
 }
 
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << 0 && OPMFU_XLSX_MODULE == 1 << 1,
@@ -134,7 +140,17 @@ static enum opmfu_status open_writers(const struct opmfu_opts *o, const struct o
 {
 	pthread_once(&tables_once, list_tables);
 	unsigned want = (o->exports ? o->exports : OPMFU_EXPORT_DB) | (o->csv_verbatim ? OPMFU_WRITE_CSV_VERBATIM : 0);
+	/* the writers keep the list: static */
+	if (rep->shard_n)
+		return opmfu_writers_open(ws, rep->out_dir, want, shard_tables, n_run_tables + 2, err);
 	return opmfu_writers_open(ws, rep->out_dir, want, run_tables, n_run_tables, err);
+}
+
+const struct opmfu_table_def *const *opmfu_run_table_defs(size_t *n)
+{
+	pthread_once(&tables_once, list_tables);
+	*n = n_run_tables;
+	return run_tables;
 }
 
 /* In registry order, the database first. A busy database keeps its results
@@ -169,13 +185,16 @@ void opmfu_writers_close(struct opmfu_writers *ws)
 }
 
 /* A table to every writer, and to the run account (which reads what it needs). */
-static enum opmfu_status put_all(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
+enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
 				 const struct opmfu_table *t, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
 	size_t k;
-	/* a held table is written once a per-run analysis has completed it (table.h) */
-	for (k = 0; k < ws->n && st == OPMFU_OK && (rank == OPMFU_RUN_RANK || !(t->def->flags & OPMFU_TABLE_HELD)); k++)
+	/* a held table is written once a per-run analysis has completed it (table.h);
+	 * a shard writes it as the rank left it, for the merge to complete */
+	for (k = 0; k < ws->n && st == OPMFU_OK &&
+		    (rank == OPMFU_RUN_RANK || rep->shard_n || !(t->def->flags & OPMFU_TABLE_HELD));
+	     k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
 	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK && rank != OPMFU_RUN_RANK; k++)
 		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
@@ -192,7 +211,7 @@ static enum opmfu_status put_model(struct opmfu_report *rep, const struct opmfu_
 	enum opmfu_status st = opmfu_model_check_rank(rep->model, (size_t)(rr - rep->ranks), steps, rr, &cs, err);
 	if (st == OPMFU_OK) {
 		t = opmfu_cell_store_table(&cs);
-		st = put_all(rep, ws, rr->rank, &t, err);
+		st = opmfu_pool_put(rep, ws, rr->rank, &t, err);
 	}
 	opmfu_cell_store_release(&cs);
 	return st;
@@ -237,8 +256,8 @@ static enum opmfu_status run_add_after(struct opmfu_report *rep, size_t k, const
 	return st;
 }
 
-static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct opmfu_report *rep,
-				   struct opmfu_writers *ws, struct opmfu_err *err)
+enum opmfu_status opmfu_pool_finish(const char *run_id, const char *source, size_t ranks, struct opmfu_report *rep,
+				    struct opmfu_writers *ws, struct opmfu_err *err)
 {
 	struct opmfu_run_ctx rc;
 	struct opmfu_table t[MAX_TABS];
@@ -247,9 +266,9 @@ static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct op
 	int median = 0, have_median;
 
 	/* one run (opmfu_rank_list_pick_run): its ID, and the reader of its ranks */
-	rc.run_id = list->n ? list->v[0].run_id : NULL;
-	rc.source = list->n ? list->v[0].reader->name : NULL;
-	rc.ranks = list->n;
+	rc.run_id = run_id;
+	rc.source = source;
+	rc.ranks = ranks;
 	rc.ranks_failed = rep->n_failed;
 	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK; k++) {
 		const struct opmfu_analysis *a = opmfu_analyses[k];
@@ -263,14 +282,19 @@ static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct op
 	}
 	if (st)
 		return st;
+	if (rep->shard_n) {
+		/* a shard's run tables would be of its ranks alone: the merge makes the run's */
+		n = 0;
+		t[n++] = opmfu_cell_store_table(&rep->shard);
+	}
 	have_median = median_rank(t, n, &median);
-	if (rep->model) {
+	if (rep->model && !rep->shard_n) {
 		if ((st = opmfu_model_check_run(rep->model, have_median ? &median : NULL, &rep->model_run, err)))
 			return st;
 		t[n++] = opmfu_cell_store_table(&rep->model_run);
 	}
 	for (i = 0; i < n && st == OPMFU_OK; i++)
-		st = put_all(rep, ws, OPMFU_RUN_RANK, &t[i], err);
+		st = opmfu_pool_put(rep, ws, OPMFU_RUN_RANK, &t[i], err);
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		struct opmfu_write_stats ks;
 		memset(&ks, 0, sizeof(ks));
@@ -449,7 +473,7 @@ static enum opmfu_status write_stage(struct opmfu_report *rep, struct rank_work 
 	enum opmfu_status st = opmfu_analyses_tables(stage, &w->ctx, t, MAX_TABS, &n, err);
 
 	for (k = 0; k < n && st == OPMFU_OK; k++)
-		st = put_all(rep, ws, rank, &t[k], err);
+		st = opmfu_pool_put(rep, ws, rank, &t[k], err);
 	opmfu_analyses_written(stage, &w->ctx);
 	return st;
 }
@@ -496,25 +520,35 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	}
 	if (st == OPMFU_OK) {
 		t = opmfu_rank_summary_table(rr);
-		st = put_all(rep, ws, rr->rank, &t, err);
+		st = opmfu_pool_put(rep, ws, rr->rank, &t, err);
 	}
+	if (st == OPMFU_OK)
+		st = opmfu_pool_keep(o, rep, ws, rr->rank, w->analysed, &rr->xlsx, err);
+	/* what a writer staged and did not keep here goes when it is closed */
+	return st;
+}
+
+enum opmfu_status opmfu_pool_keep(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_writers *ws,
+				  int rank, int analysed, unsigned *xlsx, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		struct opmfu_write_stats ks;
 		memset(&ks, 0, sizeof(ks));
-		st = opmfu_writer_keep_rank(ws->v[k], rr->rank, &ks, err);
+		st = opmfu_writer_keep_rank(ws->v[k], rank, &ks, err);
 		if (ws->bit[k] == OPMFU_EXPORT_XLSX) {
-			rr->xlsx |= ks.files & (OPMFU_XLSX_KERNEL | OPMFU_XLSX_MODULE);
+			*xlsx |= ks.files & (OPMFU_XLSX_KERNEL | OPMFU_XLSX_MODULE);
 			rep->xlsx_files += !!(ks.files & OPMFU_XLSX_KERNEL) + !!(ks.files & OPMFU_XLSX_MODULE);
 		}
-		if (st == OPMFU_OK && w->analysed)
-			export_warn(o, rr->rank, ws->v[k]->type->name, &ks);
+		if (st == OPMFU_OK && analysed)
+			export_warn(o, rank, ws->v[k]->type->name, &ks);
 		/* told once, after the commit (lib/opmfu.c) */
 		if (st == OPMFU_OK)
 			rep->csv_prefixed += ks.prefixed;
 	}
 	if (st == OPMFU_OK)
 		st = run_keep(rep, err);
-	/* what a writer staged and did not keep here goes when it is closed */
 	return st;
 }
 
@@ -542,8 +576,9 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	n_threads = jobs < list->n ? jobs : list->n;
 	/* each worker may hold one finished rank while the writer works on the oldest */
 	p.window = n_threads + 1;
-	p.work = opmfu_calloc(list->n, sizeof(*p.work));
-	th = opmfu_calloc(n_threads, sizeof(*th));
+	/* a shard may hold no rank: one slot each, unused */
+	p.work = opmfu_calloc(list->n + 1, sizeof(*p.work));
+	th = opmfu_calloc(n_threads + 1, sizeof(*th));
 	if (!p.work || !th) {
 		opmfu_free(p.work);
 		opmfu_free(th);
@@ -618,7 +653,9 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		}
 	}
 	if (st == OPMFU_OK)
-		st = write_run(list, rep, ws, err);
+		st = rep->shard_n ? opmfu_pool_finish(rep->run_id, rep->source, list->n, rep, ws, err)
+				  : opmfu_pool_finish(list->n ? list->v[0].run_id : NULL,
+						      list->n ? list->v[0].reader->name : NULL, list->n, rep, ws, err);
 	rank_warn_rest(o, &rw);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
