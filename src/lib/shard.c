@@ -96,6 +96,7 @@ struct shard_in {
 	int *ranks;
 	size_t n, cap, rows;
 	int empty; /* its row with rank_id NULL */
+	size_t given; /* its place on the command line */
 };
 
 static void shard_in_release(struct shard_in *s)
@@ -191,7 +192,9 @@ static enum opmfu_status read_shard(struct shard_in *s, struct opmfu_err *err)
 static int by_shard(const void *a, const void *b)
 {
 	const struct shard_in *x = a, *y = b;
-	return (x->shard > y->shard) - (x->shard < y->shard);
+	if (x->shard != y->shard)
+		return (x->shard > y->shard) - (x->shard < y->shard);
+	return (x->given > y->given) - (x->given < y->given);
 }
 
 struct rank_at {
@@ -207,13 +210,10 @@ static int by_rank(const void *a, const void *b)
 	return (x->file > y->file) - (x->file < y->file);
 }
 
-/* One run, one N, no rank twice, no shard twice (sh sorted by shard). */
-static enum opmfu_status check_shards(const struct shard_in *sh, size_t n, struct opmfu_err *err)
+/* One run, one N (sh in the order given, so that the message names the first file). */
+static enum opmfu_status check_run(const struct shard_in *sh, size_t n, struct opmfu_err *err)
 {
-	struct rank_at *all;
-	size_t i, m = 0;
-	enum opmfu_status st = OPMFU_OK;
-
+	size_t i;
 	for (i = 1; i < n; i++) {
 		const struct shard_in *a = &sh[0], *b = &sh[i];
 		if (strcmp(a->run_id, b->run_id) || strcmp(a->source, b->source))
@@ -227,6 +227,16 @@ static enum opmfu_status check_shards(const struct shard_in *sh, size_t n, struc
 					     (long long)a->shard, (long long)a->shards, (long long)a->run_ranks, b->path,
 					     (long long)b->shard, (long long)b->shards, (long long)b->run_ranks);
 	}
+	return OPMFU_OK;
+}
+
+/* No rank twice, no shard twice (sh sorted by shard). */
+static enum opmfu_status check_shards(const struct shard_in *sh, size_t n, struct opmfu_err *err)
+{
+	struct rank_at *all;
+	size_t i, m = 0;
+	enum opmfu_status st = OPMFU_OK;
+
 	for (i = 0; i < n; i++)
 		m += sh[i].n;
 	if (!(all = opmfu_calloc(m + 1, sizeof(*all))))
@@ -432,9 +442,9 @@ static enum opmfu_status merge_run(const struct opmfu_opts *o, struct opmfu_repo
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	else if (miss)
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL,
-				   "shard%s %s of %lld missing: merged %zu of run '%s''s %lld ranks from %zu shard%s",
-				   miss == 1 ? "" : "s", sb.buf, (long long)sh[0].shards, m.n_ranks, rep->run_id,
-				   (long long)sh[0].run_ranks, n, n == 1 ? "" : "s");
+				   "shard%s %s of %lld missing: merged %zu of the %lld ranks of run '%s' from %zu shard%s",
+				   miss == 1 ? "" : "s", sb.buf, (long long)sh[0].shards, m.n_ranks,
+				   (long long)sh[0].run_ranks, rep->run_id, n, n == 1 ? "" : "s");
 	else if (rep->n_failed)
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu ranks failed", rep->n_failed, m.n_ranks);
 	sbuf_release(&sb);
@@ -468,9 +478,10 @@ enum opmfu_status opmfu_merge(const struct opmfu_opts *o, struct opmfu_run **run
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory starting the merge");
 	for (i = 0; i < o->n_inputs && st == OPMFU_OK; i++) {
 		sh[i].path = o->inputs[i];
+		sh[i].given = i;
 		st = read_shard(&sh[i], err);
 	}
-	if (st == OPMFU_OK) {
+	if (st == OPMFU_OK && (st = check_run(sh, o->n_inputs, err)) == OPMFU_OK) {
 		qsort(sh, o->n_inputs, sizeof(*sh), by_shard);
 		st = check_shards(sh, o->n_inputs, err);
 	}
