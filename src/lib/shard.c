@@ -307,8 +307,9 @@ struct merge {
 	const struct opmfu_opts *o;
 	struct opmfu_report *rep;
 	struct opmfu_writers *ws;
-	const struct opmfu_table_def *defs[MAX_RANK_TABS];
-	size_t n_defs, ranks_done, model_rows;
+	const struct opmfu_table_def *defs[MAX_RANK_TABS];   /* read rank by rank */
+	const struct opmfu_table_def *copied[MAX_RANK_TABS]; /* copied whole by every writer */
+	size_t n_defs, n_copied, ranks_done, model_rows;
 	size_t n_ranks; /* merged (rep->n_ranks counts rep->ranks, which a merge has not) */
 	struct opmfu_cell_store cs[MAX_RANK_TABS];
 	double t0;
@@ -357,13 +358,51 @@ static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, 
 {
 	struct opmfu_results_cursor *cur = NULL;
 	enum opmfu_status st = opmfu_results_cursor_open(s->path, m->defs, m->n_defs, &cur, err);
-	size_t i;
+	size_t i, k;
 	for (i = 0; i < s->n && st == OPMFU_OK; i++)
 		st = merge_rank(m, cur, s, s->ranks[i], err);
 	if (st == OPMFU_OK)
-		return opmfu_results_cursor_close(cur, err);
-	opmfu_results_cursor_close(cur, NULL);
+		st = opmfu_results_cursor_close(cur, err);
+	else
+		opmfu_results_cursor_close(cur, NULL);
+	/* the shard's ranks are one block of the run's rank order: its rows go after the shard before's */
+	for (i = 0; i < m->n_copied && st == OPMFU_OK; i++)
+		for (k = 0; k < m->ws->n && st == OPMFU_OK; k++)
+			st = m->ws->v[k]->type->copy(m->ws->v[k], s->path, m->copied[i], err);
 	return st;
+}
+
+/* Whether a per-run analysis reads the table of that name (its needs). */
+static int read_by_run(const char *name)
+{
+	size_t i, k;
+	for (i = 0; opmfu_analyses[i]; i++)
+		for (k = 0; opmfu_analyses[i]->scope == OPMFU_PER_RUN && opmfu_analyses[i]->needs &&
+			    opmfu_analyses[i]->needs[k];
+		     k++)
+			if (!strcmp(opmfu_analyses[i]->needs[k], name))
+				return 1;
+	return 0;
+}
+
+/* The big per-rank tables (OperatorMFU, OpmfuOps, ModuleMFU) feed no per-run
+ * analysis: when every writer can copy (the database alone), they are copied
+ * shard by shard instead of read back and put; the rest is read. */
+static void split_defs(struct merge *m)
+{
+	const struct opmfu_table_def *all[MAX_RANK_TABS];
+	size_t n = rank_defs(all), i, k;
+	int copy = m->ws->n > 0;
+
+	for (k = 0; k < m->ws->n; k++)
+		copy &= m->ws->v[k]->type->copy != NULL;
+	m->n_defs = m->n_copied = 0;
+	for (i = 0; i < n; i++) {
+		if (copy && !read_by_run(all[i]->name) && all[i] != &opmfu_model_def && i + 1 < n)
+			m->copied[m->n_copied++] = all[i];
+		else
+			m->defs[m->n_defs++] = all[i];
+	}
 }
 
 /* "2, 4 and 5" of the shards 1..N not in sh, into sb; how many. */
@@ -401,9 +440,6 @@ static enum opmfu_status merge_run(const struct opmfu_opts *o, struct opmfu_repo
 	m.rep = rep;
 	m.ws = &ws;
 	m.t0 = opmfu_now_s();
-	m.n_defs = rank_defs(m.defs);
-	for (i = 0; i < m.n_defs; i++)
-		opmfu_cell_store_init(&m.cs[i], m.defs[i]);
 	rep->n_tables = n_tabs;
 	if (!(rep->run_id = opmfu_strdup(sh[0].run_id)) || !(rep->source = opmfu_strdup(sh[0].source)))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
@@ -415,6 +451,9 @@ static enum opmfu_status merge_run(const struct opmfu_opts *o, struct opmfu_repo
 					     "give -o another folder", sh[i].path, (long long)sh[i].shard);
 	if ((st = opmfu_writers_open(&ws, rep->out_dir, want, tabs, n_tabs, err)))
 		goto out;
+	split_defs(&m);
+	for (i = 0; i < m.n_defs; i++)
+		opmfu_cell_store_init(&m.cs[i], m.defs[i]);
 	for (i = 0; i < n && st == OPMFU_OK; i++)
 		st = merge_shard(&m, &sh[i], err);
 	if (st == OPMFU_OK)

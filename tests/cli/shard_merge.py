@@ -228,8 +228,17 @@ def main():
         t = tamper("noshard", "DROP TABLE OpmfuShard")
         run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: not a shard result (no OpmfuShard rows): "
             "'opmfu analyze --shard I/N -o DIR' writes one\n" % t)
-        t = tamper("text", "UPDATE OpmfuOps SET mfu = 'high' WHERE rowid = 3")
-        run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: OpmfuOps row 3: mfu is not a number\n" % t)
+        t = tamper("text", "UPDATE OpmfuModules SET mfu = 'high' WHERE rowid = 3")
+        run([opmfu, "merge", t, s2, "-o", nothing], 1,
+            "opmfu: error: %s: OpmfuModules row 3: mfu is not a number\n" % t)
+        # OpmfuOps feeds no per-run analysis: the database alone copies it as it is; with another
+        # export it is read back rank by rank, and checked
+        t = tamper("text_ops", "UPDATE OpmfuOps SET mfu = 'high' WHERE rowid = 3")
+        run([opmfu, "merge", t, s2, "-o", nothing, "--export", "db,csv"], 1,
+            "opmfu: error: %s: OpmfuOps row 3: mfu is not a number\n" % t)
+        t = tamper("copy_col", "ALTER TABLE OperatorMFU DROP COLUMN op_name")
+        run([opmfu, "merge", t, s2, "-o", nothing], 1,
+            "opmfu: error: %s: cannot copy OperatorMFU: no such column: op_name\n" % t)
         t = tamper("nosum", "DELETE FROM OpmfuRankSummary WHERE rank_id = 1")
         run([opmfu, "merge", t, s2, "-o", nothing], 1,
             "opmfu: error: %s: OpmfuRankSummary has 0 rows for rank 1, not one\n" % t)
