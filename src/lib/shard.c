@@ -15,6 +15,7 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "base/sort.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
 #include "read/results.h"
@@ -96,8 +97,9 @@ struct shard_in {
 	int *ranks;
 	size_t n, cap, rows;
 	int empty; /* its row with rank_id NULL */
-	size_t given; /* its place on the command line */
 };
+
+_Static_assert(sizeof(struct shard_in) <= OPMFU_SORT_MAX_ELEM, "opmfu_sort_array sorts the shards");
 
 static void shard_in_release(struct shard_in *s)
 {
@@ -189,12 +191,10 @@ static enum opmfu_status read_shard(struct shard_in *s, struct opmfu_err *err)
 	return st;
 }
 
+/* stable sorts: equals keep the order given (the messages name the first file first) */
 static int by_shard(const void *a, const void *b)
 {
-	const struct shard_in *x = a, *y = b;
-	if (x->shard != y->shard)
-		return (x->shard > y->shard) - (x->shard < y->shard);
-	return (x->given > y->given) - (x->given < y->given);
+	return ((const struct shard_in *)a)->shard < ((const struct shard_in *)b)->shard;
 }
 
 struct rank_at {
@@ -204,10 +204,7 @@ struct rank_at {
 
 static int by_rank(const void *a, const void *b)
 {
-	const struct rank_at *x = a, *y = b;
-	if (x->rank != y->rank)
-		return (x->rank > y->rank) - (x->rank < y->rank);
-	return (x->file > y->file) - (x->file < y->file);
+	return ((const struct rank_at *)a)->rank < ((const struct rank_at *)b)->rank;
 }
 
 /* One run, one N (sh in the order given, so that the message names the first file). */
@@ -249,7 +246,10 @@ static enum opmfu_status check_shards(const struct shard_in *sh, size_t n, struc
 			all[m++].file = i;
 		}
 	}
-	qsort(all, m, sizeof(*all), by_rank);
+	if (opmfu_sort_array(all, m, sizeof(*all), by_rank)) {
+		opmfu_free(all);
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	}
 	for (i = 1; i < m && st == OPMFU_OK; i++)
 		if (all[i].rank == all[i - 1].rank) {
 			const struct shard_in *a = &sh[all[i - 1].file], *b = &sh[all[i].file];
@@ -517,12 +517,12 @@ enum opmfu_status opmfu_merge(const struct opmfu_opts *o, struct opmfu_run **run
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory starting the merge");
 	for (i = 0; i < o->n_inputs && st == OPMFU_OK; i++) {
 		sh[i].path = o->inputs[i];
-		sh[i].given = i;
 		st = read_shard(&sh[i], err);
 	}
 	if (st == OPMFU_OK && (st = check_run(sh, o->n_inputs, err)) == OPMFU_OK) {
-		qsort(sh, o->n_inputs, sizeof(*sh), by_shard);
-		st = check_shards(sh, o->n_inputs, err);
+		st = opmfu_sort_array(sh, o->n_inputs, sizeof(*sh), by_shard)
+			     ? opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory")
+			     : check_shards(sh, o->n_inputs, err);
 	}
 	if (st == OPMFU_OK)
 		st = merge_run(o, rep, sh, o->n_inputs, err);

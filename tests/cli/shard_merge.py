@@ -270,6 +270,11 @@ def main():
             "opmfu: error: --shard writes the shard result database alone (--export db); 'opmfu merge --export ...' "
             "writes the others\n")
         run([opmfu, "merge", s2], 2, "opmfu: error: merge needs -o DIR: where to write the merged result\n")
+    return verdict()
+
+
+def verdict():
+    """The exit status of a test of this family: 1 after any failure."""
     if fails:
         print("%d failure(s)" % len(fails))
         return 1

@@ -54,11 +54,7 @@ def main():
         con.close()
         print("single run (-j 2) %.2f s, 4 shards (2 at a time) %.2f s, merge %.2f s" % (t_single, t_shards,
                                                                                       t_merge))
-    if sm.fails:
-        print("%d failure(s)" % len(sm.fails))
-        return 1
-    print("ok")
-    return 0
+    return sm.verdict()
 
 
 if __name__ == "__main__":

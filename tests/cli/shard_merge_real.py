@@ -62,11 +62,7 @@ def main():
             t.extractall(dlrm)
         check(opmfu, root, ascend, "ascend", work, rng, 2, 1)
         check(opmfu, root, dlrm, "dlrm", work, rng, 8, 1)
-    if sm.fails:
-        print("%d failure(s)" % len(sm.fails))
-        return 1
-    print("ok")
-    return 0
+    return sm.verdict()
 
 
 if __name__ == "__main__":
