@@ -26,6 +26,8 @@ Checked, for N = 1, 2, 3, 7 (N = 7: one rank per shard; with 7 ranks and N = 3 b
   * tampered shard results: OpmfuShard dropped, a REAL cell made text, a rank's OpmfuRankSummary
     row deleted, a column dropped, a row's rank_id changed, a file that is not a database: each
     exit 1 with its message naming the file and the table;
+  * --model: the merge's OpmfuModel holds exactly the single run's rank rows (rank_id not NULL), not
+    the run's rows, and warns so (the documented limitation);
   * usage: --shard 0/3, 4/3, 3, x/2; --shard without -o; --shard with --export xlsx; merge
     without -o: exit 2 with their messages.
 usage: shard_merge.py OPMFU GEN_SYNTH GEN_KINETO ROOT"""
@@ -168,6 +170,25 @@ def main():
             merged = os.path.join(work, "merged%d" % n)
             run([opmfu, "merge"] + given + ["-o", merged, "--export", "db,xlsx,csv,json", "-q"])
             same_result(root, single, merged, "N=%d" % n)
+
+        # --model: the ranks' OpmfuModel rows are merged, the run's rows are not (docs/cli.md, merge)
+        model = ["--model", os.path.join(root, "tests", "models", "tree", "llama3_8b.json"), "--seq-len", "128",
+                 "--global-batch", "8"]
+        run([opmfu, "analyze", base, "-o", os.path.join(work, "model1"), "-q"] + model)
+        for i in (1, 2):
+            run([opmfu, "analyze", base, "--shard", "%d/2" % i, "-o", os.path.join(work, "model_s%d" % i), "-q"] + model)
+        run([opmfu, "merge", os.path.join(work, "model_s2"), os.path.join(work, "model_s1"), "-o",
+             os.path.join(work, "model_m"), "-q"], 0, "opmfu: warning: OpmfuModel: each rank's rows are merged, the "
+            "run's rows (rank_id NULL) are not: 'opmfu analyze --model' of the whole run writes them\n")
+        want = sqlite3.connect(dbs(os.path.join(work, "model1"))).execute(
+            "SELECT * FROM OpmfuModel WHERE rank_id IS NOT NULL ORDER BY rowid").fetchall()
+        n_run = sqlite3.connect(dbs(os.path.join(work, "model1"))).execute(
+            "SELECT count(*) FROM OpmfuModel WHERE rank_id IS NULL").fetchone()[0]
+        got = sqlite3.connect(dbs(os.path.join(work, "model_m"))).execute(
+            "SELECT * FROM OpmfuModel ORDER BY rowid").fetchall()
+        if got != want or not want or not n_run:
+            fail("--model: the merge's OpmfuModel (%d rows) is not the single run's %d rank rows (of %d + %d)"
+                 % (len(got), len(want), len(want), n_run))
 
         # a missing shard: the others merged, exit 3
         part = os.path.join(work, "part")
