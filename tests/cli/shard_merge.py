@@ -26,6 +26,8 @@ Checked, for N = 1, 2, 3, 7 (N = 7: one rank per shard; with 7 ranks and N = 3 b
   * tampered shard results: OpmfuShard dropped, a REAL cell made text, a rank's OpmfuRankSummary
     row deleted, a column dropped, a row's rank_id changed, a file that is not a database: each
     exit 1 with its message naming the file and the table;
+  * a rank whose database is junk: its shard exits 3 and is written, the merge exits 3 ("1 of 7
+    ranks failed") and equals the single run (every table's md5);
   * --model: the merge's OpmfuModel holds exactly the single run's rank rows (rank_id not NULL), not
     the run's rows, and warns so (the documented limitation);
   * usage: --shard 0/3, 4/3, 3, x/2; --shard without -o; --shard with --export xlsx; merge
@@ -189,6 +191,22 @@ def main():
         if got != want or not want or not n_run:
             fail("--model: the merge's OpmfuModel (%d rows) is not the single run's %d rank rows (of %d + %d)"
                  % (len(got), len(want), len(want), n_run))
+
+        # a rank that fails (its database junk): its shard is written (exit 3, as analyze), and the
+        # merge equals the single run, which also exits 3
+        broken = os.path.join(work, "broken")
+        shutil.copytree(base, broken)
+        db0 = glob.glob(os.path.join(broken, "node0_*_ascend_pt", "ASCEND_PROFILER_OUTPUT",
+                                     "ascend_pytorch_profiler_0.db"))[0]
+        open(db0, "w").write("junk\n")
+        run([opmfu, "analyze", broken, "-o", os.path.join(work, "broken1"), "-q"], 3)
+        run([opmfu, "analyze", broken, "--shard", "1/2", "-o", os.path.join(work, "broken_s1"), "-q"], 3,
+            "opmfu: error: 1 of 3 ranks failed\n")
+        run([opmfu, "analyze", broken, "--shard", "2/2", "-o", os.path.join(work, "broken_s2"), "-q"])
+        run([opmfu, "merge", os.path.join(work, "broken_s2"), os.path.join(work, "broken_s1"), "-o",
+             os.path.join(work, "broken_m"), "-q"], 3, "opmfu: error: 1 of 7 ranks failed\n")
+        if md5s(root, os.path.join(work, "broken1")) != md5s(root, os.path.join(work, "broken_m")):
+            fail("a failed rank: the merge differs from the single run")
 
         # a missing shard: the others merged, exit 3
         part = os.path.join(work, "part")
