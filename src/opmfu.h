@@ -95,6 +95,10 @@ struct opmfu_opts {
 	/* --no-tf32: fp32 GEMMs and convolutions whose kernel name says TF32 tensor
 	 * cores (docs/gpu-traces.md, TF32) keep the fp32 peak; 0: they take the tf32 peak */
 	int no_tf32;
+	/* --shard I/N (SPEC 22, docs/scale.md): analyse the I-th (1-based) of N
+	 * contiguous blocks of the run's ranks in rank order and write a shard
+	 * result (the database alone) for opmfu_merge; shard_n 0: the whole run */
+	int shard_i, shard_n;
 };
 
 /*
@@ -133,7 +137,20 @@ void opmfu_run_free(struct opmfu_run *run);
  */
 void opmfu_remove_staged(void);
 
-/* The run's table of that name, or NULL when it has none. */
+/*
+ * Merges shard results (opmfu_analyze with shard_n > 0) into the result one
+ * run over all their ranks writes (SPEC 22): opts->out_dir, exports,
+ * csv_verbatim and the callbacks are used, the rest ignored. inputs are
+ * the shards' result databases. Shards of different runs, or of different
+ * N, and a rank in two shards are OPMFU_ERR_USAGE (nothing written); missing
+ * shards are OPMFU_ERR_PARTIAL after the others are merged, as are failed
+ * ranks. The run's tables are opmfu_analyze's ("OpmfuShard" too: the
+ * shards merged, one row per shard).
+ */
+enum opmfu_status opmfu_merge(const struct opmfu_opts *opts, struct opmfu_run **run, struct opmfu_err *err);
+
+/* The run's table of that name, or NULL when it has none ("OpmfuShard": a
+ * shard result's, or a merge's, rows). */
 const struct opmfu_rows *opmfu_run_rows(const struct opmfu_run *run, const char *table);
 size_t opmfu_rows_count(const struct opmfu_rows *t);
 /* The index of a column by name; -1 when the table has none. */

@@ -77,7 +77,13 @@ void opmfu_take_time_range(const char *cmd, struct opmfu_opts *o, const char *ar
 struct opmfu_model_args;
 void opmfu_end_input_options(const char *cmd, struct opmfu_opts *o, struct opmfu_model_args *m);
 
+/* --shard I/N into *i, *n; anything else is a usage error of analyze (options.c). */
+void opmfu_parse_shard(const char *arg, int *i, int *n);
+/* What a shard wrote: its run, its place, its ranks (summary.c). */
+void opmfu_print_shard(const struct opmfu_run *run);
+
 int opmfu_cmd_analyze(int argc, char **argv);
+int opmfu_cmd_merge(int argc, char **argv);
 int opmfu_cmd_diff(int argc, char **argv);
 int opmfu_cmd_chips(int argc, char **argv);
 int opmfu_cmd_model(int argc, char **argv);

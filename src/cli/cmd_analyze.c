@@ -53,6 +53,9 @@ static const char usage_analyze[] =
 	"                         only, not the per-op tables (docs/cli.md)\n"
 	"      --follow-symlinks  also walk symbolic links to folders outside PATH\n"
 	"                         (never /proc or /sys; default: not followed)\n"
+	"      --shard I/N        only the I-th (1 to N) of N blocks of the run's ranks\n"
+	"                         in rank order, written with -o DIR as a shard result\n"
+	"                         (database only) for 'opmfu merge' (docs/scale.md)\n"
 	"      --model CONFIG     also model MFU from a Hugging Face or diffusers\n"
 	"                         config.json (as 'opmfu model'), against each step's\n"
 	"                         time and FLOPs: the OpmfuModel table; with it:\n"
@@ -119,6 +122,7 @@ static const struct option longopts[] = {
 	{ "ranks", required_argument, NULL, 'R' },  { "steps", required_argument, NULL, OPT_STEPS },
 	{ "time-range", required_argument, NULL, OPT_TIME_RANGE },
 	{ "summary-only", no_argument, NULL, OPT_SUMMARY_ONLY },
+	{ "shard", required_argument, NULL, 'H' },
 	OPMFU_MODEL_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -144,6 +148,9 @@ static void take_option(struct analyze_args *a, int c, const char *arg)
 		break;
 	case OPT_SUMMARY_ONLY:
 		a->o.summary_only = 1;
+		break;
+	case 'H':
+		opmfu_parse_shard(arg, &a->o.shard_i, &a->o.shard_n);
 		break;
 	case 'S':
 		opmfu_die_usage("analyze ", "--step-time %s: analyze takes each step's time from the trace "
@@ -188,6 +195,9 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 	}
 	if (optind >= argc)
 		opmfu_die_usage("analyze ", "%s", "analyze needs at least one PATH");
+	if (a->o.shard_n && a->o.summary_only)
+		opmfu_die_usage("analyze ", "%s", "--summary-only is for 'opmfu merge': a shard keeps the per-op tables "
+				"its merge's run account reads");
 	opmfu_end_input_options("analyze ", &a->o, &a->m);
 	a->o.inputs = (const char *const *)(argv + optind);
 	a->o.n_inputs = (size_t)(argc - optind);
@@ -243,7 +253,9 @@ int opmfu_cmd_analyze(int argc, char **argv)
 	a.o.ctx = &pctx;
 
 	st = opmfu_analyze(&a.o, &run, &err);
-	if (!a.quiet && run && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
+	if (!a.quiet && run && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL) && a.o.shard_n)
+		opmfu_print_shard(run);
+	else if (!a.quiet && run && (st == OPMFU_OK || st == OPMFU_ERR_PARTIAL))
 		opmfu_print_summary(run, a.timings, a.verbose, a.m.o.dtype_class);
 	rc = exit_code(st, run, &err);
 	opmfu_run_free(run);

@@ -21,6 +21,7 @@ const char *const opmfu_prog = "opmfu";
 
 static const struct opmfu_command commands[] = {
 	{ "analyze", "PATH...", opmfu_cmd_analyze, "write OperatorMFU and ModuleMFU for every rank under PATH" },
+	{ "merge", "SHARD...", opmfu_cmd_merge, "merge the shard results of 'analyze --shard I/N' into one run's result" },
 	{ "diff", "BASE NEW", opmfu_cmd_diff, "compare two runs: step shares, modules, op types, before and after" },
 	{ "model", "CONFIG", opmfu_cmd_model, "model FLOPs and MFU of a config.json under each seed convention" },
 	{ "chips", "", opmfu_cmd_chips, "list the built-in peak FLOPS table" },
@@ -43,7 +44,7 @@ static const char usage_tail[] =
 	"  -h, --help        show this help\n"
 	"  -V, --version     show the version\n"
 	"\n"
-	"Run 'opmfu COMMAND --help' (analyze, diff, model) for its options.\n";
+	"Run 'opmfu COMMAND --help' (analyze, merge, diff, model) for its options.\n";
 
 void opmfu_die_usage(const char *cmd, const char *fmt, const char *arg)
 {

@@ -207,3 +207,20 @@ void opmfu_take_time_range(const char *cmd, struct opmfu_opts *o, const char *ar
 	o->has_time_range = 1;
 	o->time_range_text = arg;
 }
+
+void opmfu_parse_shard(const char *arg, int *i, int *n)
+{
+	char *end;
+	long a = strtol(arg, &end, 10), b = 0;
+	int ok = end != arg && *end == '/';
+	if (ok) {
+		const char *p = end + 1;
+		b = strtol(p, &end, 10);
+		ok = end != p && !*end && b >= 1 && b <= 1000000 && a >= 1 && a <= b;
+	}
+	if (!ok)
+		opmfu_die_usage("analyze ", "--shard: '%s' is not I/N with 1 <= I <= N <= 1000000 (I counts from 1, "
+				"as SLURM_ARRAY_TASK_ID of --array=1-N)", arg);
+	*i = (int)a;
+	*n = (int)b;
+}

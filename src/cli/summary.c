@@ -176,3 +176,23 @@ void opmfu_print_summary(const struct opmfu_run *run, int timings, int verbose, 
 	if (opmfu_run_path(run, OPMFU_OUT_JSON))
 		print_export(run, ranks, failed, OPMFU_OUT_JSON, "json", &done);
 }
+
+/* "shard 2/4 of run ascend: 3 of its 10 ranks (3-5) written to DB in 1.20 s" */
+void opmfu_print_shard(const struct opmfu_run *run)
+{
+	const struct opmfu_rows *s = opmfu_run_rows(run, "OpmfuShard"), *r = opmfu_run_rows(run, "OpmfuRun");
+	size_t n = opmfu_rows_count(s), held = 0, i;
+	double failed = opmfu_cell(r, 0, "ranks_failed");
+	const char *run_id = opmfu_cell_str(s, 0, "run_id");
+
+	for (i = 0; i < n; i++)
+		held += opmfu_cell(s, i, "rank_id") == opmfu_cell(s, i, "rank_id"); /* not NaN: a rank */
+	opmfu_printf("shard %.0f/%.0f of run %s: %zu of its %.0f rank%s", opmfu_cell(s, 0, "shard"),
+		     opmfu_cell(s, 0, "shards"), run_id ? run_id : "?", held, opmfu_cell(s, 0, "run_ranks"),
+		     opmfu_cell(s, 0, "run_ranks") == 1 ? "" : "s");
+	if (held)
+		opmfu_printf(" (%.0f-%.0f)", opmfu_cell(s, 0, "rank_id"), opmfu_cell(s, n - 1, "rank_id"));
+	if (failed > 0)
+		opmfu_printf(", %.0f failed", failed);
+	opmfu_printf(", written to %s in %.2f s\n", opmfu_run_path(run, OPMFU_OUT_DB), opmfu_run_seconds(run));
+}

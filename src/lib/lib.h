@@ -129,6 +129,37 @@ enum opmfu_status opmfu_writers_commit(struct opmfu_writers *ws, struct opmfu_er
 /* Closes them (what was not committed is undone) and empties ws. */
 void opmfu_writers_close(struct opmfu_writers *ws);
 
+/* The pool's steps, also a merge's (lib/shard.c), which feeds them tables
+ * read back from shard results. The tables of a run, in the writers' order. */
+const struct opmfu_table_def *const *opmfu_run_table_defs(size_t *n);
+/* A table of rank (or OPMFU_RUN_RANK) to every writer and every per-run analysis. */
+enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
+				 const struct opmfu_table *t, struct opmfu_err *err);
+/* The rank's tables are final: every writer keeps them (its workbooks into
+ * *xlsx's bits; export warnings when analysed), then the per-run analyses. */
+enum opmfu_status opmfu_pool_keep(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_writers *ws,
+				  int rank, int analysed, unsigned *xlsx, struct opmfu_err *err);
+/* Opens o's exports under rep->out_dir for the run's tables: a shard's
+ * (rep->shard_n) with OpmfuCollCalls and OpmfuShard; --summary-only's
+ * (rep->summary_only) without the detail tables, which retire an earlier
+ * run's. Sets rep->n_tables. */
+enum opmfu_status opmfu_pool_open_writers(const struct opmfu_opts *o, struct opmfu_report *rep,
+					  struct opmfu_writers *ws, struct opmfu_err *err);
+/* After the last rank: the per-run analyses finish and their tables (a
+ * shard: its OpmfuShard rows) are put and kept under OPMFU_RUN_RANK. */
+enum opmfu_status opmfu_pool_finish(const char *run_id, const char *source, size_t ranks, struct opmfu_report *rep,
+				    struct opmfu_writers *ws, struct opmfu_err *err);
+/* OUT/cluster_analysis_output and the exports' folders of o, under base (lib/opmfu.c). */
+enum opmfu_status opmfu_make_layout(const struct opmfu_opts *o, const char *base, struct opmfu_report *rep,
+				    struct opmfu_err *err);
+
+/* ---- shards (lib/shard.c, SPEC 22) ---- */
+extern const struct opmfu_table_def opmfu_shard_def;
+/* Keeps o's shard of list (contiguous blocks of the sorted list) and fills
+ * rep's OpmfuShard rows; o->shard_n > 0. */
+enum opmfu_status opmfu_shard_take(const struct opmfu_opts *o, struct opmfu_rank_list *list, struct opmfu_report *rep,
+				   struct opmfu_err *err);
+
 /* The OpmfuRankSummary table (lib/summary_table.c): one row, rr's. */
 extern const struct opmfu_table_def opmfu_rank_summary_def;
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr);

@@ -110,10 +110,9 @@ enum opmfu_status opmfu_export_dir(const char *dir, unsigned bit, char **out, st
 
 /* Where the results go: OUT/cluster_analysis_output/ with the database and,
  * for xlsx, OperatorMfu/ (SPEC 4); csv/ and json/ for those exports. */
-static enum opmfu_status make_layout(const struct opmfu_opts *o, const struct opmfu_rank_list *list,
-				     struct opmfu_report *rep, struct opmfu_err *err)
+enum opmfu_status opmfu_make_layout(const struct opmfu_opts *o, const char *base, struct opmfu_report *rep,
+				    struct opmfu_err *err)
 {
-	const char *base = o->out_dir ? o->out_dir : list->v[0].out_hint;
 	enum opmfu_status st;
 
 	if (!(rep->out_dir = opmfu_path_join(base, "cluster_analysis_output")))
@@ -152,7 +151,7 @@ static enum opmfu_status start_report(const struct opmfu_rank_list *list, struct
 	size_t i;
 	int k;
 
-	if (!(rep->ranks = opmfu_calloc(list->n, sizeof(*rep->ranks))))
+	if (!(rep->ranks = opmfu_calloc(list->n + 1, sizeof(*rep->ranks)))) /* a shard may hold no rank */
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	rep->n_ranks = list->n;
 	for (i = 0; i < list->n; i++) {
@@ -246,16 +245,21 @@ enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
 		goto out;
 	/* the model's FLOPs once, before any rank: a bad config stops the run here */
+	/* a shard is taken from the run's ranks after --rank-list (lib/shard.c) */
+	if (o->shard_n && (st = opmfu_shard_take(o, &list, rep, err)))
+		goto out;
 	if (o->model && (st = opmfu_model_check_start(o, n_found, list.n, rep, err)))
 		goto out;
 
-	if ((st = make_layout(o, &list, rep, err)) || (st = start_report(&list, rep, err)))
+	if ((st = opmfu_make_layout(o, o->out_dir ? o->out_dir : list.v[0].out_hint, rep, err)) ||
+	    (st = start_report(&list, rep, err)))
 		goto out;
 
 	st = opmfu_run_ranks(o, &list, rep, &ws, t0, err);
 	if (st)
 		goto out;
-	if (rep->n_failed == rep->n_ranks) {
+	/* a shard is written whatever its ranks did: the merge tells its failed ranks, and a shard may hold none */
+	if (rep->n_failed == rep->n_ranks && !rep->shard_n) {
 		/* nothing was analysed: keep the previous results rather than empty tables */
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu rank%s failed; %s left unchanged",
 				   rep->n_failed, rep->n_ranks, rep->n_ranks == 1 ? "" : "s",
@@ -300,6 +304,9 @@ void opmfu_report_release(struct opmfu_report *rep)
 	opmfu_model_check_release(rep->model);
 	opmfu_states_free(rep->run_state, OPMFU_PER_RUN);
 	opmfu_cell_store_release(&rep->model_run);
+	opmfu_cell_store_release(&rep->shard);
+	opmfu_free(rep->run_id);
+	opmfu_free(rep->source);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -344,6 +351,8 @@ const struct opmfu_rows *opmfu_run_rows(const struct opmfu_run *run, const char 
 		cs = &a->stragglers;
 	else if (!strcmp(table, "OpmfuModel") && rep->model)
 		cs = &rep->model_run;
+	else if (!strcmp(table, "OpmfuShard") && rep->shard_n)
+		cs = &rep->shard;
 	return cs && cs->def ? (const struct opmfu_rows *)(const void *)cs : NULL;
 }
 

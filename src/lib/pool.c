@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/collectives.h"
 #include "analyze/steps.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
@@ -95,6 +96,8 @@ static const struct opmfu_table_def *summary_tables[MAX_TABS];
 static size_t n_summary_tables;
 static const struct opmfu_table_def *detail_tables[MAX_TABS]; /* the others */
 static size_t n_detail_tables;
+/* a shard's: also what the merge's per-run analyses read (lib/shard.c) */
+static const struct opmfu_table_def *shard_tables[MAX_TABS + 2];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void list_tables(void)
@@ -108,6 +111,9 @@ static void list_tables(void)
 			summary_tables[n_summary_tables++] = run_tables[i];
 		else
 			detail_tables[n_detail_tables++] = run_tables[i];
+	memcpy(shard_tables, run_tables, n_run_tables * sizeof(*run_tables));
+	shard_tables[n_run_tables] = &opmfu_coll_calls_def;
+	shard_tables[n_run_tables + 1] = &opmfu_shard_def;
 }
 
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << 0 && OPMFU_XLSX_MODULE == 1 << 1,
@@ -142,13 +148,19 @@ enum opmfu_status opmfu_writers_open(struct opmfu_writers *ws, const char *dir, 
 /* Opens the writers of o->exports (the database when none), each at its
  * place under rep->out_dir, with the tables of the run (--summary-only:
  * without the detail tables). */
-static enum opmfu_status open_writers(const struct opmfu_opts *o, struct opmfu_report *rep,
-				      struct opmfu_writers *ws, struct opmfu_err *err)
+enum opmfu_status opmfu_pool_open_writers(const struct opmfu_opts *o, struct opmfu_report *rep,
+					  struct opmfu_writers *ws, struct opmfu_err *err)
 {
 	unsigned want = (o->exports ? o->exports : OPMFU_EXPORT_DB) | (o->csv_verbatim ? OPMFU_WRITE_CSV_VERBATIM : 0);
 	enum opmfu_status st;
 	size_t k;
 	pthread_once(&tables_once, list_tables);
+	/* the writers keep the list: static. A shard writes every table (its merge's per-run
+	 * analyses read them; --summary-only is the merge's, cli refuses it with --shard). */
+	if (rep->shard_n) {
+		rep->n_tables = n_run_tables;
+		return opmfu_writers_open(ws, rep->out_dir, want, shard_tables, n_run_tables + 2, err);
+	}
 	rep->n_tables = rep->summary_only ? n_summary_tables : n_run_tables;
 	st = opmfu_writers_open(ws, rep->out_dir, want, rep->summary_only ? summary_tables : run_tables,
 				rep->n_tables, err);
@@ -158,6 +170,13 @@ static enum opmfu_status open_writers(const struct opmfu_opts *o, struct opmfu_r
 		ws->v[k]->n_retired = n_detail_tables;
 	}
 	return st;
+}
+
+const struct opmfu_table_def *const *opmfu_run_table_defs(size_t *n)
+{
+	pthread_once(&tables_once, list_tables);
+	*n = n_run_tables;
+	return run_tables;
 }
 
 /* In registry order, the database first. A busy database keeps its results
@@ -192,14 +211,15 @@ void opmfu_writers_close(struct opmfu_writers *ws)
 }
 
 /* A table to every writer, and to the run account (which reads what it needs). */
-static enum opmfu_status put_all(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
+enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
 				 const struct opmfu_table *t, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
 	size_t k;
-	/* a held table is written once a per-run analysis has completed it (table.h); a detail
-	 * table of --summary-only only feeds the per-run analyses */
-	int write = (rank == OPMFU_RUN_RANK || !(t->def->flags & OPMFU_TABLE_HELD)) &&
+	/* a held table is written once a per-run analysis has completed it (table.h); a shard
+	 * writes it as the rank left it, for the merge to complete; a detail table of
+	 * --summary-only only feeds the per-run analyses */
+	int write = (rank == OPMFU_RUN_RANK || rep->shard_n || !(t->def->flags & OPMFU_TABLE_HELD)) &&
 		    !(rep->summary_only && (t->def->flags & OPMFU_TABLE_DETAIL));
 	for (k = 0; k < ws->n && st == OPMFU_OK && write; k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
@@ -218,7 +238,7 @@ static enum opmfu_status put_model(struct opmfu_report *rep, const struct opmfu_
 	enum opmfu_status st = opmfu_model_check_rank(rep->model, (size_t)(rr - rep->ranks), steps, rr, &cs, err);
 	if (st == OPMFU_OK) {
 		t = opmfu_cell_store_table(&cs);
-		st = put_all(rep, ws, rr->rank, &t, err);
+		st = opmfu_pool_put(rep, ws, rr->rank, &t, err);
 	}
 	opmfu_cell_store_release(&cs);
 	return st;
@@ -263,8 +283,8 @@ static enum opmfu_status run_add_after(struct opmfu_report *rep, size_t k, const
 	return st;
 }
 
-static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct opmfu_report *rep,
-				   struct opmfu_writers *ws, struct opmfu_err *err)
+enum opmfu_status opmfu_pool_finish(const char *run_id, const char *source, size_t ranks, struct opmfu_report *rep,
+				    struct opmfu_writers *ws, struct opmfu_err *err)
 {
 	struct opmfu_run_ctx rc;
 	struct opmfu_table t[MAX_TABS];
@@ -273,9 +293,9 @@ static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct op
 	int median = 0, have_median;
 
 	/* one run (opmfu_rank_list_pick_run): its ID, and the reader of its ranks */
-	rc.run_id = list->n ? list->v[0].run_id : NULL;
-	rc.source = list->n ? list->v[0].reader->name : NULL;
-	rc.ranks = list->n;
+	rc.run_id = run_id;
+	rc.source = source;
+	rc.ranks = ranks;
 	rc.ranks_failed = rep->n_failed;
 	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK; k++) {
 		const struct opmfu_analysis *a = opmfu_analyses[k];
@@ -289,14 +309,19 @@ static enum opmfu_status write_run(const struct opmfu_rank_list *list, struct op
 	}
 	if (st)
 		return st;
+	if (rep->shard_n) {
+		/* a shard's run tables would be of its ranks alone: the merge makes the run's */
+		n = 0;
+		t[n++] = opmfu_cell_store_table(&rep->shard);
+	}
 	have_median = median_rank(t, n, &median);
-	if (rep->model) {
+	if (rep->model && !rep->shard_n) {
 		if ((st = opmfu_model_check_run(rep->model, have_median ? &median : NULL, &rep->model_run, err)))
 			return st;
 		t[n++] = opmfu_cell_store_table(&rep->model_run);
 	}
 	for (i = 0; i < n && st == OPMFU_OK; i++)
-		st = put_all(rep, ws, OPMFU_RUN_RANK, &t[i], err);
+		st = opmfu_pool_put(rep, ws, OPMFU_RUN_RANK, &t[i], err);
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		struct opmfu_write_stats ks;
 		memset(&ks, 0, sizeof(ks));
@@ -475,7 +500,7 @@ static enum opmfu_status write_stage(struct opmfu_report *rep, struct rank_work 
 	enum opmfu_status st = opmfu_analyses_tables(stage, &w->ctx, t, MAX_TABS, &n, err);
 
 	for (k = 0; k < n && st == OPMFU_OK; k++)
-		st = put_all(rep, ws, rank, &t[k], err);
+		st = opmfu_pool_put(rep, ws, rank, &t[k], err);
 	opmfu_analyses_written(stage, &w->ctx);
 	return st;
 }
@@ -522,25 +547,35 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	}
 	if (st == OPMFU_OK) {
 		t = opmfu_rank_summary_table(rr);
-		st = put_all(rep, ws, rr->rank, &t, err);
+		st = opmfu_pool_put(rep, ws, rr->rank, &t, err);
 	}
+	if (st == OPMFU_OK)
+		st = opmfu_pool_keep(o, rep, ws, rr->rank, w->analysed, &rr->xlsx, err);
+	/* what a writer staged and did not keep here goes when it is closed */
+	return st;
+}
+
+enum opmfu_status opmfu_pool_keep(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_writers *ws,
+				  int rank, int analysed, unsigned *xlsx, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
 	for (k = 0; k < ws->n && st == OPMFU_OK; k++) {
 		struct opmfu_write_stats ks;
 		memset(&ks, 0, sizeof(ks));
-		st = opmfu_writer_keep_rank(ws->v[k], rr->rank, &ks, err);
+		st = opmfu_writer_keep_rank(ws->v[k], rank, &ks, err);
 		if (ws->bit[k] == OPMFU_EXPORT_XLSX) {
-			rr->xlsx |= ks.files & (OPMFU_XLSX_KERNEL | OPMFU_XLSX_MODULE);
+			*xlsx |= ks.files & (OPMFU_XLSX_KERNEL | OPMFU_XLSX_MODULE);
 			rep->xlsx_files += !!(ks.files & OPMFU_XLSX_KERNEL) + !!(ks.files & OPMFU_XLSX_MODULE);
 		}
-		if (st == OPMFU_OK && w->analysed)
-			export_warn(o, rr->rank, ws->v[k]->type->name, &ks);
+		if (st == OPMFU_OK && analysed)
+			export_warn(o, rank, ws->v[k]->type->name, &ks);
 		/* told once, after the commit (lib/opmfu.c) */
 		if (st == OPMFU_OK)
 			rep->csv_prefixed += ks.prefixed;
 	}
 	if (st == OPMFU_OK)
 		st = run_keep(rep, err);
-	/* what a writer staged and did not keep here goes when it is closed */
 	return st;
 }
 
@@ -567,8 +602,9 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	n_threads = jobs < list->n ? jobs : list->n;
 	/* each worker may hold one finished rank while the writer works on the oldest */
 	p.window = n_threads + 1;
-	p.work = opmfu_calloc(list->n, sizeof(*p.work));
-	th = opmfu_calloc(n_threads, sizeof(*th));
+	/* a shard may hold no rank: one slot each, unused */
+	p.work = opmfu_calloc(list->n + 1, sizeof(*p.work));
+	th = opmfu_calloc(n_threads + 1, sizeof(*th));
 	if (!p.work || !th) {
 		opmfu_free(p.work);
 		opmfu_free(th);
@@ -593,7 +629,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	}
 	if (started == 0)
 		p.window = 1;
-	if ((st = open_writers(o, rep, ws, err))) {
+	if ((st = opmfu_pool_open_writers(o, rep, ws, err))) {
 		pthread_mutex_lock(&p.mu);
 		p.abort = 1;
 		pthread_cond_broadcast(&p.cv);
@@ -643,7 +679,9 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		}
 	}
 	if (st == OPMFU_OK)
-		st = write_run(list, rep, ws, err);
+		st = rep->shard_n ? opmfu_pool_finish(rep->run_id, rep->source, list->n, rep, ws, err)
+				  : opmfu_pool_finish(list->n ? list->v[0].run_id : NULL,
+						      list->n ? list->v[0].reader->name : NULL, list->n, rep, ws, err);
 	rank_warn_rest(o, &rw);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);

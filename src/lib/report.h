@@ -154,6 +154,11 @@ struct opmfu_report {
 	struct opmfu_model_report *model; /* with opts.model: the model against the trace; else NULL */
 	void *run_state[OPMFU_MAX_ANALYSES]; /* per registered per-run analysis (the account: OpmfuRun, ...) */
 	struct opmfu_cell_store model_run; /* with opts.model: OpmfuModel's run rows */
+	/* a shard (opts.shard_n > 0, lib/shard.c): its OpmfuShard rows, put at the
+	 * run's end instead of the run's tables; a merge: the shards' run */
+	int shard_n;
+	struct opmfu_cell_store shard;
+	char *run_id, *source; /* a merge's run (a run analysed has them in its rank list) */
 };
 
 /* Name of drop reason i (< OPMFU_NDROP), e.g. "malformed message". */

@@ -647,3 +647,150 @@ enum opmfu_status opmfu_results_tables(const char *path, const struct opmfu_tabl
 		st = opmfu_sqlite_in_check(path, &in, err);
 	return st;
 }
+
+/* ---- a shard result, rank by rank ---- */
+
+struct cursor_tab {
+	const struct opmfu_table_def *def;
+	sqlite3_stmt *s;
+	int rank_col;
+	int state; /* 0: step for the next row; 1: a row is there, not taken; 2: no more rows */
+	size_t row;
+};
+
+struct opmfu_results_cursor {
+	const char *path;
+	sqlite3 *db;
+	struct opmfu_sqlite_in in;
+	struct cursor_tab *t;
+	size_t n;
+	struct opmfu_cell *cells;
+	int *at;
+};
+
+enum opmfu_status opmfu_results_cursor_open(const char *path, const struct opmfu_table_def *const *defs, size_t n,
+					    struct opmfu_results_cursor **out, struct opmfu_err *err)
+{
+	struct opmfu_results_cursor *c = opmfu_calloc(1, sizeof(*c));
+	enum opmfu_status st = OPMFU_OK;
+	size_t k, wide = 1, col;
+	struct sbuf sb;
+
+	*out = c;
+	if (!c)
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", path);
+	c->path = path;
+	for (k = 0; k < n; k++)
+		wide = defs[k]->n_cols > wide ? defs[k]->n_cols : wide;
+	if (!(c->t = opmfu_calloc(n + 1, sizeof(*c->t))) || !(c->cells = opmfu_calloc(wide, sizeof(*c->cells))) ||
+	    !(c->at = opmfu_calloc(wide, sizeof(*c->at))))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", path);
+	if ((st = opmfu_sqlite_in_open(path, &c->db, &c->in, err)))
+		return st;
+	sbuf_init(&sb);
+	for (k = 0; k < n && st == OPMFU_OK; k++) {
+		const struct opmfu_table_def *def = defs[k];
+		int have;
+		c->t[k].def = def;
+		c->t[k].rank_col = opmfu_table_col(def, "rank_id");
+		c->n = k + 1;
+		if ((st = has_table(c->db, path, def->name, &have, err)))
+			break;
+		if (!have) {
+			st = opmfu_err_set(err, OPMFU_ERR_SCHEMA, "%s: no table %s: not a complete shard result", path,
+					   def->name);
+			break;
+		}
+		if ((st = present_columns(c->db, path, def, c->at, err)))
+			break;
+		for (col = 0; col < def->n_cols && c->at[col]; col++)
+			;
+		if (col < def->n_cols) {
+			st = opmfu_err_set(err, OPMFU_ERR_SCHEMA, "%s: table %s has no column %s: not a complete shard result",
+					   path, def->name, def->cols[col].name);
+			break;
+		}
+		sbuf_reset(&sb);
+		select_sql(&sb, def, c->at, NULL, 0);
+		sbuf_adds(&sb, " ORDER BY rowid");
+		if (sb.oom)
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path, def->name);
+		else if (sqlite3_prepare_v2(c->db, sb.buf, -1, &c->t[k].s, NULL) != SQLITE_OK)
+			st = sql_fail(c->db, path, def->name, err);
+	}
+	sbuf_release(&sb);
+	/* every column is there (checked above) */
+	for (col = 0; col < wide; col++)
+		c->at[col] = 1;
+	return st;
+}
+
+/* Steps table k when its row was taken; *rank: the row's rank_id. */
+static enum opmfu_status cursor_peek(struct opmfu_results_cursor *c, struct cursor_tab *t, int64_t *rank,
+				     struct opmfu_err *err)
+{
+	int rc;
+	if (t->state == 0) {
+		rc = sqlite3_step(t->s);
+		if (rc == SQLITE_ROW) {
+			t->state = 1;
+			t->row++;
+		} else if (rc == SQLITE_DONE) {
+			t->state = 2;
+		} else {
+			return sql_fail(c->db, c->path, t->def->name, err);
+		}
+	}
+	if (t->state == 1) {
+		if (t->rank_col < 0 || sqlite3_column_type(t->s, t->rank_col) != SQLITE_INTEGER)
+			return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: %s row %zu: rank_id is not an integer", c->path,
+					     t->def->name, t->row);
+		*rank = sqlite3_column_int64(t->s, t->rank_col);
+	}
+	return OPMFU_OK;
+}
+
+enum opmfu_status opmfu_results_cursor_rank(struct opmfu_results_cursor *c, size_t k, int rank,
+					    struct opmfu_cell_store *cs, struct opmfu_err *err)
+{
+	struct cursor_tab *t = &c->t[k];
+	enum opmfu_status st = OPMFU_OK;
+	int64_t r = 0;
+
+	while ((st = cursor_peek(c, t, &r, err)) == OPMFU_OK && t->state == 1 && r == rank) {
+		if ((st = typed_row(t->s, c->path, t->def, c->at, t->row, c->cells, err)) ||
+		    (st = opmfu_cell_store_add(cs, c->cells, err)))
+			break;
+		t->state = 0;
+	}
+	return st;
+}
+
+enum opmfu_status opmfu_results_cursor_close(struct opmfu_results_cursor *c, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+	if (!c)
+		return OPMFU_OK;
+	for (k = 0; k < c->n && err && st == OPMFU_OK; k++) {
+		int64_t r = 0;
+		if (!c->t[k].s)
+			continue;
+		if ((st = cursor_peek(c, &c->t[k], &r, err)) == OPMFU_OK && c->t[k].state == 1)
+			st = opmfu_err_set(err, OPMFU_ERR_FORMAT,
+					   "%s: %s row %zu: rank %lld is not one of the shard's ranks (OpmfuShard), "
+					   "or out of rank order", c->path, c->t[k].def->name, c->t[k].row, (long long)r);
+	}
+	for (k = 0; k < c->n; k++)
+		sqlite3_finalize(c->t[k].s);
+	if (c->db) {
+		sqlite3_close(c->db);
+		if (st == OPMFU_OK && err)
+			st = opmfu_sqlite_in_check(c->path, &c->in, err);
+	}
+	opmfu_free(c->t);
+	opmfu_free(c->cells);
+	opmfu_free(c->at);
+	opmfu_free(c);
+	return st;
+}

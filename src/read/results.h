@@ -106,4 +106,23 @@ enum opmfu_status opmfu_results_tables(const char *path, const struct opmfu_tabl
 				       const int *ranks, size_t n_ranks, size_t chunk, opmfu_results_rows_fn on_rows,
 				       void *ctx, struct opmfu_err *err);
 
+/*
+ * A shard result read rank by rank (opmfu merge, SPEC 22): every table of
+ * defs must be there with every column of its def (else OPMFU_ERR_SCHEMA
+ * naming the file, table and column), and each has a rank_id column; its
+ * rows are read in rowid order, which is rank order as the shard wrote them.
+ */
+struct opmfu_results_cursor;
+enum opmfu_status opmfu_results_cursor_open(const char *path, const struct opmfu_table_def *const *defs, size_t n,
+					    struct opmfu_results_cursor **out, struct opmfu_err *err);
+/* Appends to cs (over defs[k]) the next rows of table k whose rank_id is
+ * rank, stopping at the first of another rank; a value of another type than
+ * its column's is OPMFU_ERR_FORMAT naming the file, table, row and column. */
+enum opmfu_status opmfu_results_cursor_rank(struct opmfu_results_cursor *c, size_t k, int rank,
+					    struct opmfu_cell_store *cs, struct opmfu_err *err);
+/* Every row must have been taken (a row left is of no rank asked for, or
+ * out of rank order: OPMFU_ERR_FORMAT naming it), and the file unchanged.
+ * Frees c; with err NULL it only frees. */
+enum opmfu_status opmfu_results_cursor_close(struct opmfu_results_cursor *c, struct opmfu_err *err);
+
 #endif

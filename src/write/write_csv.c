@@ -121,5 +121,5 @@ static enum opmfu_status csv_open(struct opmfu_writer **w, const char *dir, cons
 
 const struct opmfu_writer_type opmfu_writer_csv = {
 	"csv", "csv", csv_open, opmfu_text_put, opmfu_text_keep_rank, opmfu_text_drop_rank, opmfu_text_commit,
-	opmfu_text_close,
+	opmfu_text_close, NULL,
 };

@@ -513,5 +513,5 @@ static enum opmfu_status xlsx_commit(struct opmfu_writer *w, struct opmfu_err *e
 }
 
 const struct opmfu_writer_type opmfu_writer_xlsx = {
-	"xlsx", "OperatorMfu", xlsx_open, xlsx_put, xlsx_keep_rank, xlsx_drop_rank, xlsx_commit, xlsx_close,
+	"xlsx", "OperatorMfu", xlsx_open, xlsx_put, xlsx_keep_rank, xlsx_drop_rank, xlsx_commit, xlsx_close, NULL,
 };

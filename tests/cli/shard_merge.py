@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""`opmfu analyze --shard I/N` and `opmfu merge` (SPEC 22, docs/scale.md) on generated clusters.
+
+The cluster: 7 Ascend ranks from gen_synth (step marks, collectives), ranks 4-6 moved two folders
+down (nested), and a copy of rank 2 from another seed under a third folder with a later timestamp
+in its name (a duplicated rank: discovery keeps the copy, SPEC 1.1, and says so).
+
+Checked, for N = 1, 2, 3, 7 (N = 7: one rank per shard; with 7 ranks and N = 3 blocks of 2, 2, 3):
+  * each shard runs as its own process, the shards in a shuffled order; shard I holds the ranks
+    at sorted positions [(I-1)*n//N, I*n//N) (the contiguous blocks docs/scale.md promises,
+    worked out here from the rank ids found), its stdout line says so, and its OpmfuShard rows
+    name run 'ascend', I, N, 7 ranks and each rank's database;
+  * the merge of the shards, given in another shuffled order, with --export db,xlsx,csv,json,
+    equals one `opmfu analyze` of the cluster with the same exports: the md5 of every table's
+    rows (tests/bench/table_md5.py, rowid order), the same files, every CSV and JSON Lines file
+    byte for byte, and every workbook's cells (tests/tools/xlsx_cells.py: values, types, styles,
+    charts), per-rank workbooks and opmfu_summary.xlsx;
+  * N = 9 > 7 ranks: shards 1 and 2 of 9 hold no rank, say so, and the merge of all 9 is the same;
+  * a missing shard: exit 3, `shard 2 of 3 missing: merged 5 of the 7 ranks of run 'ascend' from 2
+    shards`, and the result holds exactly the ranks of shards 1 and 3;
+  * a duplicated shard (a copy of shard 2 given beside it): exit 2, `rank 2 is in both A (shard
+    2/3) and B (shard 2/3): give each shard once`, nothing written;
+  * two empty shards of the same I: exit 2, `A and B are both shard 1/9`;
+  * shards of two runs (a Kineto pair from gen_kineto is run kineto-w8-...): exit 2, the message
+    naming both files and runs; shards of different N: exit 2;
+  * tampered shard results: OpmfuShard dropped, a REAL cell made text, a rank's OpmfuRankSummary
+    row deleted, a column dropped, a row's rank_id changed, a file that is not a database: each
+    exit 1 with its message naming the file and the table;
+  * a rank whose database is junk: its shard exits 3 and is written, the merge exits 3 ("1 of 7
+    ranks failed") and equals the single run (every table's md5);
+  * --model: the merge's OpmfuModel holds exactly the single run's rank rows (rank_id not NULL), not
+    the run's rows, and warns so (the documented limitation);
+  * usage: --shard 0/3, 4/3, 3, x/2; --shard without -o; --shard with --export xlsx; merge
+    without -o: exit 2 with their messages.
+usage: shard_merge.py OPMFU GEN_SYNTH GEN_KINETO ROOT"""
+import glob
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+fails = []
+
+
+def fail(msg):
+    fails.append(msg)
+    print("FAIL: " + msg)
+
+
+def run(args, code=0, err=None):
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != code:
+        fail("%s: exit %d, want %d; stderr: %s" % (" ".join(args), p.returncode, code, p.stderr.strip()))
+    if err is not None and err not in p.stderr:
+        fail("%s: stderr %r lacks %r" % (" ".join(args), p.stderr.strip(), err))
+    return p
+
+
+def out_of(d):
+    return os.path.join(d, "cluster_analysis_output")
+
+
+def dbs(d):
+    return os.path.join(out_of(d), "cluster_analysis.db")
+
+
+def md5s(root, d):
+    return subprocess.run([sys.executable, os.path.join(root, "tests", "bench", "table_md5.py"), dbs(d)],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def files(d):
+    top = out_of(d)
+    return sorted(os.path.relpath(os.path.join(a, f), top) for a, _, fs in os.walk(top) for f in fs)
+
+
+def cells(root, path):
+    return subprocess.run([sys.executable, os.path.join(root, "tests", "tools", "xlsx_cells.py"), path],
+                          capture_output=True, check=True).stdout
+
+
+def same_result(root, want, got, what):
+    """The same tables, files, text exports byte for byte, workbooks cell for cell."""
+    if md5s(root, want) != md5s(root, got):
+        fail("%s: table md5s differ:\n%s\n%s" % (what, md5s(root, want), md5s(root, got)))
+    fw, fg = files(want), files(got)
+    if fw != fg:
+        fail("%s: files differ: %s" % (what, sorted(set(fw) ^ set(fg))))
+        return
+    for f in fw:
+        a, b = os.path.join(out_of(want), f), os.path.join(out_of(got), f)
+        if f.endswith(".csv") or f.endswith(".jsonl"):
+            if open(a, "rb").read() != open(b, "rb").read():
+                fail("%s: %s differs" % (what, f))
+        elif f.endswith(".xlsx") and cells(root, a) != cells(root, b):
+            fail("%s: cells of %s differ" % (what, f))
+
+
+def shard_rows(d):
+    con = sqlite3.connect(dbs(d))
+    rows = con.execute("SELECT run_id, source, shard, shards, run_ranks, rank_id, input FROM OpmfuShard "
+                       "ORDER BY rowid").fetchall()
+    con.close()
+    return rows
+
+
+def make_cluster(gen, work):
+    base = os.path.join(work, "cluster")
+    run([gen, "-o", base, "-r", "7", "-n", "120", "-l", "2", "-S", "-q"])
+    other = os.path.join(work, "other")
+    run([gen, "-o", other, "-r", "3", "-n", "90", "-l", "2", "-S", "-q", "-s", "5"])
+    nested = os.path.join(base, "nodeB", "deeper")
+    os.makedirs(nested)
+    for d in sorted(glob.glob(os.path.join(base, "*_ascend_pt"))):
+        rank = int(glob.glob(os.path.join(d, "ASCEND_PROFILER_OUTPUT", "*.db"))[0].rsplit("_", 1)[1][:-3])
+        if rank >= 4:
+            shutil.move(d, nested)
+    # rank 2 again, another seed's, newer by its name's timestamp: it replaces the first
+    src = [d for d in glob.glob(os.path.join(other, "*_ascend_pt"))
+           if os.path.exists(os.path.join(d, "ASCEND_PROFILER_OUTPUT", "ascend_pytorch_profiler_2.db"))][0]
+    os.makedirs(os.path.join(base, "nodeC"))
+    dup = os.path.join(base, "nodeC", "node9_77_29990101000000000_ascend_pt")
+    shutil.copytree(src, dup)
+    return base, dup
+
+
+def main():
+    opmfu, gen, gen_kineto, root = sys.argv[1:5]
+    rng = random.Random(22)
+    with tempfile.TemporaryDirectory(prefix="shard-merge-") as work:
+        base, dup = make_cluster(gen, work)
+        single = os.path.join(work, "single")
+        p = run([opmfu, "analyze", base, "-o", single, "-j", "2", "--export", "db,xlsx,csv,json"])
+        want = "opmfu: warning: rank 2 found twice: using %s (newer timestamp), ignoring %s" % (
+            dup, sorted(glob.glob(os.path.join(base, "node0_*_ascend_pt")))[2])
+        if want not in p.stderr:
+            fail("the duplicated rank 2: %r lacks %r" % (p.stderr, want))
+        con = sqlite3.connect(dbs(single))
+        ranks = [r for (r,) in con.execute("SELECT rank_id FROM OpmfuRankSummary ORDER BY rank_id")]
+        inputs = dict(con.execute("SELECT rank_id, db_path FROM OpmfuRankSummary"))
+        con.close()
+        if ranks != list(range(7)) or dup not in inputs.get(2, ""):
+            fail("the single run's ranks %r, rank 2 from %r (want the copy under nodeC)" % (ranks, inputs.get(2)))
+        for n in (1, 2, 3, 7, 9):
+            order = list(range(1, n + 1))
+            rng.shuffle(order)
+            shards = {}
+            for i in order:
+                d = os.path.join(work, "n%d_s%d" % (n, i))
+                shards[i] = d
+                p = run([opmfu, "analyze", base, "--shard", "%d/%d" % (i, n), "-o", d, "-j", "1"])
+                held = ranks[(i - 1) * len(ranks) // n:i * len(ranks) // n]
+                rows = shard_rows(d)
+                got = [r[5] for r in rows if r[5] is not None]
+                if got != held:
+                    fail("N=%d shard %d holds %r, want %r" % (n, i, got, held))
+                for r in rows:
+                    if r[:5] != ("ascend", "ascend", i, n, 7):
+                        fail("N=%d shard %d: OpmfuShard row %r" % (n, i, r))
+                    if r[5] is not None and r[6] != inputs[r[5]]:
+                        fail("N=%d shard %d: rank %d's input %r, want %r" % (n, i, r[5], r[6], inputs[r[5]]))
+                span = " (%d-%d)" % (held[0], held[-1]) if held else ""
+                want = "shard %d/%d of run ascend: %d of its 7 ranks%s, written to %s in " % (
+                    i, n, len(held), span, dbs(d))
+                if not p.stdout.startswith(want):
+                    fail("N=%d shard %d says %r, want %r..." % (n, i, p.stdout, want))
+            given = [shards[i] for i in order]
+            rng.shuffle(given)
+            merged = os.path.join(work, "merged%d" % n)
+            run([opmfu, "merge"] + given + ["-o", merged, "--export", "db,xlsx,csv,json", "-q"])
+            same_result(root, single, merged, "N=%d" % n)
+            if n == 3:
+                # merge --summary-only: the result of analyze --summary-only (docs/cli.md)
+                summ = os.path.join(work, "summary_single")
+                run([opmfu, "analyze", base, "-o", summ, "-j", "2", "-q", "--summary-only",
+                     "--export", "db,xlsx,csv,json"])
+                msumm = os.path.join(work, "summary_merged")
+                run([opmfu, "merge"] + given + ["-o", msumm, "--summary-only", "--export", "db,xlsx,csv,json", "-q"])
+                same_result(root, summ, msumm, "N=3 --summary-only")
+                tabs = sorted(r for (r,) in sqlite3.connect(dbs(msumm)).execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'"))
+                if "OpmfuOps" in tabs or "OperatorMFU" in tabs or "OpmfuRun" not in tabs:
+                    fail("merge --summary-only wrote the tables %r" % tabs)
+
+        # --model: the ranks' OpmfuModel rows are merged, the run's rows are not (docs/cli.md, merge)
+        model = ["--model", os.path.join(root, "tests", "models", "tree", "llama3_8b.json"), "--seq-len", "128",
+                 "--global-batch", "8"]
+        run([opmfu, "analyze", base, "-o", os.path.join(work, "model1"), "-q"] + model)
+        for i in (1, 2):
+            run([opmfu, "analyze", base, "--shard", "%d/2" % i, "-o", os.path.join(work, "model_s%d" % i), "-q"] + model)
+        run([opmfu, "merge", os.path.join(work, "model_s2"), os.path.join(work, "model_s1"), "-o",
+             os.path.join(work, "model_m"), "-q"], 0, "opmfu: warning: OpmfuModel: each rank's rows are merged, the "
+            "run's rows (rank_id NULL) are not: 'opmfu analyze --model' of the whole run writes them\n")
+        want = sqlite3.connect(dbs(os.path.join(work, "model1"))).execute(
+            "SELECT * FROM OpmfuModel WHERE rank_id IS NOT NULL ORDER BY rowid").fetchall()
+        n_run = sqlite3.connect(dbs(os.path.join(work, "model1"))).execute(
+            "SELECT count(*) FROM OpmfuModel WHERE rank_id IS NULL").fetchone()[0]
+        got = sqlite3.connect(dbs(os.path.join(work, "model_m"))).execute(
+            "SELECT * FROM OpmfuModel ORDER BY rowid").fetchall()
+        if got != want or not want or not n_run:
+            fail("--model: the merge's OpmfuModel (%d rows) is not the single run's %d rank rows (of %d + %d)"
+                 % (len(got), len(want), len(want), n_run))
+
+        # a rank that fails (its database junk): its shard is written (exit 3, as analyze), and the
+        # merge equals the single run, which also exits 3
+        broken = os.path.join(work, "broken")
+        shutil.copytree(base, broken)
+        db0 = glob.glob(os.path.join(broken, "node0_*_ascend_pt", "ASCEND_PROFILER_OUTPUT",
+                                     "ascend_pytorch_profiler_0.db"))[0]
+        open(db0, "w").write("junk\n")
+        run([opmfu, "analyze", broken, "-o", os.path.join(work, "broken1"), "-q"], 3)
+        run([opmfu, "analyze", broken, "--shard", "1/2", "-o", os.path.join(work, "broken_s1"), "-q"], 3,
+            "opmfu: error: 1 of 3 ranks failed\n")
+        run([opmfu, "analyze", broken, "--shard", "2/2", "-o", os.path.join(work, "broken_s2"), "-q"])
+        run([opmfu, "merge", os.path.join(work, "broken_s2"), os.path.join(work, "broken_s1"), "-o",
+             os.path.join(work, "broken_m"), "-q"], 3, "opmfu: error: 1 of 7 ranks failed\n")
+        if md5s(root, os.path.join(work, "broken1")) != md5s(root, os.path.join(work, "broken_m")):
+            fail("a failed rank: the merge differs from the single run")
+
+        # a missing shard: the others merged, exit 3
+        part = os.path.join(work, "part")
+        run([opmfu, "merge", dbs(os.path.join(work, "n3_s3")), os.path.join(work, "n3_s1"), "-o", part, "-q"], 3,
+            "opmfu: error: shard 2 of 3 missing: merged 5 of the 7 ranks of run 'ascend' from 2 shards\n")
+        con = sqlite3.connect(dbs(part))
+        got = [r for (r,) in con.execute("SELECT rank_id FROM OpmfuRankSummary ORDER BY rowid")]
+        n_run = con.execute("SELECT ranks FROM OpmfuRun").fetchone()[0]
+        con.close()
+        if got != [0, 1, 4, 5, 6] or n_run != 5:
+            fail("the partial merge holds ranks %r (OpmfuRun.ranks %r), want [0, 1, 4, 5, 6] and 5" % (got, n_run))
+
+        # a duplicated shard: refused, nothing written
+        copy = os.path.join(work, "copy_s2")
+        shutil.copytree(os.path.join(work, "n3_s2"), copy)
+        nothing = os.path.join(work, "nothing")
+        run([opmfu, "merge", os.path.join(work, "n3_s1"), os.path.join(work, "n3_s2"), copy,
+             os.path.join(work, "n3_s3"), "-o", nothing], 2,
+            "opmfu: error: rank 2 is in both %s (shard 2/3) and %s (shard 2/3): give each shard once\n"
+            % (dbs(os.path.join(work, "n3_s2")), dbs(copy)))
+        if os.path.exists(dbs(nothing)):
+            fail("a refused merge wrote %s" % dbs(nothing))
+        run([opmfu, "merge", os.path.join(work, "n9_s1"), os.path.join(work, "n9_s1"), "-o", nothing], 2,
+            "opmfu: error: %s and %s are both shard 1/9: give each shard once\n"
+            % (dbs(os.path.join(work, "n9_s1")), dbs(os.path.join(work, "n9_s1"))))
+
+        # shards of two runs, and of two N
+        kin = os.path.join(work, "kineto")
+        os.makedirs(kin)
+        for r in (0, 1):
+            subprocess.run([gen_kineto, os.path.join(kin, "rank%d.pt.trace.json" % r), "50", "--rank", str(r)],
+                           capture_output=True, check=True)
+        ks = os.path.join(work, "k_s1")
+        run([opmfu, "analyze", kin, "--shard", "1/2", "-o", ks, "-q"])
+        krun = shard_rows(ks)[0][0]
+        if not krun.startswith("kineto-w"):
+            fail("the Kineto pair's run is %r" % krun)
+        run([opmfu, "merge", ks, os.path.join(work, "n2_s2"), "-o", nothing], 2,
+            "opmfu: error: %s is a shard of run '%s' (kineto), %s of run 'ascend' (ascend): a merge is of one run\n"
+            % (dbs(ks), krun, dbs(os.path.join(work, "n2_s2"))))
+        run([opmfu, "merge", os.path.join(work, "n2_s1"), os.path.join(work, "n3_s3"), "-o", nothing], 2,
+            "opmfu: error: %s is shard 1/2 of 7 ranks, %s shard 3/3 of 7: the shards of a merge are cut from the "
+            "same ranks into the same N\n" % (dbs(os.path.join(work, "n2_s1")), dbs(os.path.join(work, "n3_s3"))))
+        if os.path.exists(dbs(nothing)):
+            fail("a refused merge wrote %s" % dbs(nothing))
+
+        # tampered shard results: each names the file and the table
+        def tamper(name, sql):
+            d = os.path.join(work, "t_" + name)
+            shutil.copytree(os.path.join(work, "n2_s1"), d)
+            con = sqlite3.connect(dbs(d))
+            con.executescript(sql)
+            con.commit()
+            con.close()
+            return dbs(d)
+
+        s2 = os.path.join(work, "n2_s2")
+        t = tamper("noshard", "DROP TABLE OpmfuShard")
+        run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: not a shard result (no OpmfuShard rows): "
+            "'opmfu analyze --shard I/N -o DIR' writes one\n" % t)
+        t = tamper("text", "UPDATE OpmfuModules SET mfu = 'high' WHERE rowid = 3")
+        run([opmfu, "merge", t, s2, "-o", nothing], 1,
+            "opmfu: error: %s: OpmfuModules row 3: mfu is not a number\n" % t)
+        # OpmfuOps feeds no per-run analysis: the database alone copies it as it is; with another
+        # export it is read back rank by rank, and checked
+        t = tamper("text_ops", "UPDATE OpmfuOps SET mfu = 'high' WHERE rowid = 3")
+        run([opmfu, "merge", t, s2, "-o", nothing, "--export", "db,csv"], 1,
+            "opmfu: error: %s: OpmfuOps row 3: mfu is not a number\n" % t)
+        t = tamper("copy_col", "ALTER TABLE OperatorMFU DROP COLUMN op_name")
+        run([opmfu, "merge", t, s2, "-o", nothing], 1,
+            "opmfu: error: %s: cannot copy OperatorMFU: no such column: op_name\n" % t)
+        t = tamper("nosum", "DELETE FROM OpmfuRankSummary WHERE rank_id = 1")
+        run([opmfu, "merge", t, s2, "-o", nothing], 1,
+            "opmfu: error: %s: OpmfuRankSummary has 0 rows for rank 1, not one\n" % t)
+        t = tamper("nocol", "ALTER TABLE OpmfuKernels DROP COLUMN kernel_ns")
+        run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: table OpmfuKernels has no column "
+            "kernel_ns: not a complete shard result\n" % t)
+        t = tamper("rank", "UPDATE OpmfuModules SET rank_id = 99 WHERE rowid = (SELECT max(rowid) FROM OpmfuModules)")
+        n_mod = sqlite3.connect(t).execute("SELECT count(*) FROM OpmfuModules").fetchone()[0]
+        run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: OpmfuModules row %d: rank 99 is not one of "
+            "the shard's ranks (OpmfuShard), or out of rank order\n" % (t, n_mod))
+        t = tamper("notable", "DROP TABLE OpmfuCollCalls")
+        run([opmfu, "merge", t, s2, "-o", nothing], 1,
+            "opmfu: error: %s: no table OpmfuCollCalls: not a complete shard result\n" % t)
+        junk = os.path.join(work, "junk.db")
+        open(junk, "w").write("not a database\n")
+        run([opmfu, "merge", junk, s2, "-o", nothing], 1,
+            "opmfu: error: %s: not an SQLite database, so not a shard result\n" % junk)
+        if os.path.exists(dbs(nothing)):
+            fail("a failed merge wrote %s" % dbs(nothing))
+
+        # usage
+        for bad in ("0/3", "4/3", "3", "x/2"):
+            run([opmfu, "analyze", base, "--shard", bad, "-o", nothing], 2,
+                "opmfu: error: --shard: '%s' is not I/N with 1 <= I <= N <= 1000000 (I counts from 1, as "
+                "SLURM_ARRAY_TASK_ID of --array=1-N)\n" % bad)
+        run([opmfu, "analyze", base, "--shard", "1/2"], 2, "opmfu: error: --shard needs -o DIR: each shard writes a "
+            "result of its own for 'opmfu merge'\n")
+        run([opmfu, "analyze", base, "--shard", "1/2", "-o", nothing, "--export", "db,xlsx"], 2,
+            "opmfu: error: --shard writes the shard result database alone (--export db); 'opmfu merge --export ...' "
+            "writes the others\n")
+        run([opmfu, "merge", s2], 2, "opmfu: error: merge needs -o DIR: where to write the merged result\n")
+    return verdict()
+
+
+def verdict():
+    """The exit status of a test of this family: 1 after any failure."""
+    if fails:
+        print("%d failure(s)" % len(fails))
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
