@@ -8,9 +8,35 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/mem.h"
+
 static const char *const names[OPMFU_SUM_N] = {
-	"OpmfuRankSummary", "OpmfuSteps", "OpmfuRun", "OpmfuHotspots", "OpmfuStragglers", "OpmfuDiff",
+	"OpmfuRankSummary", "OpmfuSteps", "OpmfuRun", "OpmfuHotspots", "OpmfuStragglers", "OpmfuDiff", "OpmfuModel",
 };
+
+/* OpmfuModel's run rows (rank_id NULL) of t: a rank's rows per step and
+ * convention are the database's, not a view's. */
+static enum opmfu_status add_run_rows(struct opmfu_cell_store *cs, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	int rank = opmfu_table_col(t->def, "rank_id");
+	size_t n0 = cs->n_rows, i;
+	struct opmfu_cell *row;
+	enum opmfu_status st = OPMFU_OK;
+
+	if (!t->n_rows)
+		return OPMFU_OK;
+	if (!(row = opmfu_calloc(t->def->n_cols, sizeof(*row))))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory adding a row to %s", t->def->name);
+	for (i = 0; i < t->n_rows && st == OPMFU_OK; i++) {
+		t->row(t->src, i, row);
+		if (rank < 0 || row[rank].null)
+			st = opmfu_cell_store_add(cs, row, err);
+	}
+	opmfu_free(row);
+	if (st)
+		opmfu_cell_store_truncate(cs, n0);
+	return st;
+}
 
 const char *opmfu_summary_table_name(enum opmfu_sum_table t)
 {
@@ -80,7 +106,7 @@ enum opmfu_status opmfu_summary_add(struct opmfu_summary *s, const struct opmfu_
 	if (cs->def != t->def)
 		return opmfu_err_set(err, OPMFU_ERR_SCHEMA, "table %s given with two different column layouts",
 				     t->def->name);
-	return opmfu_cell_store_add_table(cs, t, err);
+	return cs == &s->t[OPMFU_SUM_MODEL] ? add_run_rows(cs, t, err) : opmfu_cell_store_add_table(cs, t, err);
 }
 
 enum opmfu_status opmfu_summary_keep(struct opmfu_summary *s, struct opmfu_err *err)
@@ -103,7 +129,7 @@ int opmfu_summary_has_run(const struct opmfu_summary *s)
 {
 	size_t k;
 	for (k = 0; k < OPMFU_SUM_N; k++)
-		if (k != OPMFU_SUM_DIFF && s->t[k].def)
+		if (k != OPMFU_SUM_DIFF && k != OPMFU_SUM_MODEL && s->t[k].def)
 			return 1;
 	return 0;
 }
@@ -111,4 +137,18 @@ int opmfu_summary_has_run(const struct opmfu_summary *s)
 int opmfu_summary_seen(const struct opmfu_summary *s)
 {
 	return opmfu_summary_has_run(s) || s->t[OPMFU_SUM_DIFF].def;
+}
+
+/* The median rank's bandwidth in TB/s (OpmfuRun.peak_bw_tbps where the run has it); NaN: none. */
+double opmfu_summary_run_bw(const struct opmfu_summary *s)
+{
+	double bw = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "peak_bw_tbps"), med;
+	size_t i, n = opmfu_summary_rows(s, OPMFU_SUM_RANKS);
+
+	if (!isnan(bw) || isnan(med = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "median_rank")))
+		return bw;
+	for (i = 0; i < n; i++)
+		if (opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "rank_id") == med)
+			return opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "peak_bw_tbps");
+	return NAN;
 }

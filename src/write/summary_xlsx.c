@@ -541,20 +541,6 @@ struct roof {
 	double x[3], y[3]; /* the corners: memory roof from, ridge, compute roof to */
 };
 
-/* The median rank's bandwidth in TB/s (OpmfuRun.peak_bw_tbps where the run has it); NaN: none. */
-static double run_bw(const struct opmfu_summary *s)
-{
-	double bw = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "peak_bw_tbps"), med;
-	size_t i, n = opmfu_summary_rows(s, OPMFU_SUM_RANKS);
-
-	if (!isnan(bw) || isnan(med = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "median_rank")))
-		return bw;
-	for (i = 0; i < n; i++)
-		if (opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "rank_id") == med)
-			return opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "peak_bw_tbps");
-	return NAN;
-}
-
 /* Whether the roofline chart has something to draw: a point, a peak and a bandwidth (into r). */
 static int plan_roof(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, struct roof *r)
 {
@@ -565,7 +551,7 @@ static int plan_roof(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet
 	if (!sh || sh->src[SH_TFLOPS] < 0 || sh->src[SH_INTENSITY] < 0)
 		return 0;
 	r->peak = opmfu_sum_value(bk->s, OPMFU_SUM_RUN, 0, "peak_tflops");
-	r->bw = run_bw(bk->s);
+	r->bw = opmfu_summary_run_bw(bk->s);
 	if (!(r->peak > 0) || !(r->bw > 0))
 		return 0;
 	r->n = sh->n_rows < OPMFU_SX_TOP_N ? sh->n_rows : OPMFU_SX_TOP_N;
