@@ -8,34 +8,17 @@
 #include <math.h>
 #include <string.h>
 
-#include "base/mem.h"
 
 static const char *const names[OPMFU_SUM_N] = {
 	"OpmfuRankSummary", "OpmfuSteps", "OpmfuRun", "OpmfuHotspots", "OpmfuStragglers", "OpmfuDiff", "OpmfuModel",
 };
 
-/* OpmfuModel's run rows (rank_id NULL) of t: a rank's rows per step and
- * convention are the database's, not a view's. */
-static enum opmfu_status add_run_rows(struct opmfu_cell_store *cs, const struct opmfu_table *t, struct opmfu_err *err)
+/* OpmfuModel's run rows (rank_id NULL; ctx: that column): a rank's rows
+ * per step and convention are the database's, not a view's. */
+static int run_row(const struct opmfu_cell *row, const void *ctx)
 {
-	int rank = opmfu_table_col(t->def, "rank_id");
-	size_t n0 = cs->n_rows, i;
-	struct opmfu_cell *row;
-	enum opmfu_status st = OPMFU_OK;
-
-	if (!t->n_rows)
-		return OPMFU_OK;
-	if (!(row = opmfu_calloc(t->def->n_cols, sizeof(*row))))
-		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory adding a row to %s", t->def->name);
-	for (i = 0; i < t->n_rows && st == OPMFU_OK; i++) {
-		t->row(t->src, i, row);
-		if (rank < 0 || row[rank].null)
-			st = opmfu_cell_store_add(cs, row, err);
-	}
-	opmfu_free(row);
-	if (st)
-		opmfu_cell_store_truncate(cs, n0);
-	return st;
+	int rank = *(const int *)ctx;
+	return rank < 0 || row[rank].null;
 }
 
 const char *opmfu_summary_table_name(enum opmfu_sum_table t)
@@ -106,7 +89,11 @@ enum opmfu_status opmfu_summary_add(struct opmfu_summary *s, const struct opmfu_
 	if (cs->def != t->def)
 		return opmfu_err_set(err, OPMFU_ERR_SCHEMA, "table %s given with two different column layouts",
 				     t->def->name);
-	return cs == &s->t[OPMFU_SUM_MODEL] ? add_run_rows(cs, t, err) : opmfu_cell_store_add_table(cs, t, err);
+	if (cs == &s->t[OPMFU_SUM_MODEL]) {
+		int rank = opmfu_table_col(t->def, "rank_id");
+		return opmfu_cell_store_add_rows(cs, t, run_row, &rank, err);
+	}
+	return opmfu_cell_store_add_table(cs, t, err);
 }
 
 enum opmfu_status opmfu_summary_keep(struct opmfu_summary *s, struct opmfu_err *err)
@@ -151,4 +138,32 @@ double opmfu_summary_run_bw(const struct opmfu_summary *s)
 		if (opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "rank_id") == med)
 			return opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "peak_bw_tbps");
 	return NAN;
+}
+
+/* OpmfuStragglers.measure as the views name it. */
+static const struct {
+	const char *measure, *label;
+} measures[] = {
+	{ "step_ns_median", "Slowest step time (ms)" },
+	{ "trace_mfu", "Lowest trace MFU" },
+	{ "share_inefficiency", "Most FLOP kernels below peak" },
+	{ "share_other_compute", "Most busy without FLOPs" },
+	{ "share_comm", "Most exposed communication" },
+	{ "share_idle", "Most idle" },
+	/* the culprit (SPEC 19): ns, so shown in ms */
+	{ "comm_wait_caused_ns", "Others waited for this rank (ms)" },
+};
+
+const char *opmfu_summary_measure(const char *m, size_t len, int *ns)
+{
+	const char *label = NULL;
+	size_t k;
+	*ns = 0;
+	/* a time (..._ns) in ms, a ratio in % */
+	for (k = 0; m && k + 3 <= len; k++)
+		*ns |= !memcmp(m + k, "_ns", 3);
+	for (k = 0; m && k < sizeof(measures) / sizeof(measures[0]); k++)
+		if (strlen(measures[k].measure) == len && !memcmp(measures[k].measure, m, len))
+			label = measures[k].label;
+	return label;
 }

@@ -68,6 +68,11 @@ size_t opmfu_summary_rows(const struct opmfu_summary *s, enum opmfu_sum_table k)
  * OpmfuRankSummary.peak_bw_tbps; NaN: none. The roofline's roof. */
 double opmfu_summary_run_bw(const struct opmfu_summary *s);
 
+/* OpmfuStragglers.measure m[0..len) as the views name it ("Slowest step
+ * time (ms)"; NULL: a measure they do not know, shown as it is); *ns: its
+ * value is a time in ns (shown in ms), else a ratio. */
+const char *opmfu_summary_measure(const char *m, size_t len, int *ns);
+
 /* Row i of table k's column col (by name) as a number: NaN when null, text
  * or absent. */
 double opmfu_sum_value(const struct opmfu_summary *s, enum opmfu_sum_table k, size_t i, const char *col);

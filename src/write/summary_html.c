@@ -217,6 +217,20 @@ static void cells(struct page *pg, enum opmfu_sum_table t, size_t i, const struc
 	}
 }
 
+/* Rows idx[0..n) of t (idx NULL: rows 0..n) as a sortable table. */
+static void rows_table(struct page *pg, const char *id, enum opmfu_sum_table t, const struct col *c, size_t n_cols,
+		       const size_t *idx, size_t n)
+{
+	size_t i;
+	thead(pg, id, c, n_cols, 0, NULL);
+	for (i = 0; i < n; i++) {
+		add(pg, "<tr>");
+		cells(pg, t, idx ? idx[i] : i, c, n_cols);
+		add(pg, "</tr>\n");
+	}
+	add(pg, "</tbody></table>\n");
+}
+
 /* Whether table t's row i has text want in column col. */
 static int is(const struct page *pg, enum opmfu_sum_table t, size_t i, const char *col, const char *want)
 {
@@ -674,35 +688,18 @@ static void roof_section(struct page *pg)
 	add(pg, "</svg></section>\n");
 }
 
-/* OpmfuStragglers.measure as the page names it. */
-static const struct {
-	const char *measure, *label;
-} measures[] = {
-	{ "step_ns_median", "Slowest step time (ms)" },
-	{ "trace_mfu", "Lowest trace MFU" },
-	{ "share_inefficiency", "Most FLOP kernels below peak" },
-	{ "share_other_compute", "Most busy without FLOPs" },
-	{ "share_comm", "Most exposed communication" },
-	{ "share_idle", "Most idle" },
-	{ "comm_wait_caused_ns", "Others waited for this rank (ms)" },
-};
-
 static void straggler_rows(struct page *pg, int culprits_only)
 {
-	size_t i, k, len, n = opmfu_summary_rows(pg->s, OPMFU_SUM_STRAGGLERS);
+	size_t i, len, n = opmfu_summary_rows(pg->s, OPMFU_SUM_STRAGGLERS);
 	for (i = 0; i < n; i++) {
-		const char *m = text(pg, OPMFU_SUM_STRAGGLERS, i, "measure", &len), *label = NULL, *cul;
+		const char *m = text(pg, OPMFU_SUM_STRAGGLERS, i, "measure", &len), *label, *cul;
 		size_t cn;
-		int ns = 0;
+		int ns;
 		cul = text(pg, OPMFU_SUM_STRAGGLERS, i, "culprit_of", &cn);
 		if (culprits_only && !cul)
 			continue;
 		/* a time in ms, a ratio in %, each change signed */
-		for (k = 0; m && k + 3 <= len; k++)
-			ns |= !memcmp(m + k, "_ns", 3);
-		for (k = 0; m && k < N_OF(measures); k++)
-			if (strlen(measures[k].measure) == len && !memcmp(measures[k].measure, m, len))
-				label = measures[k].label;
+		label = opmfu_summary_measure(m, len, &ns);
 		add(pg, "<tr>");
 		if (label)
 			sbuf_addf(&pg->b, "<td class=\"t\" data-v=\"%s\">%s</td>", label, label);
@@ -778,17 +775,12 @@ static const struct col model_cols[] = {
 
 static void model_section(struct page *pg)
 {
-	size_t i, n = opmfu_summary_rows(pg->s, OPMFU_SUM_MODEL);
+	size_t n = opmfu_summary_rows(pg->s, OPMFU_SUM_MODEL);
 	if (!n)
 		return;
 	add(pg, "<section id=\"model\"><h2>Model MFU (the median rank's median step)</h2>\n");
-	thead(pg, "model-table", model_cols, N_OF(model_cols), 0, NULL);
-	for (i = 0; i < n; i++) {
-		add(pg, "<tr>");
-		cells(pg, OPMFU_SUM_MODEL, i, model_cols, N_OF(model_cols));
-		add(pg, "</tr>\n");
-	}
-	add(pg, "</tbody></table></section>\n");
+	rows_table(pg, "model-table", OPMFU_SUM_MODEL, model_cols, N_OF(model_cols), NULL, n);
+	add(pg, "</section>\n");
 }
 
 static const struct col diff_cols[] = {
@@ -815,7 +807,7 @@ static const struct {
 
 static void diff_section(struct page *pg)
 {
-	size_t idx[OPMFU_HTML_TOP], k, n, all, i;
+	size_t idx[OPMFU_HTML_TOP], k, n, all;
 
 	if (!pg->s->t[OPMFU_SUM_DIFF].def)
 		return;
@@ -836,13 +828,7 @@ static void diff_section(struct page *pg)
 					  "all).</p>\n",
 				  n, all);
 		snprintf(id, sizeof(id), "diff-%s", diff_kinds[k].kind);
-		thead(pg, id, diff_cols, N_OF(diff_cols), 0, NULL);
-		for (i = 0; i < n; i++) {
-			add(pg, "<tr>");
-			cells(pg, OPMFU_SUM_DIFF, idx[i], diff_cols, N_OF(diff_cols));
-			add(pg, "</tr>\n");
-		}
-		add(pg, "</tbody></table>\n");
+		rows_table(pg, id, OPMFU_SUM_DIFF, diff_cols, N_OF(diff_cols), idx, n);
 	}
 	add(pg, "</section>\n");
 }

@@ -680,20 +680,6 @@ static const struct {
 	{ "FLOPs coverage", "flops_coverage", F_PCT },
 };
 
-/* OpmfuStragglers.measure as the Overview names it, and how its value shows. */
-static const struct {
-	const char *measure, *label;
-} measures[] = {
-	{ "step_ns_median", "Slowest step time (ms)" },
-	{ "trace_mfu", "Lowest trace MFU" },
-	{ "share_inefficiency", "Most FLOP kernels below peak" },
-	{ "share_other_compute", "Most busy without FLOPs" },
-	{ "share_comm", "Most exposed communication" },
-	{ "share_idle", "Most idle" },
-	/* the culprit (SPEC 19): ns, so shown in ms */
-	{ "comm_wait_caused_ns", "Others waited for this rank (ms)" },
-};
-
 static void put_cell_of(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
 			enum opmfu_sum_table k, size_t i, const char *col, enum opmfu_sx_fmt f)
 {
@@ -762,14 +748,10 @@ static lxw_row_t put_stragglers(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw
 		opmfu_xbook_cstr(&bk->b, ws, r, (lxw_col_t)k, head[k], bk->head);
 	for (i = 0; i < n; i++) {
 		lxw_row_t at = r + 1 + (lxw_row_t)i;
-		const char *m = opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "measure", &len), *label = NULL;
-		int ns = 0;
+		const char *m = opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "measure", &len), *label;
+		int ns;
 		/* a time (step_ns_median) in ms, its change signed; a ratio in %, its change signed */
-		for (k = 0; m && k + 3 <= len; k++)
-			ns |= !memcmp(m + k, "_ns", 3);
-		for (k = 0; m && k < N_OF(measures); k++)
-			if (strlen(measures[k].measure) == len && !memcmp(measures[k].measure, m, len))
-				label = measures[k].label;
+		label = opmfu_summary_measure(m, len, &ns);
 		if (label)
 			opmfu_xbook_cstr(&bk->b, ws, at, 0, label, bk->fmt[F_TEXT]);
 		else
