@@ -31,6 +31,7 @@ enum opmfu_export_flags {
 	OPMFU_EXPORT_XLSX = 1 << 1, /* OperatorMfu/<name>_<rank>.xlsx per rank and table, and opmfu_summary.xlsx */
 	OPMFU_EXPORT_CSV = 1 << 2,  /* csv/<Table>.csv per table, every rank's rows */
 	OPMFU_EXPORT_JSON = 1 << 3, /* json/<Table>.jsonl per table, every rank's rows */
+	OPMFU_EXPORT_HTML = 1 << 4, /* opmfu_report.html: the run's report as one page */
 };
 
 /* Workbooks written for one rank (opmfu_rank_report.xlsx). */
@@ -160,6 +161,20 @@ double opmfu_rows_num(const struct opmfu_rows *t, size_t row, int col);
 /* A cell as text (NUL-terminated, valid while the run lives): NULL when NULL, a number, or col < 0. */
 const char *opmfu_rows_text(const struct opmfu_rows *t, size_t row, int col);
 
+/*
+ * The rows of OpmfuRankSummary rs a bounded view shows (the terminal report
+ * and the HTML report share the rule, trace/rank_pick.h): with at most 8 of
+ * n_analysed (OpmfuRun.ranks_analysed), every analysed rank; else the median
+ * rank's row, the best and worst trace MFU and up to OPMFU_SHOWN_SLOW
+ * slowest median steps. Rows into rows[], their OPMFU_SHOWN_* into roles[]
+ * (room for OPMFU_SHOWN_MAX each); returns their count.
+ */
+#define OPMFU_SHOWN_MAX 8
+#define OPMFU_SHOWN_SLOW 5
+enum { OPMFU_SHOWN_RANK, OPMFU_SHOWN_MEDIAN, OPMFU_SHOWN_BEST, OPMFU_SHOWN_WORST, OPMFU_SHOWN_SLOW_RANK };
+size_t opmfu_rows_ranks_shown(const struct opmfu_rows *rs, size_t n_analysed, double median_rank, size_t *rows,
+			      int *roles);
+
 /* What the run wrote: paths (NULL: not written) and counts. */
 enum opmfu_run_output {
 	OPMFU_OUT_DIR,  /* OUT/cluster_analysis_output */
@@ -167,6 +182,7 @@ enum opmfu_run_output {
 	OPMFU_OUT_XLSX, /* the folder of the workbooks */
 	OPMFU_OUT_CSV,  /* the folder of the CSV files */
 	OPMFU_OUT_JSON, /* the folder of the JSON Lines files */
+	OPMFU_OUT_HTML, /* opmfu_report.html */
 };
 const char *opmfu_run_path(const struct opmfu_run *run, enum opmfu_run_output which);
 /* Files written there: workbooks for OPMFU_OUT_XLSX, tables for _CSV and _JSON. */
@@ -314,7 +330,8 @@ struct opmfu_diff_opts {
 	struct opmfu_opts analyze;
 	const char *out_dir;  /* write OpmfuDiff under OUT/cluster_analysis_output/; NULL: nothing */
 	/* OPMFU_EXPORT_DB, _CSV, _JSON (OpmfuDiff), _XLSX (opmfu_summary.xlsx:
-	 * NEW's summary sheets and the Diff sheet); 0 means DB */
+	 * NEW's summary sheets and the Diff sheet), _HTML (opmfu_report.html:
+	 * the Diff and NEW's report); 0 means DB */
 	unsigned exports;
 };
 
@@ -349,6 +366,7 @@ struct opmfu_diff {
 	size_t n_rows;
 	char *out_db, *csv_dir, *json_dir; /* written, or NULL */
 	char *summary_xlsx;  /* the summary workbook written, or NULL */
+	char *html;          /* opmfu_report.html written (the Diff and NEW's report), or NULL */
 	void *store;         /* the rows' names */
 	double seconds;
 };

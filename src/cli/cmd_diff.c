@@ -25,9 +25,10 @@ static const char usage_diff[] =
 	"options:\n"
 	"  -o, --output DIR       also write the OpmfuDiff table under\n"
 	"                         DIR/cluster_analysis_output/\n"
-	"      --export LIST      with -o: a comma list of db, xlsx, csv, json (default:\n"
-	"                         db); xlsx: opmfu_summary.xlsx, NEW's summary sheets\n"
-	"                         and a Diff sheet\n"
+	"      --export LIST      with -o: a comma list of db, xlsx, csv, json, html\n"
+	"                         (default: db); xlsx: opmfu_summary.xlsx, NEW's summary\n"
+	"                         sheets and a Diff sheet; html: opmfu_report.html, the\n"
+	"                         Diff and NEW's report\n"
 	"      --csv-verbatim     csv: write texts that start with =, +, -, @, tab or CR\n"
 	"                         as they are (default: with ' in front, so that a\n"
 	"                         spreadsheet does not take them for formulas)\n"
@@ -89,7 +90,8 @@ static void take_option(struct diff_args *a, int c, const char *arg)
 		break;
 	case 'E':
 		a->o.exports = opmfu_parse_exports("diff ", arg, OPMFU_EXPORT_DB | OPMFU_EXPORT_XLSX |
-									 OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON);
+									 OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON |
+									 OPMFU_EXPORT_HTML);
 		break;
 	case 'M':
 		a->m.o.config = arg;
@@ -145,6 +147,8 @@ static void print_written(const struct opmfu_diff *d)
 		opmfu_printf("wrote %s/OpmfuDiff.jsonl\n", d->json_dir);
 	if (d->summary_xlsx)
 		opmfu_printf("wrote %s (Diff sheet, NEW's summary sheets)\n", d->summary_xlsx);
+	if (d->html)
+		opmfu_printf("wrote %s (the Diff, NEW's report)\n", d->html);
 }
 
 int opmfu_cmd_diff(int argc, char **argv)

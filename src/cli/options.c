@@ -60,7 +60,8 @@ unsigned opmfu_parse_exports(const char *cmd, const char *list, unsigned allowed
 	} words[] = { { "db", OPMFU_EXPORT_DB },
 		      { "xlsx", OPMFU_EXPORT_XLSX },
 		      { "csv", OPMFU_EXPORT_CSV },
-		      { "json", OPMFU_EXPORT_JSON } };
+		      { "json", OPMFU_EXPORT_JSON },
+		      { "html", OPMFU_EXPORT_HTML } };
 	const size_t n_words = sizeof(words) / sizeof(words[0]);
 	char word[64], msg[160];
 	unsigned bits = 0;

@@ -15,7 +15,6 @@
 
 #include "cli/cli.h"
 
-#define FEW_RANKS 8  /* up to this many, one row each */
 #define NO_MFU_SHOWN 3 /* ranks without MFU named one by one; the rest counted */
 #define REPORT_WIDTH 120 /* no line of the report is wider */
 
@@ -48,12 +47,6 @@ static const char *pct1(double v, char *buf, size_t size)
 	return opmfu_format_pct(v, 1, buf, size);
 }
 
-static int analysed(const struct opmfu_rows *rs, size_t i)
-{
-	const char *s = opmfu_cell_str(rs, i, "status");
-	return s && strcmp(s, "failed");
-}
-
 /* The waterfall's columns, in the order printed: idle, comm, no-FLOP, below. */
 static const char *const share_cols[4] = { "share_idle", "share_comm", "share_other_compute", "share_inefficiency" };
 
@@ -78,66 +71,23 @@ static void label_row(const char *what, const struct opmfu_rows *rs, size_t i)
 	print_row(label, rs, i);
 }
 
-/* The row of rank id r; SIZE_MAX: none. */
-static size_t row_of(const struct opmfu_rows *rs, double r)
-{
-	size_t i, n = opmfu_rows_count(rs);
-	for (i = 0; i < n; i++)
-		if (opmfu_cell(rs, i, "rank_id") == r)
-			return i;
-	return SIZE_MAX;
-}
-
-/* The analysed row with the highest (hi) or lowest value of col, the
- * first of equals; SIZE_MAX: none has it. */
-static size_t extreme(const struct opmfu_rows *rs, const char *col, int hi, const size_t *skip, size_t n_skip)
-{
-	size_t i, k, n = opmfu_rows_count(rs), best = SIZE_MAX;
-	int c = opmfu_rows_col(rs, col), c_status = opmfu_rows_col(rs, "status");
-	double top = NAN;
-	for (i = 0; i < n; i++) {
-		double v = opmfu_rows_num(rs, i, c);
-		const char *status = opmfu_rows_text(rs, i, c_status);
-		for (k = 0; k < n_skip && skip[k] != i; k++)
-			;
-		if (k < n_skip || !status || !strcmp(status, "failed") || isnan(v))
-			continue;
-		if (best == SIZE_MAX || (hi ? v > top : v < top)) {
-			best = i;
-			top = v;
-		}
-	}
-	return best;
-}
-
-/* The ranks, as rows or as the median, best, worst and slowest. */
+/* The ranks, as rows or as the median, best, worst and slowest (the rule
+ * the HTML report shares: opmfu_rows_ranks_shown). */
 static void print_ranks(const struct opmfu_rows *rs, size_t n_analysed, double median_rank)
 {
-	size_t i, n = opmfu_rows_count(rs), slow[5], med = row_of(rs, median_rank), b, w;
-	size_t j;
+	static const char *const label[] = { "", "median", "best", "worst", "slow" };
+	size_t rows[OPMFU_SHOWN_MAX], i, n, slow = 0;
+	int roles[OPMFU_SHOWN_MAX];
 
 	opmfu_printf("%-11s %5s %10s %9s %8s %8s %6s %6s %7s %7s\n", "rank", "steps", "step time", "trace MFU", "busy MFU",
 	       "coverage", "idle", "comm", "no-FLOP", "below");
-	if (n_analysed <= FEW_RANKS) {
-		for (i = 0; i < n; i++)
-			if (analysed(rs, i))
-				label_row("", rs, i);
-		return;
+	n = opmfu_rows_ranks_shown(rs, n_analysed, median_rank, rows, roles);
+	for (i = 0; i < n; i++) {
+		label_row(label[roles[i]], rs, rows[i]);
+		slow += roles[i] == OPMFU_SHOWN_SLOW_RANK;
 	}
-	if (med != SIZE_MAX)
-		label_row("median", rs, med);
-	if ((b = extreme(rs, "trace_mfu", 1, NULL, 0)) != SIZE_MAX)
-		label_row("best", rs, b);
-	if ((w = extreme(rs, "trace_mfu", 0, NULL, 0)) != SIZE_MAX)
-		label_row("worst", rs, w);
-	/* the five slowest median steps, then blank lines: the same length whatever the ranks */
-	for (j = 0; j < 5; j++) {
-		slow[j] = extreme(rs, "step_ns_median", 1, slow, j);
-		if (slow[j] == SIZE_MAX)
-			break;
-		label_row("slow", rs, slow[j]);
-	}
-	for (; j < 5; j++)
+	/* then blank lines for the slowest missing: the same length whatever the ranks */
+	for (; n_analysed > OPMFU_SHOWN_MAX && slow < OPMFU_SHOWN_SLOW; slow++)
 		opmfu_printf("\n");
 }
 

@@ -175,6 +175,8 @@ void opmfu_print_summary(const struct opmfu_run *run, int timings, int verbose, 
 		print_export(run, ranks, failed, OPMFU_OUT_CSV, "csv", &done);
 	if (opmfu_run_path(run, OPMFU_OUT_JSON))
 		print_export(run, ranks, failed, OPMFU_OUT_JSON, "json", &done);
+	if (opmfu_run_path(run, OPMFU_OUT_HTML))
+		opmfu_printf("wrote %s\n", opmfu_run_path(run, OPMFU_OUT_HTML));
 }
 
 /* "shard 2/4 of run ascend: 3 of its 10 ranks (3-5) written to DB in 1.20 s" */

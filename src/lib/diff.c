@@ -23,6 +23,8 @@
 #include "lib/lib.h"
 #include "read/dirwalk.h"
 #include "read/sqlite_in.h"
+#include "lib/model_check.h"
+#include "write/summary_html.h"
 #include "write/summary_xlsx.h"
 
 /* One side while it is found, analysed and read. */
@@ -313,26 +315,33 @@ static enum opmfu_status analyse(struct side *sd, struct opmfu_err *err)
 
 /* ---- the OpmfuDiff table written ---- */
 
-/* The summary workbook's tables: OpmfuDiff, then NEW's as its analysis
- * wrote them (read back by the same defs): the ranks' rows, then the run
- * account's (SPEC 16), which the workbook renders as they are. */
+/* The summary workbook's and the page's tables: OpmfuDiff, then NEW's as
+ * its analysis wrote them (read back by the same defs): the ranks' rows,
+ * then the run account's (SPEC 16) and OpmfuModel (of which the gatherer
+ * keeps the run's rows), which they render as they are. */
 static const struct opmfu_table_def *const summary_defs[] = {
-	&opmfu_diff_def, &opmfu_rank_summary_def, &opmfu_steps_def,
-	&opmfu_run_def,	 &opmfu_hotspots_def,	  &opmfu_stragglers_def,
+	&opmfu_diff_def,      &opmfu_rank_summary_def, &opmfu_steps_def, &opmfu_run_def, &opmfu_hotspots_def,
+	&opmfu_stragglers_def, &opmfu_model_def,
 };
+/* the exports that show NEW's summary with the diff */
+#define SUMMARY_EXPORTS (OPMFU_EXPORT_XLSX | OPMFU_EXPORT_HTML)
 #define N_SUMMARY_DEFS (sizeof(summary_defs) / sizeof(summary_defs[0]))
 #define N_RANK_DEFS 2 /* of NEW's: the tables of rank rows, read for --rank-list's ranks */
 /* rows of NEW's tables held at a time */
 #define SUMMARY_PIECE 4096
 
-/* A piece of NEW's tables into the summary workbook's writer, kept at once. */
+/* A piece of NEW's tables into the summary's writers, kept at once. */
 static enum opmfu_status feed(void *ctx, size_t k, const struct opmfu_table *t, struct opmfu_err *err)
 {
-	struct opmfu_writer *w = ctx;
+	struct opmfu_writers *wx = ctx;
 	struct opmfu_write_stats ks;
-	enum opmfu_status st = opmfu_writer_put(w, -1, t, err);
+	enum opmfu_status st = OPMFU_OK;
+	size_t j;
 	(void)k;
-	return st ? st : opmfu_writer_keep_rank(w, -1, &ks, err);
+	for (j = 0; j < wx->n && st == OPMFU_OK; j++)
+		if ((st = opmfu_writer_put(wx->v[j], -1, t, err)) == OPMFU_OK)
+			st = opmfu_writer_keep_rank(wx->v[j], -1, &ks, err);
+	return st;
 }
 
 /*
@@ -352,14 +361,14 @@ static enum opmfu_status open_summary(const struct opmfu_diff_opts *o, const cha
 
 	if (!dir)
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
-	st = opmfu_writers_open(wx, dir, OPMFU_EXPORT_XLSX, summary_defs, N_SUMMARY_DEFS, err);
+	st = opmfu_writers_open(wx, dir, o->exports & SUMMARY_EXPORTS, summary_defs, N_SUMMARY_DEFS, err);
 	opmfu_free(dir);
 	if (st == OPMFU_OK)
 		st = opmfu_results_tables(db, summary_defs + 1, N_RANK_DEFS, o->analyze.ranks, o->analyze.n_ranks,
-					  SUMMARY_PIECE, feed, wx->v[0], err);
+					  SUMMARY_PIECE, feed, wx, err);
 	if (st == OPMFU_OK)
 		st = opmfu_results_tables(db, summary_defs + 1 + N_RANK_DEFS, N_SUMMARY_DEFS - 1 - N_RANK_DEFS, NULL, 0,
-					  SUMMARY_PIECE, feed, wx->v[0], err);
+					  SUMMARY_PIECE, feed, wx, err);
 	return st;
 }
 
@@ -375,6 +384,8 @@ static enum opmfu_status export_dirs(const char *dir, unsigned want, struct opmf
 	if (st == OPMFU_OK && (want & OPMFU_EXPORT_XLSX))
 		st = opmfu_export_dir(dir, OPMFU_EXPORT_XLSX, xlsx_dir, err);
 	if (st == OPMFU_OK && *xlsx_dir && !(d->summary_xlsx = opmfu_path_join(*xlsx_dir, OPMFU_SUMMARY_XLSX)))
+		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
+	if (st == OPMFU_OK && (want & OPMFU_EXPORT_HTML) && !(d->html = opmfu_path_join(dir, OPMFU_HTML_REPORT)))
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	return st;
 }
@@ -419,14 +430,14 @@ static enum opmfu_status write_diff(const struct opmfu_diff_opts *o, struct opmf
 	if (!dir)
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	/* the workbook is named only when its writer has NEW's tables (NEW had ranks to read) */
-	st = export_dirs(dir, wx->n ? want : want & ~(unsigned)OPMFU_EXPORT_XLSX, d, &xlsx_dir, err);
+	st = export_dirs(dir, wx->n ? want : want & ~(unsigned)SUMMARY_EXPORTS, d, &xlsx_dir, err);
 	/* named before anything is final: nothing may fail after the commits */
 	if (st == OPMFU_OK && (want & OPMFU_EXPORT_DB) && !(d->out_db = opmfu_path_join(dir, "cluster_analysis.db")))
 		st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	/* the workbook's writer is wx, open since NEW was read */
 	if (st == OPMFU_OK)
 		st = opmfu_writers_open(&ws, dir,
-					(want & ~(unsigned)OPMFU_EXPORT_XLSX) |
+					(want & ~(unsigned)SUMMARY_EXPORTS) |
 						(o->analyze.csv_verbatim ? OPMFU_WRITE_CSV_VERBATIM : 0),
 					defs, 1, err);
 	if (st == OPMFU_OK)
@@ -437,7 +448,8 @@ static enum opmfu_status write_diff(const struct opmfu_diff_opts *o, struct opmf
 		opmfu_free(d->csv_dir);
 		opmfu_free(d->json_dir);
 		opmfu_free(d->summary_xlsx);
-		d->out_db = d->csv_dir = d->json_dir = d->summary_xlsx = NULL;
+		opmfu_free(d->html);
+		d->out_db = d->csv_dir = d->json_dir = d->summary_xlsx = d->html = NULL;
 	}
 	opmfu_free(xlsx_dir);
 	opmfu_free(dir);
@@ -484,7 +496,7 @@ static enum opmfu_status read_sides(const struct opmfu_diff_opts *o, struct side
 			break;
 		if (sd[s].db)
 			st = opmfu_results_read(sd[s].db, &store->names, &sd[s].res, err);
-		if (st == OPMFU_OK && s == 1 && sd[s].db && o->out_dir && (o->exports & OPMFU_EXPORT_XLSX))
+		if (st == OPMFU_OK && s == 1 && sd[s].db && o->out_dir && (o->exports & SUMMARY_EXPORTS))
 			st = open_summary(o, sd[s].db, wx, err);
 		if (sd[s].tmp) {
 			remove_tree(sd[s].tmp, 0);
@@ -568,6 +580,7 @@ void opmfu_diff_release(struct opmfu_diff *d)
 	opmfu_free(d->csv_dir);
 	opmfu_free(d->json_dir);
 	opmfu_free(d->summary_xlsx);
+	opmfu_free(d->html);
 	if (store) {
 		opmfu_intern_release(&store->names);
 		opmfu_arena_release(&store->ar);

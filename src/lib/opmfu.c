@@ -25,8 +25,10 @@
 #include "read/sqlite_in.h"
 #include "trace/filter.h"
 #include "trace/parse.h"
+#include "trace/rank_pick.h"
 #include "trace/strtab.h"
 #include "write/stage.h"
+#include "write/summary_html.h"
 
 _Static_assert(OPMFU_NDROP == OPMFU_DROP__COUNT, "public drop count must match");
 
@@ -125,6 +127,8 @@ enum opmfu_status opmfu_make_layout(const struct opmfu_opts *o, const char *base
 		return st;
 	if ((o->exports & OPMFU_EXPORT_JSON) && (st = opmfu_export_dir(rep->out_dir, OPMFU_EXPORT_JSON, &rep->json_dir, err)))
 		return st;
+	if ((o->exports & OPMFU_EXPORT_HTML) && !(rep->html = opmfu_path_join(rep->out_dir, OPMFU_HTML_REPORT)))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	if (!(rep->out_db = opmfu_path_join(rep->out_dir, "cluster_analysis.db")))
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	if (o->exports && !(o->exports & OPMFU_EXPORT_DB)) {
@@ -141,7 +145,8 @@ static void forget_exports(struct opmfu_report *rep)
 	opmfu_free(rep->xlsx_dir);
 	opmfu_free(rep->csv_dir);
 	opmfu_free(rep->json_dir);
-	rep->xlsx_dir = rep->csv_dir = rep->json_dir = NULL;
+	opmfu_free(rep->html);
+	rep->xlsx_dir = rep->csv_dir = rep->json_dir = rep->html = NULL;
 }
 
 /* One report entry per rank, in rank order. */
@@ -207,7 +212,8 @@ static void warn_output_size(const struct opmfu_opts *o, const struct opmfu_rank
 
 	for (i = 0; i < list->n; i++)
 		in += bytes_at(list->v[i].path);
-	out = bytes_at(rep->out_db) + bytes_at(rep->csv_dir) + bytes_at(rep->json_dir) + bytes_at(rep->xlsx_dir);
+	out = bytes_at(rep->out_db) + bytes_at(rep->csv_dir) + bytes_at(rep->json_dir) + bytes_at(rep->xlsx_dir) +
+	      bytes_at(rep->html);
 	if (out < OPMFU_OUTPUT_WARN_MIN || out <= OPMFU_OUTPUT_WARN_RATIO * in)
 		return;
 	snprintf(msg, sizeof(msg), "the results take %.0f MB, %.0f times the inputs' %.1f MB (more than %d times): "
@@ -381,6 +387,29 @@ double opmfu_rows_num(const struct opmfu_rows *t, size_t row, int col)
 	return c ? opmfu_cell_num(store_of(t)->def, c - col, col) : NAN;
 }
 
+_Static_assert(OPMFU_SHOWN_MAX == OPMFU_RANKS_SHOWN_MAX && OPMFU_SHOWN_SLOW == OPMFU_SLOW_RANKS &&
+		       (int)OPMFU_SHOWN_RANK == (int)OPMFU_ROLE_RANK && (int)OPMFU_SHOWN_MEDIAN == (int)OPMFU_ROLE_MEDIAN &&
+		       (int)OPMFU_SHOWN_BEST == (int)OPMFU_ROLE_BEST && (int)OPMFU_SHOWN_WORST == (int)OPMFU_ROLE_WORST &&
+		       (int)OPMFU_SHOWN_SLOW_RANK == (int)OPMFU_ROLE_SLOW,
+	       "opmfu.h's ranks shown are trace/rank_pick.h's");
+
+size_t opmfu_rows_ranks_shown(const struct opmfu_rows *rs, size_t n_analysed, double median_rank, size_t *rows,
+			      int *roles)
+{
+	struct opmfu_rank_shown sh[OPMFU_RANKS_SHOWN_MAX];
+	const struct opmfu_cell_store *cs = rs ? store_of(rs) : NULL;
+	size_t n, i;
+
+	if (!cs)
+		return 0;
+	n = opmfu_ranks_shown(cs->def, cs->cells, cs->n_rows, n_analysed, median_rank, sh);
+	for (i = 0; i < n; i++) {
+		rows[i] = sh[i].row;
+		roles[i] = (int)sh[i].role;
+	}
+	return n;
+}
+
 const char *opmfu_rows_text(const struct opmfu_rows *t, size_t row, int col)
 {
 	const struct opmfu_cell *c = cell_at(t, row, col);
@@ -402,6 +431,8 @@ const char *opmfu_run_path(const struct opmfu_run *run, enum opmfu_run_output wh
 		return run->rep.csv_dir;
 	case OPMFU_OUT_JSON:
 		return run->rep.json_dir;
+	case OPMFU_OUT_HTML:
+		return run->rep.html;
 	}
 	return NULL;
 }

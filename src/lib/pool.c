@@ -119,7 +119,7 @@ static void list_tables(void)
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << 0 && OPMFU_XLSX_MODULE == 1 << 1,
 	       "a rank's workbook bits are its tables' files bits: OperatorMFU and ModuleMFU come first");
 _Static_assert(OPMFU_EXPORT_DB == 1 << 0 && OPMFU_EXPORT_XLSX == 1 << 1 && OPMFU_EXPORT_CSV == 1 << 2 &&
-		       OPMFU_EXPORT_JSON == 1 << 3,
+		       OPMFU_EXPORT_JSON == 1 << 3 && OPMFU_EXPORT_HTML == 1 << 4,
 	       "export bit i is writer i of the registry");
 
 enum opmfu_status opmfu_writers_open(struct opmfu_writers *ws, const char *dir, unsigned want,

@@ -145,6 +145,7 @@ struct opmfu_report {
 	char *out_dir;   /* cluster_analysis_output directory */
 	char *xlsx_dir;  /* OperatorMfu directory when xlsx was asked for, or NULL */
 	size_t xlsx_files; /* workbooks written: the ranks' and opmfu_summary.xlsx */
+	char *html;      /* opmfu_report.html when html was asked for, or NULL */
 	char *csv_dir;   /* csv directory when csv was asked for and written, or NULL */
 	char *json_dir;  /* json directory when json was asked for and written, or NULL */
 	size_t n_tables; /* tables of the run: the files in csv_dir and in json_dir */

@@ -92,6 +92,13 @@ nomem:
 enum opmfu_status opmfu_cell_store_add_table(struct opmfu_cell_store *cs, const struct opmfu_table *t,
 					     struct opmfu_err *err)
 {
+	return opmfu_cell_store_add_rows(cs, t, NULL, NULL, err);
+}
+
+enum opmfu_status opmfu_cell_store_add_rows(struct opmfu_cell_store *cs, const struct opmfu_table *t,
+					    int (*keep)(const struct opmfu_cell *row, const void *ctx), const void *ctx,
+					    struct opmfu_err *err)
+{
 	size_t n0 = cs->n_rows, i;
 	struct opmfu_cell *row;
 	enum opmfu_status st = OPMFU_OK;
@@ -105,7 +112,8 @@ enum opmfu_status opmfu_cell_store_add_table(struct opmfu_cell_store *cs, const 
 		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory adding a row to %s", cs->def->name);
 	for (i = 0; i < t->n_rows && st == OPMFU_OK; i++) {
 		t->row(t->src, i, row);
-		st = opmfu_cell_store_add(cs, row, err);
+		if (!keep || keep(row, ctx))
+			st = opmfu_cell_store_add(cs, row, err);
 	}
 	opmfu_free(row);
 	if (st)

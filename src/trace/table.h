@@ -154,6 +154,10 @@ enum opmfu_status opmfu_cell_store_add(struct opmfu_cell_store *cs, const struct
  * store holds the rows it held before. */
 enum opmfu_status opmfu_cell_store_add_table(struct opmfu_cell_store *cs, const struct opmfu_table *t,
 					     struct opmfu_err *err);
+/* The same for the rows of t that keep(row, ctx) takes (NULL: every row). */
+enum opmfu_status opmfu_cell_store_add_rows(struct opmfu_cell_store *cs, const struct opmfu_table *t,
+					    int (*keep)(const struct opmfu_cell *row, const void *ctx), const void *ctx,
+					    struct opmfu_err *err);
 
 /* Keeps the first n rows (n <= n_rows): rows put for a rank that is then
  * dropped are taken back (their texts stay allocated until release). */

@@ -230,7 +230,7 @@ static int ends_with(const char *s, size_t n, const char *suffix)
 /* The PID of a staged name of opmfu's, or 0. */
 static long staged_pid(const char *name)
 {
-	static const char *const suffixes[] = { ".csv", ".jsonl", ".xlsx", ".db" };
+	static const char *const suffixes[] = { ".csv", ".jsonl", ".xlsx", ".db", ".html" };
 	size_t n = strlen(name), i;
 	const char *end, *dot_n, *dot_pid;
 

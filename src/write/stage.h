@@ -41,7 +41,7 @@ int opmfu_stage_rename(const char *tmp, const char *path);
 /*
  * Removes, in the folder dir, the staged files of processes that no longer
  * exist: names ".NAME.PID.N.tmp" where NAME ends in one of opmfu's output
- * suffixes (.csv, .jsonl, .xlsx, .db) and no process PID exists (kill(PID,
+ * suffixes (.csv, .jsonl, .xlsx, .db, .html) and no process PID exists (kill(PID,
  * 0) fails with ESRCH). Files of live processes (another run, this one) stay.
  * Errors are ignored: a file that cannot be removed is left. Returns how many
  * were removed.

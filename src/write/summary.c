@@ -8,9 +8,18 @@
 #include <math.h>
 #include <string.h>
 
+
 static const char *const names[OPMFU_SUM_N] = {
-	"OpmfuRankSummary", "OpmfuSteps", "OpmfuRun", "OpmfuHotspots", "OpmfuStragglers", "OpmfuDiff",
+	"OpmfuRankSummary", "OpmfuSteps", "OpmfuRun", "OpmfuHotspots", "OpmfuStragglers", "OpmfuDiff", "OpmfuModel",
 };
+
+/* OpmfuModel's run rows (rank_id NULL; ctx: that column): a rank's rows
+ * per step and convention are the database's, not a view's. */
+static int run_row(const struct opmfu_cell *row, const void *ctx)
+{
+	int rank = *(const int *)ctx;
+	return rank < 0 || row[rank].null;
+}
 
 const char *opmfu_summary_table_name(enum opmfu_sum_table t)
 {
@@ -80,6 +89,10 @@ enum opmfu_status opmfu_summary_add(struct opmfu_summary *s, const struct opmfu_
 	if (cs->def != t->def)
 		return opmfu_err_set(err, OPMFU_ERR_SCHEMA, "table %s given with two different column layouts",
 				     t->def->name);
+	if (cs == &s->t[OPMFU_SUM_MODEL]) {
+		int rank = opmfu_table_col(t->def, "rank_id");
+		return opmfu_cell_store_add_rows(cs, t, run_row, &rank, err);
+	}
 	return opmfu_cell_store_add_table(cs, t, err);
 }
 
@@ -103,7 +116,7 @@ int opmfu_summary_has_run(const struct opmfu_summary *s)
 {
 	size_t k;
 	for (k = 0; k < OPMFU_SUM_N; k++)
-		if (k != OPMFU_SUM_DIFF && s->t[k].def)
+		if (k != OPMFU_SUM_DIFF && k != OPMFU_SUM_MODEL && s->t[k].def)
 			return 1;
 	return 0;
 }
@@ -111,4 +124,46 @@ int opmfu_summary_has_run(const struct opmfu_summary *s)
 int opmfu_summary_seen(const struct opmfu_summary *s)
 {
 	return opmfu_summary_has_run(s) || s->t[OPMFU_SUM_DIFF].def;
+}
+
+/* The median rank's bandwidth in TB/s (OpmfuRun.peak_bw_tbps where the run has it); NaN: none. */
+double opmfu_summary_run_bw(const struct opmfu_summary *s)
+{
+	double bw = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "peak_bw_tbps"), med;
+	size_t i, n = opmfu_summary_rows(s, OPMFU_SUM_RANKS);
+
+	if (!isnan(bw) || isnan(med = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "median_rank")))
+		return bw;
+	for (i = 0; i < n; i++)
+		if (opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "rank_id") == med)
+			return opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "peak_bw_tbps");
+	return NAN;
+}
+
+/* OpmfuStragglers.measure as the views name it. */
+static const struct {
+	const char *measure, *label;
+} measures[] = {
+	{ "step_ns_median", "Slowest step time (ms)" },
+	{ "trace_mfu", "Lowest trace MFU" },
+	{ "share_inefficiency", "Most FLOP kernels below peak" },
+	{ "share_other_compute", "Most busy without FLOPs" },
+	{ "share_comm", "Most exposed communication" },
+	{ "share_idle", "Most idle" },
+	/* the culprit (SPEC 19): ns, so shown in ms */
+	{ "comm_wait_caused_ns", "Others waited for this rank (ms)" },
+};
+
+const char *opmfu_summary_measure(const char *m, size_t len, int *ns)
+{
+	const char *label = NULL;
+	size_t k;
+	*ns = 0;
+	/* a time (..._ns) in ms, a ratio in % */
+	for (k = 0; m && k + 3 <= len; k++)
+		*ns |= !memcmp(m + k, "_ns", 3);
+	for (k = 0; m && k < sizeof(measures) / sizeof(measures[0]); k++)
+		if (strlen(measures[k].measure) == len && !memcmp(measures[k].measure, m, len))
+			label = measures[k].label;
+	return label;
 }

@@ -3,11 +3,12 @@
  * as the library made them, gathered by name as they are put to the xlsx
  * writer: every kept rank's OpmfuRankSummary and OpmfuSteps rows, the run
  * account's OpmfuRun, OpmfuHotspots and OpmfuStragglers (put after the last
- * rank, under OPMFU_RUN_RANK), and `opmfu diff`'s OpmfuDiff. Nothing is
+ * rank, under OPMFU_RUN_RANK), `opmfu diff`'s OpmfuDiff, and OpmfuModel's
+ * run rows (rank_id NULL: a few, whatever the ranks). Nothing is
  * aggregated here: every number a sheet shows is a cell of one of these
  * tables. Tables are read by column names, so columns added later change
  * nothing and a column a table does not have is an empty cell.
- * Format-neutral: summary_xlsx.c lays it out.
+ * Format-neutral: summary_xlsx.c and summary_html.c lay it out.
  */
 #ifndef OPMFU_SUMMARY_H
 #define OPMFU_SUMMARY_H
@@ -30,6 +31,7 @@ enum opmfu_sum_table {
 	OPMFU_SUM_HOTSPOTS,   /* OpmfuHotspots */
 	OPMFU_SUM_STRAGGLERS, /* OpmfuStragglers */
 	OPMFU_SUM_DIFF,       /* OpmfuDiff */
+	OPMFU_SUM_MODEL,      /* OpmfuModel: its run rows alone (rank_id NULL; the HTML report) */
 	OPMFU_SUM_N
 };
 
@@ -60,6 +62,16 @@ int opmfu_summary_seen(const struct opmfu_summary *s);
 int opmfu_summary_has_run(const struct opmfu_summary *s);
 /* The kept rows of table k (0 when it was never given). */
 size_t opmfu_summary_rows(const struct opmfu_summary *s, enum opmfu_sum_table k);
+
+/* The median rank's peak memory bandwidth in TB/s: OpmfuRun.peak_bw_tbps,
+ * else (a result older than that column) the median rank's
+ * OpmfuRankSummary.peak_bw_tbps; NaN: none. The roofline's roof. */
+double opmfu_summary_run_bw(const struct opmfu_summary *s);
+
+/* OpmfuStragglers.measure m[0..len) as the views name it ("Slowest step
+ * time (ms)"; NULL: a measure they do not know, shown as it is); *ns: its
+ * value is a time in ns (shown in ms), else a ratio. */
+const char *opmfu_summary_measure(const char *m, size_t len, int *ns);
 
 /* Row i of table k's column col (by name) as a number: NaN when null, text
  * or absent. */

@@ -541,20 +541,6 @@ struct roof {
 	double x[3], y[3]; /* the corners: memory roof from, ridge, compute roof to */
 };
 
-/* The median rank's bandwidth in TB/s (OpmfuRun.peak_bw_tbps where the run has it); NaN: none. */
-static double run_bw(const struct opmfu_summary *s)
-{
-	double bw = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "peak_bw_tbps"), med;
-	size_t i, n = opmfu_summary_rows(s, OPMFU_SUM_RANKS);
-
-	if (!isnan(bw) || isnan(med = opmfu_sum_value(s, OPMFU_SUM_RUN, 0, "median_rank")))
-		return bw;
-	for (i = 0; i < n; i++)
-		if (opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "rank_id") == med)
-			return opmfu_sum_value(s, OPMFU_SUM_RANKS, i, "peak_bw_tbps");
-	return NAN;
-}
-
 /* Whether the roofline chart has something to draw: a point, a peak and a bandwidth (into r). */
 static int plan_roof(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh, struct roof *r)
 {
@@ -565,7 +551,7 @@ static int plan_roof(const struct opmfu_sx_book *bk, const struct opmfu_sx_sheet
 	if (!sh || sh->src[SH_TFLOPS] < 0 || sh->src[SH_INTENSITY] < 0)
 		return 0;
 	r->peak = opmfu_sum_value(bk->s, OPMFU_SUM_RUN, 0, "peak_tflops");
-	r->bw = run_bw(bk->s);
+	r->bw = opmfu_summary_run_bw(bk->s);
 	if (!(r->peak > 0) || !(r->bw > 0))
 		return 0;
 	r->n = sh->n_rows < OPMFU_SX_TOP_N ? sh->n_rows : OPMFU_SX_TOP_N;
@@ -694,20 +680,6 @@ static const struct {
 	{ "FLOPs coverage", "flops_coverage", F_PCT },
 };
 
-/* OpmfuStragglers.measure as the Overview names it, and how its value shows. */
-static const struct {
-	const char *measure, *label;
-} measures[] = {
-	{ "step_ns_median", "Slowest step time (ms)" },
-	{ "trace_mfu", "Lowest trace MFU" },
-	{ "share_inefficiency", "Most FLOP kernels below peak" },
-	{ "share_other_compute", "Most busy without FLOPs" },
-	{ "share_comm", "Most exposed communication" },
-	{ "share_idle", "Most idle" },
-	/* the culprit (SPEC 19): ns, so shown in ms */
-	{ "comm_wait_caused_ns", "Others waited for this rank (ms)" },
-};
-
 static void put_cell_of(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
 			enum opmfu_sum_table k, size_t i, const char *col, enum opmfu_sx_fmt f)
 {
@@ -776,14 +748,10 @@ static lxw_row_t put_stragglers(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw
 		opmfu_xbook_cstr(&bk->b, ws, r, (lxw_col_t)k, head[k], bk->head);
 	for (i = 0; i < n; i++) {
 		lxw_row_t at = r + 1 + (lxw_row_t)i;
-		const char *m = opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "measure", &len), *label = NULL;
-		int ns = 0;
+		const char *m = opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "measure", &len), *label;
+		int ns;
 		/* a time (step_ns_median) in ms, its change signed; a ratio in %, its change signed */
-		for (k = 0; m && k + 3 <= len; k++)
-			ns |= !memcmp(m + k, "_ns", 3);
-		for (k = 0; m && k < N_OF(measures); k++)
-			if (strlen(measures[k].measure) == len && !memcmp(measures[k].measure, m, len))
-				label = measures[k].label;
+		label = opmfu_summary_measure(m, len, &ns);
 		if (label)
 			opmfu_xbook_cstr(&bk->b, ws, at, 0, label, bk->fmt[F_TEXT]);
 		else

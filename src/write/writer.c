@@ -11,7 +11,8 @@
 	X(db)      \
 	X(xlsx)    \
 	X(csv)     \
-	X(json)
+	X(json)    \
+	X(html)
 
 #define DECLARE(n) extern const struct opmfu_writer_type opmfu_writer_##n;
 #define ENTRY(n) &opmfu_writer_##n,

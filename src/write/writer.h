@@ -80,7 +80,7 @@ struct opmfu_writer {
 };
 
 /* The registry, NULL-terminated. Entry i is the export bit 1 << i of
- * opmfu.h (OPMFU_EXPORT_DB, _XLSX, _CSV, _JSON). */
+ * opmfu.h (OPMFU_EXPORT_DB, _XLSX, _CSV, _JSON, _HTML). */
 extern const struct opmfu_writer_type *const opmfu_writer_types[];
 
 /* The registry's writer of that --export word, or NULL. */

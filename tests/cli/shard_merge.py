@@ -10,7 +10,7 @@ Checked, for N = 1, 2, 3, 7 (N = 7: one rank per shard; with 7 ranks and N = 3 b
     at sorted positions [(I-1)*n//N, I*n//N) (the contiguous blocks docs/scale.md promises,
     worked out here from the rank ids found), its stdout line says so, and its OpmfuShard rows
     name run 'ascend', I, N, 7 ranks and each rank's database;
-  * the merge of the shards, given in another shuffled order, with --export db,xlsx,csv,json,
+  * the merge of the shards, given in another shuffled order, with --export db,xlsx,csv,json,html,
     equals one `opmfu analyze` of the cluster with the same exports: the md5 of every table's
     rows (tests/bench/table_md5.py, rowid order), the same files, every CSV and JSON Lines file
     byte for byte, and every workbook's cells (tests/tools/xlsx_cells.py: values, types, styles,
@@ -92,7 +92,7 @@ def same_result(root, want, got, what):
         return
     for f in fw:
         a, b = os.path.join(out_of(want), f), os.path.join(out_of(got), f)
-        if f.endswith(".csv") or f.endswith(".jsonl"):
+        if f.endswith(".csv") or f.endswith(".jsonl") or f.endswith(".html"):
             if open(a, "rb").read() != open(b, "rb").read():
                 fail("%s: %s differs" % (what, f))
         elif f.endswith(".xlsx") and cells(root, a) != cells(root, b):
@@ -133,7 +133,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="shard-merge-") as work:
         base, dup = make_cluster(gen, work)
         single = os.path.join(work, "single")
-        p = run([opmfu, "analyze", base, "-o", single, "-j", "2", "--export", "db,xlsx,csv,json"])
+        p = run([opmfu, "analyze", base, "-o", single, "-j", "2", "--export", "db,xlsx,csv,json,html"])
         want = "opmfu: warning: rank 2 found twice: using %s (newer timestamp), ignoring %s" % (
             dup, sorted(glob.glob(os.path.join(base, "node0_*_ascend_pt")))[2])
         if want not in p.stderr:
@@ -170,15 +170,15 @@ def main():
             given = [shards[i] for i in order]
             rng.shuffle(given)
             merged = os.path.join(work, "merged%d" % n)
-            run([opmfu, "merge"] + given + ["-o", merged, "--export", "db,xlsx,csv,json", "-q"])
+            run([opmfu, "merge"] + given + ["-o", merged, "--export", "db,xlsx,csv,json,html", "-q"])
             same_result(root, single, merged, "N=%d" % n)
             if n == 3:
                 # merge --summary-only: the result of analyze --summary-only (docs/cli.md)
                 summ = os.path.join(work, "summary_single")
                 run([opmfu, "analyze", base, "-o", summ, "-j", "2", "-q", "--summary-only",
-                     "--export", "db,xlsx,csv,json"])
+                     "--export", "db,xlsx,csv,json,html"])
                 msumm = os.path.join(work, "summary_merged")
-                run([opmfu, "merge"] + given + ["-o", msumm, "--summary-only", "--export", "db,xlsx,csv,json", "-q"])
+                run([opmfu, "merge"] + given + ["-o", msumm, "--summary-only", "--export", "db,xlsx,csv,json,html", "-q"])
                 same_result(root, summ, msumm, "N=3 --summary-only")
                 tabs = sorted(r for (r,) in sqlite3.connect(dbs(msumm)).execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table'"))

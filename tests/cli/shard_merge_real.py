@@ -22,7 +22,7 @@ import shard_merge as sm  # noqa: E402
 
 def check(opmfu, root, src, name, work, rng, ranks, colls):
     single = os.path.join(work, name + "_single")
-    sm.run([opmfu, "analyze", src, "-o", single, "-q", "-j", "2", "--export", "db,xlsx,csv,json"])
+    sm.run([opmfu, "analyze", src, "-o", single, "-q", "-j", "2", "--export", "db,xlsx,csv,json,html"])
     con = sqlite3.connect(sm.dbs(single))
     got = (con.execute("SELECT count(*) FROM OpmfuRankSummary").fetchone()[0],
            con.execute("SELECT count(*) > 0 FROM OpmfuCollectives").fetchone()[0])
@@ -39,7 +39,7 @@ def check(opmfu, root, src, name, work, rng, ranks, colls):
             given.append(d)
         rng.shuffle(given)
         merged = os.path.join(work, "%s_merged%d" % (name, n))
-        sm.run([opmfu, "merge"] + given + ["-o", merged, "-q", "--export", "db,xlsx,csv,json"])
+        sm.run([opmfu, "merge"] + given + ["-o", merged, "-q", "--export", "db,xlsx,csv,json,html"])
         sm.same_result(root, single, merged, "%s N=%d" % (name, n))
 
 

@@ -8,6 +8,7 @@ Kineto trace), against a full run of the same input:
     tests/bench/table_md5.py): the run account (OpmfuRun, OpmfuHotspots, OpmfuStragglers,
     OpmfuCollectives, OpmfuModel) and the per-rank summaries (OpmfuRankSummary, OpmfuSteps);
   - no per-rank workbook is written, and opmfu_summary.xlsx has the full run's cells;
+  - opmfu_report.html is the full run's byte for byte;
   - the exit status and the report on stdout are the full run's (but the "wrote" lines: where,
     how long, how many files);
   - written over an earlier full result, the per-op tables of that result go (database, CSV,
@@ -62,7 +63,7 @@ def check(name, inputs, extra, nonempty=()):
     tmp = tempfile.mkdtemp(prefix="opmfu-sumonly-")
     try:
         full, summ = os.path.join(tmp, "full"), os.path.join(tmp, "sum")
-        exports = ["--export", "db,xlsx,csv,json"]
+        exports = ["--export", "db,xlsx,csv,json,html"]
         pf = run(["analyze"] + inputs + ["-o", full] + exports + extra)
         ps = run(["analyze"] + inputs + ["-o", summ, "--summary-only"] + exports + extra)
         if pf.returncode != ps.returncode or pf.returncode not in (0, 3):
@@ -93,6 +94,9 @@ def check(name, inputs, extra, nonempty=()):
         cells = [dump_xlsx(os.path.join(out_dir(d), "OperatorMfu", "opmfu_summary.xlsx")) for d in (full, summ)]
         if cells[0] != cells[1]:
             fail("%s: opmfu_summary.xlsx differs from the full run's" % name)
+        pages = [open(os.path.join(out_dir(d), "opmfu_report.html"), "rb").read() for d in (full, summ)]
+        if pages[0] != pages[1]:
+            fail("%s: opmfu_report.html differs from the full run's" % name)
 
         # over an earlier full result holding a table of the user's
         over = os.path.join(tmp, "over")

@@ -471,7 +471,8 @@ int main(int argc, char **argv)
 	/* the registry's order is the order of the export bits */
 	CHECK(opmfu_writer_types[2] == opmfu_writer_type_find("csv") && OPMFU_EXPORT_CSV == 1 << 2);
 	CHECK(opmfu_writer_types[3] == opmfu_writer_type_find("json") && OPMFU_EXPORT_JSON == 1 << 3);
-	CHECK(opmfu_writer_types[4] == NULL);
+	CHECK(opmfu_writer_types[4] == opmfu_writer_type_find("html") && OPMFU_EXPORT_HTML == 1 << 4);
+	CHECK(opmfu_writer_types[5] == NULL);
 
 	/* sizeof - 1: the literals hold NUL bytes */
 	csv_n = sizeof(csv_head) - 1 + sizeof(csv_rank0) - 1;
