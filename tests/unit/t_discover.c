@@ -252,11 +252,13 @@ static void test_duplicates(void)
 
 /* ---- a second format: one file per rank, "rankN_STAMP.fake" ---- */
 
-static enum opmfu_probe fake_probe_file(const char *path, int named, struct opmfu_rank_input *in)
+static enum opmfu_probe fake_probe_file(const char *path, int named, struct opmfu_rank_input *in,
+				       struct opmfu_rank_list *more)
 {
 	const char *base = strrchr(path, '/'), *us;
 	size_t n;
 	(void)named;
+	(void)more;
 	base = base ? base + 1 : path;
 	n = strlen(base);
 	if (n < 10 || strncmp(base, "rank", 4) || strcmp(base + n - 5, ".fake") || !(us = strchr(base, '_')))

@@ -9,9 +9,10 @@
  * launch (NVIDIA's projection rule) by one sort and sweep, and makes the
  * COMM, KERNEL and MEMCPY ranges and the collective calls.
  *
- * One file is one rank: a file holding several devices or processes (nsys
- * profiling a launcher) is read for the (device, process) that ran the most
- * kernels, and the note names what was left out (docs/nsys.md).
+ * A rank is one (device, process) of its file (the probe's part, nsys.h):
+ * a file holding several (nsys profiling a launcher) is several ranks,
+ * each read for its own kernels, copies and memsets (its device and
+ * process) and its process's runtime calls and NVTX ranges (docs/nsys.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,13 +55,12 @@ struct nsys_read {
 	struct opmfu_err *err;
 	int64_t device, pid;    /* the (device, process) read; -1: none (no kernels) */
 	int has_pid;            /* the kernel table has globalPid */
-	size_t n_devices, n_procs, n_left; /* (device, process) pairs in the file; kernels left out */
+	int n_parts;            /* (device, process) pairs in the file */
 	size_t n_copies, n_nvtx, n_nvtx_ops, n_nccl_ranges, n_runtime;
 	size_t n_launches;      /* runtime calls whose correlationId is a kernel's read (for the note) */
 	int64_t kernel_ns;      /* the kernels' total time, end - start (for the note) */
 	int64_t nccl_domain;    /* domainId of the NCCL domain; -1: none */
 	char version[48];       /* EXPORT_PRODUCT_VERSION, "" when unknown */
-	char other[96];         /* the (device, process) pairs left out, for the note */
 	uint32_t copy_sid[12];  /* copy_name's names interned (the last: Memset); 0: not yet */
 };
 
@@ -173,37 +173,6 @@ static void read_version(struct nsys_read *r)
 static const char *const kernel_cols[] = { "start", "end", "deviceId", "correlationId", "globalPid",
 					   "demangledName", "shortName", NULL };
 
-/* The (device, process) that ran the most kernels (ties: the lowest). */
-static enum opmfu_status pick_device(struct nsys_read *r)
-{
-	const char *sql = r->has_pid ? "SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM " T_KERNEL
-				       " GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2"
-				     : "SELECT deviceId, -1, count(*) FROM " T_KERNEL " GROUP BY 1 ORDER BY 3 DESC, 1";
-	sqlite3_stmt *s = NULL;
-	enum opmfu_status st = prepare(r, sql, &s, "counting kernels per device");
-	size_t o = 0;
-	int rc = SQLITE_DONE;
-
-	while (!st && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t d = -1, pid = -1, n = sqlite3_column_int64(s, 2);
-		(void)int_col(s, 0, &d);
-		(void)int_col(s, 1, &pid);
-		if (r->n_devices++ == 0) {
-			r->device = d;
-			r->pid = pid;
-			continue;
-		}
-		r->n_left += (size_t)n;
-		if (o < sizeof(r->other) - 40)
-			o += (size_t)snprintf(r->other + o, sizeof(r->other) - o, "%sdevice %lld process %lld (%lld)",
-					      o ? ", " : "", (long long)d, (long long)pid, (long long)n);
-	}
-	if (!st && rc != SQLITE_DONE)
-		st = sql_fail(r, "counting kernels per device");
-	sqlite3_finalize(s);
-	return st;
-}
-
 static enum opmfu_status read_kernels(struct nsys_read *r)
 {
 	unsigned have;
@@ -220,8 +189,8 @@ static enum opmfu_status read_kernels(struct nsys_read *r)
 				     "or shortName (the kernel's name)", r->path);
 	r->has_pid = !!(have & (1u << 4));
 	name = have & (1u << 5) ? "demangledName" : "shortName";
-	if ((st = pick_device(r)) || r->n_devices == 0)
-		return st;
+	if (r->device < 0)
+		return OPMFU_OK; /* the probe found no kernel of a known (device, process) */
 	snprintf(sql, sizeof(sql),
 		 "SELECT k.start, k.end, k.correlationId, CASE WHEN typeof(k.%s) = 'text' THEN k.%s ELSE s.value END "
 		 "FROM " T_KERNEL " k LEFT JOIN StringIds s ON s.id = k.%s WHERE k.deviceId = ?1%s",
@@ -621,14 +590,15 @@ static void set_note(struct nsys_read *r, const struct kin_counts *c)
 			     "s", t->mods.n, t->mods.n == 1 ? "" : "s", t->steps.n, t->steps.n == 1 ? "" : "s");
 	if (o < sizeof(t->note) && t->device.chip[0])
 		o += (size_t)snprintf(t->note + o, sizeof(t->note) - o, "; GPU \"%s\"", t->device.chip);
-	if (o < sizeof(t->note) && r->n_devices > 1)
-		snprintf(t->note + o, sizeof(t->note) - o, "; one file is one rank: left out %zu kernels of %s",
-			 r->n_left, r->other);
+	if (o < sizeof(t->note) && r->n_parts > 1)
+		snprintf(t->note + o, sizeof(t->note) - o, "; process %lld, one of %d (device, process) pairs in the file",
+			 (long long)r->pid, r->n_parts);
 }
 
-static enum opmfu_status read_file(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
-				   struct opmfu_err *err)
+static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
+				   const struct opmfu_read_opts *o, struct opmfu_err *err)
 {
+	const char *path = in->path;
 	struct nsys_read r;
 	struct kin_counts c;
 	enum opmfu_status st;
@@ -637,6 +607,11 @@ static enum opmfu_status read_file(const char *path, struct opmfu_trace *t, cons
 	r.path = path;
 	r.err = err;
 	r.device = r.pid = -1;
+	if (in->n_parts > 0) {
+		r.device = in->part[0];
+		r.pid = in->part[1];
+		r.n_parts = in->n_parts;
+	}
 	t->why_no_links = "no GPU kernel was launched inside a PyTorch op's NVTX range (profile with "
 			  "torch.autograd.profiler.emit_nvtx() or nsys --pytorch=autograd-shapes-nvtx)";
 	t->why_no_records = "an Nsight Systems export holds no mfu_flops records: its FLOPs come from the ops' "
@@ -682,12 +657,6 @@ static enum opmfu_status read_file(const char *path, struct opmfu_trace *t, cons
 		sqlite3_close(r.db);
 	opmfu_kin_parse_release(&r.p);
 	return st;
-}
-
-static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
-				   const struct opmfu_read_opts *o, struct opmfu_err *err)
-{
-	return read_file(in->path, t, o, err);
 }
 
 const struct opmfu_reader opmfu_reader_nsys = {
