@@ -37,6 +37,15 @@ static int64_t number_at(const char *s, size_t n, size_t *i)
 	return d == 0 || d > 18 ? -1 : (int64_t)v;
 }
 
+/* A seq or op_id field's number at s[i..n): it must end the text or meet the
+ * next field's ','. "seq = 12abc" is no number PyTorch writes: the field is
+ * refused (absent, -1) rather than read as 12. */
+static int64_t field_number(const char *s, size_t n, size_t i)
+{
+	int64_t v = number_at(s, n, &i);
+	return i == n || s[i] == ',' ? v : -1;
+}
+
 static void skip_spaces(const char *s, size_t n, size_t *i)
 {
 	while (*i < n && s[*i] == ' ')
@@ -115,14 +124,10 @@ int opmfu_nsys_parse_text(const char *s, size_t n, struct nsys_text *out, struct
 	out->name = s;
 	out->name_len = name_end;
 	/* each field once, wherever it is after the name */
-	if ((at = find(s, n, name_end, markers[0])) < n) {
-		size_t i = at + strlen(markers[0]);
-		out->seq = number_at(s, n, &i);
-	}
-	if ((at = find(s, n, name_end, markers[1])) < n) {
-		size_t i = at + strlen(markers[1]);
-		out->op_id = number_at(s, n, &i);
-	}
+	if ((at = find(s, n, name_end, markers[0])) < n)
+		out->seq = field_number(s, n, at + strlen(markers[0]));
+	if ((at = find(s, n, name_end, markers[1])) < n)
+		out->op_id = field_number(s, n, at + strlen(markers[1]));
 	if ((at = find(s, n, name_end, markers[2])) < n) {
 		out->has_sizes = 1;
 		out->shapes_ok = sizes_at(s, n, at + strlen(markers[2]), shapes);
