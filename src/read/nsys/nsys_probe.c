@@ -36,18 +36,27 @@ struct parts {
 	size_t n, cap;
 };
 
+static int cmp_part(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	int c = (x[0] > y[0]) - (x[0] < y[0]);
+	return c ? c : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 /*
  * The pairs of the kernel table in (device, process) order, pid -1 without
  * a globalPid column; kernels with a NULL device or process belong to none
  * (the read keeps no such kernel). None without the table or its deviceId:
- * the read then says what is missing. 0, or -1 when out of memory.
+ * the read then says what is missing. 0, or -1 when out of memory. Sorted
+ * here: SQLite's DISTINCT keeps the few pairs in a small index, where an
+ * ORDER BY would sort every kernel row (3.5 times the instructions).
  */
 static int list_parts(sqlite3 *db, struct parts *ps)
 {
 	static const char *const sql[] = {
 		"SELECT DISTINCT deviceId, (globalPid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_KERNEL "
-		"WHERE deviceId IS NOT NULL AND globalPid IS NOT NULL ORDER BY 1, 2",
-		"SELECT DISTINCT deviceId, -1 FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId IS NOT NULL ORDER BY 1"
+		"WHERE deviceId IS NOT NULL AND globalPid IS NOT NULL",
+		"SELECT DISTINCT deviceId, -1 FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId IS NOT NULL"
 	};
 	sqlite3_stmt *s = NULL;
 	int k, oom = 0;
@@ -67,6 +76,18 @@ static int list_parts(sqlite3 *db, struct parts *ps)
 		ps->n++;
 	}
 	sqlite3_finalize(s);
+	if (!oom && ps->n > 1) {
+		size_t i, k = 1;
+		qsort(ps->v, ps->n, sizeof(*ps->v), cmp_part);
+		/* a device stored as 1.5 beside 1 is one pair once read as integers */
+		for (i = 1; i < ps->n; i++)
+			if (cmp_part(ps->v[i], ps->v[k - 1])) {
+				ps->v[k][0] = ps->v[i][0];
+				ps->v[k][1] = ps->v[i][1];
+				k++;
+			}
+		ps->n = k;
+	}
 	return oom ? -1 : 0;
 }
 

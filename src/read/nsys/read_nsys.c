@@ -62,6 +62,11 @@ struct nsys_read {
 	int64_t nccl_domain;    /* domainId of the NCCL domain; -1: none */
 	char version[48];       /* EXPORT_PRODUCT_VERSION, "" when unknown */
 	uint32_t copy_sid[12];  /* copy_name's names interned (the last: Memset); 0: not yet */
+	struct name_memo {      /* kernel names by StringIds id: looked up and interned once */
+		struct name_slot { int64_t id; uint32_t sid; unsigned char used, comm; } *v;
+		size_t cap, n;  /* cap: 0 or a power of two, at most half full */
+		sqlite3_stmt *get; /* SELECT value FROM StringIds WHERE id = ?1 */
+	} names;
 };
 
 static enum opmfu_status sql_fail(struct nsys_read *r, const char *doing)
@@ -139,14 +144,6 @@ static int int_col(sqlite3_stmt *s, int i, int64_t *out)
 	return -1;
 }
 
-static uint32_t intern_col(struct nsys_read *r, sqlite3_stmt *s, int i)
-{
-	const char *v = (const char *)sqlite3_column_text(s, i);
-	if (!v)
-		v = "";
-	return opmfu_strtab_intern(&r->p.t->strs, v, (size_t)sqlite3_column_bytes(s, i));
-}
-
 /* ---- the export's version ---- */
 
 static void read_version(struct nsys_read *r)
@@ -173,6 +170,90 @@ static void read_version(struct nsys_read *r)
 static const char *const kernel_cols[] = { "start", "end", "deviceId", "correlationId", "globalPid",
 					   "demangledName", "shortName", NULL };
 
+/* A kernel name's sid and whether it names a communication kernel. */
+static uint32_t name_sid(struct nsys_read *r, const char *v, size_t n, unsigned char *comm)
+{
+	if (!v) {
+		v = "";
+		n = 0;
+	}
+	*comm = (unsigned char)opmfu_kineto_is_comm(v, n);
+	return opmfu_strtab_intern(&r->p.t->strs, v, n);
+}
+
+/* The slot of id in the memo (empty when not there yet); the memo has room. */
+static struct name_slot *memo_slot(struct name_memo *m, int64_t id)
+{
+	size_t h = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 20) & (m->cap - 1);
+	while (m->v[h].used && m->v[h].id != id)
+		h = (h + 1) & (m->cap - 1);
+	return &m->v[h];
+}
+
+/* Doubles the memo (first: 64 slots). 0, or -1 when out of memory. */
+static int memo_grow(struct name_memo *m)
+{
+	struct name_memo bigger = *m;
+	size_t i;
+	bigger.cap = m->cap ? m->cap * 2 : 64;
+	if (!(bigger.v = opmfu_calloc(bigger.cap, sizeof(*bigger.v))))
+		return -1;
+	for (i = 0; i < m->cap; i++)
+		if (m->v[i].used)
+			*memo_slot(&bigger, m->v[i].id) = m->v[i];
+	opmfu_free(m->v);
+	*m = bigger;
+	return 0;
+}
+
+/*
+ * The kernel name of column i: its text, or (nsys >= 2021) the StringIds
+ * row its id names, NULL's text "" when there is none (a LEFT JOIN's
+ * answer). Ids are few and rows many: each id is looked up and interned
+ * once, instead of a join and a hash of the whole name per kernel. 0 when
+ * out of memory (*st says what else failed).
+ */
+static uint32_t kernel_name(struct nsys_read *r, sqlite3_stmt *s, int i, unsigned char *comm, enum opmfu_status *st)
+{
+	struct name_memo *m = &r->names;
+	struct name_slot *slot;
+	int64_t id;
+	int rc;
+
+	if (sqlite3_column_type(s, i) == SQLITE_TEXT)
+		return name_sid(r, (const char *)sqlite3_column_text(s, i), (size_t)sqlite3_column_bytes(s, i), comm);
+	if (int_col(s, i, &id))
+		return name_sid(r, NULL, 0, comm); /* NULL, a blob or a fraction: no id */
+	if (m->cap && (slot = memo_slot(m, id))->used) {
+		*comm = slot->comm;
+		return slot->sid;
+	}
+	if ((m->n + 1) * 2 > m->cap && memo_grow(m))
+		return 0;
+	if (!m->get && sqlite3_prepare_v2(r->db, "SELECT value FROM StringIds WHERE id = ?1", -1, &m->get, NULL)) {
+		*st = sql_fail(r, "reading StringIds");
+		return 0;
+	}
+	sqlite3_reset(m->get);
+	sqlite3_bind_int64(m->get, 1, id);
+	rc = sqlite3_step(m->get);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		*st = sql_fail(r, "reading StringIds");
+		return 0;
+	}
+	slot = memo_slot(m, id);
+	slot->sid = rc == SQLITE_ROW ? name_sid(r, (const char *)sqlite3_column_text(m->get, 0),
+						(size_t)sqlite3_column_bytes(m->get, 0), &slot->comm)
+				     : name_sid(r, NULL, 0, &slot->comm);
+	if (!slot->sid)
+		return 0;
+	slot->id = id;
+	slot->used = 1;
+	m->n++;
+	*comm = slot->comm;
+	return slot->sid;
+}
+
 static enum opmfu_status read_kernels(struct nsys_read *r)
 {
 	unsigned have;
@@ -191,17 +272,15 @@ static enum opmfu_status read_kernels(struct nsys_read *r)
 	name = have & (1u << 5) ? "demangledName" : "shortName";
 	if (r->device < 0)
 		return OPMFU_OK; /* the probe found no kernel of a known (device, process) */
-	snprintf(sql, sizeof(sql),
-		 "SELECT k.start, k.end, k.correlationId, CASE WHEN typeof(k.%s) = 'text' THEN k.%s ELSE s.value END "
-		 "FROM " T_KERNEL " k LEFT JOIN StringIds s ON s.id = k.%s WHERE k.deviceId = ?1%s",
-		 name, name, name, r->has_pid ? " AND ((k.globalPid >> 24) & 16777215) = ?2" : "");
+	snprintf(sql, sizeof(sql), "SELECT start, end, correlationId, %s FROM " T_KERNEL " WHERE deviceId = ?1%s", name,
+		 r->has_pid ? " AND ((globalPid >> 24) & 16777215) = ?2" : "");
 	if ((st = prepare(r, sql, &s, "reading " T_KERNEL)))
 		return st;
 	sqlite3_bind_int64(s, 1, r->device);
 	sqlite3_bind_int64(s, 2, r->pid);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct kin_kernel k;
-		const char *nm = (const char *)sqlite3_column_text(s, 3);
+		unsigned char comm = 0;
 		memset(&k, 0, sizeof(k));
 		k.ext = INT64_MIN;
 		k.thread = KIN_NONE;
@@ -212,15 +291,17 @@ static enum opmfu_status read_kernels(struct nsys_read *r)
 		}
 		if (int_col(s, 2, &k.corr))
 			k.corr = INT64_MIN;
-		if (!(k.name = intern_col(r, s, 3)))
+		if (!(k.name = kernel_name(r, s, 3, &comm, &st)))
 			break;
-		if (nm && opmfu_kineto_is_comm(nm, (size_t)sqlite3_column_bytes(s, 3)))
+		if (comm)
 			k.comm = k.name;
 		if (OPMFU_GROW(r->p.kernels, r->p.cap_kernels, r->p.n_kernels + 1))
 			break;
 		r->p.kernels[r->p.n_kernels++] = k;
 	}
 	sqlite3_finalize(s);
+	if (st)
+		return st;
 	if (rc == SQLITE_ROW)
 		return nomem(r, "reading " T_KERNEL);
 	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(r, "reading " T_KERNEL);
@@ -473,28 +554,42 @@ static enum opmfu_status read_nvtx(struct nsys_read *r)
  * PyTorch's NVTX texts carry no dtypes, so an op's dtype is the one its
  * first kernel's name implies (opmfu_nsys_kernel_dtype), the same on every
  * link of the op (t->shape_scope is per op); none when no kernel names one.
+ * A kernel name is looked at once (memo by its sid): ops are many, kernel
+ * names few, and the rules search the whole name.
  */
 static int kernel_dtypes(struct nsys_read *r)
 {
 	struct opmfu_trace *t = r->p.t;
 	uint32_t *of = NULL;
+	unsigned char *memo = NULL; /* by kernel name sid: 0 not yet, MEMO_NONE no dtype, else 1 + its names[] index */
 	const char *names[8];
 	uint32_t idx[8];
 	size_t n_names = 0, i;
+	enum { MEMO_NONE = 255 };
 
 	if (!t->n_compute)
 		return 0;
-	if (!(of = opmfu_calloc(t->n_ops ? t->n_ops : 1, sizeof(*of))))
-		return -1;
+	of = opmfu_calloc(t->n_ops ? t->n_ops : 1, sizeof(*of));
+	memo = opmfu_calloc(t->strs.n ? t->strs.n : 1, 1);
+	if (!of || !memo)
+		goto fail;
 	for (i = 0; i < t->n_compute; i++) {
 		struct opmfu_link *l = &t->links[i];
 		const char *dt;
 		size_t k;
 		if (of[l->op])
 			continue;
-		dt = opmfu_nsys_kernel_dtype(opmfu_strtab_str(&t->strs, l->k_name), opmfu_strtab_len(&t->strs, l->k_name));
-		if (!dt)
+		if (l->k_name < t->strs.n && memo[l->k_name]) {
+			if (memo[l->k_name] != MEMO_NONE)
+				of[l->op] = idx[memo[l->k_name] - 1];
 			continue;
+		}
+		dt = opmfu_nsys_kernel_dtype(opmfu_strtab_str(&t->strs, l->k_name), opmfu_strtab_len(&t->strs, l->k_name));
+		if (!dt) {
+			if (l->k_name < t->strs.n)
+				memo[l->k_name] = MEMO_NONE;
+			continue;
+		}
 		for (k = 0; k < n_names && strcmp(names[k], dt); k++)
 			;
 		if (k == n_names) {
@@ -507,13 +602,17 @@ static int kernel_dtypes(struct nsys_read *r)
 				goto fail;
 			names[n_names++] = dt;
 		}
+		if (l->k_name < t->strs.n)
+			memo[l->k_name] = (unsigned char)(k + 1);
 		of[l->op] = idx[k];
 	}
 	for (i = 0; i < t->n_compute; i++)
 		t->links[i].dtype = of[t->links[i].op];
+	opmfu_free(memo);
 	opmfu_free(of);
 	return 0;
 fail:
+	opmfu_free(memo);
 	opmfu_free(of);
 	return -1;
 }
@@ -653,6 +752,8 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 		if (r.p.n_kernels == 0)
 			t->why_no_links = t->note;
 	}
+	sqlite3_finalize(r.names.get);
+	opmfu_free(r.names.v);
 	if (r.db)
 		sqlite3_close(r.db);
 	opmfu_kin_parse_release(&r.p);
