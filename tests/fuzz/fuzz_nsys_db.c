@@ -211,24 +211,7 @@ static void check_output(const struct opmfu_report *rep)
 /* One rank's report against the invariants; *ops and *mods add its rows. */
 static void check_rank(const struct opmfu_rank_report *k, enum opmfu_status st, size_t *ops, size_t *mods)
 {
-	FUZZ_ASSERT(k->recs_used <= k->recs_read);
-	FUZZ_ASSERT(k->kernels_with_mfu <= k->kernels);
-	FUZZ_ASSERT(k->op_rows >= k->kernels_with_mfu && (k->op_rows == 0) == (k->kernels_with_mfu == 0));
-	FUZZ_ASSERT(memchr(k->reason, '\0', sizeof(k->reason)) != NULL);
-	FUZZ_ASSERT(k->units_above_one <= k->units_flops && k->units_flops <= k->units);
-	FUZZ_ASSERT(k->rec_agree <= k->rec_compared && k->flops_ns <= k->busy_ns);
-	FUZZ_ASSERT(k->flops_coverage <= 1 && (k->mfu_busy < 0 || k->mfu_busy <= k->mfu_recorded * (1 + 1e-9)));
-	switch (k->state) {
-	case OPMFU_RANK_OK:
-		FUZZ_ASSERT(k->mfu_recorded >= 0);
-		break;
-	case OPMFU_RANK_NO_MFU:
-		FUZZ_ASSERT(k->mfu_recorded < 0 && k->reason[0]);
-		break;
-	case OPMFU_RANK_FAILED:
-		FUZZ_ASSERT(k->reason[0] && st != OPMFU_OK);
-		break;
-	}
+	check_rank_report(k, st);
 	if (k->state != OPMFU_RANK_FAILED) {
 		*ops += k->op_rows;
 		*mods += k->module_rows;
