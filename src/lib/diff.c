@@ -148,7 +148,7 @@ static enum opmfu_status claimed(const char *path, int *yes, struct opmfu_err *e
 		if (!(*r)->probe_file)
 			continue;
 		memset(&in, 0, sizeof(in));
-		if ((p = (*r)->probe_file(path, 1, &in)) == OPMFU_PROBE_NOMEM)
+		if ((p = (*r)->probe_file(path, 1, &in, NULL)) == OPMFU_PROBE_NOMEM)
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 		if (p != OPMFU_PROBE_NO)
 			opmfu_rank_input_release(&in);

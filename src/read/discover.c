@@ -162,35 +162,53 @@ static enum opmfu_status add_rank(struct walk *w, struct opmfu_rank_input in)
 	return OPMFU_OK;
 }
 
+/* A probe's rank as discovery keeps it: its reader, and a name for messages. */
+static void claim(struct opmfu_rank_input *in, const struct opmfu_reader *r)
+{
+	in->reader = r;
+	if (!in->name)
+		in->name = in->dir ? in->dir : in->path;
+}
+
 /* The best answer of every reader for a directory (is_dir) or a file: YES
- * beats MAYBE, and among equals the reader asked first. */
+ * beats MAYBE, and among equals the reader asked first. A file holding
+ * several ranks gives its first in best, the others in more (empty on
+ * entry; emptied on NO and NOMEM). */
 static enum opmfu_probe probe(const struct opmfu_reader *const *readers, const char *path, int is_dir, int named,
-			      struct opmfu_rank_input *best)
+			      struct opmfu_rank_input *best, struct opmfu_rank_list *more)
 {
 	enum opmfu_probe got = OPMFU_PROBE_NO;
 	const struct opmfu_reader *const *r;
+	size_t i;
 
 	memset(best, 0, sizeof(*best));
 	for (r = readers; *r && got != OPMFU_PROBE_YES; r++) {
 		struct opmfu_rank_input in;
+		struct opmfu_rank_list m = { NULL, 0, 0 };
 		enum opmfu_probe p;
 		if (is_dir ? !(*r)->probe_dir : !(*r)->probe_file)
 			continue;
 		memset(&in, 0, sizeof(in));
-		p = is_dir ? (*r)->probe_dir(path, &in) : (*r)->probe_file(path, named, &in);
+		p = is_dir ? (*r)->probe_dir(path, &in) : (*r)->probe_file(path, named, &in, &m);
 		if (p == OPMFU_PROBE_NOMEM) {
+			opmfu_rank_list_release(&m);
+			opmfu_rank_list_release(more);
 			opmfu_rank_input_release(best);
 			return p;
 		}
 		if (p > got) {
 			opmfu_rank_input_release(best);
+			opmfu_rank_list_release(more);
 			*best = in;
-			best->reader = *r;
-			if (!best->name)
-				best->name = best->dir ? best->dir : best->path;
+			*more = m;
+			claim(best, *r);
+			for (i = 0; i < more->n; i++)
+				claim(&more->v[i], *r);
 			got = p;
-		} else if (p != OPMFU_PROBE_NO) {
-			opmfu_rank_input_release(&in);
+		} else {
+			if (p != OPMFU_PROBE_NO)
+				opmfu_rank_input_release(&in);
+			opmfu_rank_list_release(&m);
 		}
 	}
 	return got;
@@ -210,6 +228,33 @@ static enum opmfu_status take(struct walk *w, struct opmfu_rank_input in, const 
 	return add_rank(w, in);
 }
 
+/* take() of a probe's first rank and of the others its file holds (more,
+ * emptied). out_hint may be in's own: it is copied first. */
+static enum opmfu_status take_all(struct walk *w, struct opmfu_rank_input in, struct opmfu_rank_list *more,
+				  const char *out_hint)
+{
+	char *hint = opmfu_strdup(out_hint);
+	enum opmfu_status st = OPMFU_OK;
+	size_t i;
+
+	if (!hint) {
+		opmfu_rank_input_release(&in);
+		st = opmfu_err_set(w->err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
+	} else {
+		st = take(w, in, hint);
+	}
+	for (i = 0; i < more->n; i++) {
+		if (st == OPMFU_OK)
+			st = take(w, more->v[i], hint);
+		else
+			opmfu_rank_input_release(&more->v[i]);
+	}
+	more->n = 0;
+	opmfu_rank_list_release(more);
+	opmfu_free(hint);
+	return st;
+}
+
 static enum opmfu_status walk_entries(struct walk *w, const char *dir, const char *real, int depth, char **names,
 				      long n);
 
@@ -218,6 +263,7 @@ static enum opmfu_status walk(struct walk *w, const char *dir, const char *real,
 {
 	struct stat st;
 	struct opmfu_rank_input in;
+	struct opmfu_rank_list more = { NULL, 0, 0 };
 	enum opmfu_probe p;
 	char **names = NULL;
 	long n;
@@ -234,11 +280,11 @@ static enum opmfu_status walk(struct walk *w, const char *dir, const char *real,
 		warnf(w, "%s: directory loop (symbolic link back to an ancestor), skipped", dir);
 		return OPMFU_OK;
 	}
-	p = probe(w->readers, dir, 1, 0, &in);
+	p = probe(w->readers, dir, 1, 0, &in, &more);
 	if (p == OPMFU_PROBE_NOMEM)
 		return opmfu_err_set(w->err, OPMFU_ERR_NOMEM, "out of memory listing %s", dir);
 	if (p != OPMFU_PROBE_NO)
-		return take(w, in, w->out_hint);
+		return take_all(w, in, &more, w->out_hint);
 	if (depth >= OPMFU_RANK_DEPTH)
 		return OPMFU_OK;
 	n = opmfu_dir_names(dir, &names);
@@ -321,11 +367,12 @@ static enum opmfu_status walk_entries(struct walk *w, const char *dir, const cha
 				      opmfu_file_kind(st.st_mode));
 		} else {
 			struct opmfu_rank_input in;
-			enum opmfu_probe p = probe(w->readers, sub, 0, 0, &in);
+			struct opmfu_rank_list more = { NULL, 0, 0 };
+			enum opmfu_probe p = probe(w->readers, sub, 0, 0, &in, &more);
 			if (p == OPMFU_PROBE_NOMEM)
 				status = opmfu_err_set(w->err, OPMFU_ERR_NOMEM, "out of memory listing %s", dir);
 			else if (p != OPMFU_PROBE_NO)
-				status = take(w, in, w->out_hint);
+				status = take_all(w, in, &more, w->out_hint);
 		}
 		opmfu_free(sub);
 	}
@@ -375,12 +422,13 @@ static enum opmfu_status find_ranks(const char *path, const struct opmfu_reader 
 	{
 		/* a file the user named: results go to the rank's folder */
 		struct opmfu_rank_input in;
-		enum opmfu_probe p = probe(w.readers, clean, 0, 1, &in);
+		struct opmfu_rank_list more = { NULL, 0, 0 };
+		enum opmfu_probe p = probe(w.readers, clean, 0, 1, &in, &more);
 		if (p == OPMFU_PROBE_NOMEM)
 			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory listing ranks");
 		if (p == OPMFU_PROBE_NO)
 			return OPMFU_OK;
-		return take(&w, in, in.dir ? in.dir : clean);
+		return take_all(&w, in, &more, in.dir ? in.dir : clean);
 	}
 }
 

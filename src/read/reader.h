@@ -8,6 +8,7 @@
 #define OPMFU_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "trace/trace.h"
@@ -34,6 +35,14 @@ struct opmfu_rank_input {
 	char *run_key;
 	char *run_name;
 	char *run_id;
+	/*
+	 * The part of its file the rank is, for a format whose file may hold
+	 * several ranks (nsys: part[0] the CUDA device, part[1] the process
+	 * id, -1 unknown), and how many parts the file holds (0: the format
+	 * has none, the rank is the whole file). Set by the probe.
+	 */
+	int64_t part[2];
+	int n_parts;
 };
 
 struct opmfu_rank_list {
@@ -75,9 +84,14 @@ struct opmfu_reader {
 	/*
 	 * Is the file at path one rank of this format? named: the user gave
 	 * this path (else the walk met it in a directory). Fills in as
-	 * probe_dir does, on YES or MAYBE. May be NULL.
+	 * probe_dir does, on YES or MAYBE. A file that holds several ranks
+	 * (nsys: one per (device, process)) fills in with the first and
+	 * appends the others, filled alike, to more; more NULL asks only
+	 * whether the file is this format's (in's part is then not looked
+	 * up). May be NULL.
 	 */
-	enum opmfu_probe (*probe_file)(const char *path, int named, struct opmfu_rank_input *in);
+	enum opmfu_probe (*probe_file)(const char *path, int named, struct opmfu_rank_input *in,
+				       struct opmfu_rank_list *more);
 	/*
 	 * Fills t (initialised by the caller) from the rank, t->device
 	 * included. Returns OPMFU_OK, or an error naming the file and what is

@@ -22,14 +22,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# read_nsys.c's statements, device 0 and process 100 bound (pick_device and
-# find_nccl_domain are small: counted too, as the reader runs them)
+# nsys_probe.c's and read_nsys.c's statements, device 0 and process 100 bound
+# (the probe's pairs and find_nccl_domain are small: counted too, as opmfu
+# runs them). The reader reads a kernel's name id and looks each distinct id
+# up once in StringIds: the shell reads the id column, as the reader does.
 QUERIES = [
-    "SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
-    "GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2",
-    "SELECT k.start, k.end, k.correlationId, CASE WHEN typeof(k.demangledName) = 'text' THEN k.demangledName "
-    "ELSE s.value END FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.demangledName "
-    "WHERE k.deviceId = 0 AND ((k.globalPid >> 24) & 16777215) = 100",
+    "SELECT DISTINCT deviceId, (globalPid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_KERNEL "
+    "WHERE deviceId IS NOT NULL AND globalPid IS NOT NULL",
+    "SELECT start, end, correlationId, demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL "
+    "WHERE deviceId = 0 AND ((globalPid >> 24) & 16777215) = 100",
     "SELECT start, correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL "
     "AND (100 < 0 OR ((globalTid >> 24) & 16777215) = 100)",
     "SELECT start, end, correlationId, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE deviceId = 0 "

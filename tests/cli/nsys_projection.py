@@ -6,14 +6,14 @@ nsys_projection.py OPMFU REPO
 The real 2026.2 PyTorch slice (../shared/real/nsys/
 nsys_h100x2_wan_t5enc_sp2_infer_2026.2: emit_nvtx texts such as
 "aten::view, op_id = 314290", push/pop ranges of domain 0) is projected by
-an implementation of its own, sharing no code with opmfu: for the (device,
-process) opmfu reads (the pair with the most kernels, docs/nsys.md) each
-kernel goes to its runtime call by correlationId, then to the innermost
+an implementation of its own, sharing no code with opmfu: for each (device,
+process) of the file (each a rank, the k-th in (device, process) order rank
+k, docs/nsys.md) each kernel goes to its runtime call by correlationId, then to the innermost
 PyTorch op range on the calling thread (globalTid) whose [start, end] holds
 the call's start. Per op name (the text before ", seq = ", ", op_id = ",
 ", sizes = ", ", input_op_ids = "): how many kernels and how much kernel
-time (end - start) link to it. OpmfuOps summed per op_name must be the same,
-exactly, and so must the kernels in no range (all kernels less the linked
+time (end - start) link to it. OpmfuOps of that rank summed per op_name must
+be the same, exactly, and so must the kernels in no range (all kernels less the linked
 ones). No documented difference applies to this export, and the script
 asserts why: no communication kernel (OpmfuOps counts compute kernels only),
 no two kernels of one op call with the same span (OpmfuOps counts a span
@@ -46,12 +46,19 @@ def is_op(text):
     return any(m in text for m in MARKERS) or "::" in op_name(text)
 
 
-def project(path):
-    """{op name: [kernels, kernel ns]}, kernels in no op range, (device, pid)."""
+def pairs(path):
+    """[(device, pid, kernels)] in (device, pid) order: the ranks."""
+    con = sqlite3.connect("file:%s?mode=ro&immutable=1" % path, uri=True)
+    got = con.execute("SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                      "GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
+    con.close()
+    return got
+
+
+def project(path, dev, pid, n):
+    """{op name: [kernels, kernel ns]}, kernels in no op range, of one (device, pid)."""
     con = sqlite3.connect("file:%s?mode=ro&immutable=1" % path, uri=True)
     pid_of = "((%s >> 24) & 16777215)"
-    dev, pid, n = con.execute("SELECT deviceId, %s, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1, 2 "
-                              "ORDER BY 3 DESC, 1, 2" % (pid_of % "globalPid")).fetchone()
     kernels = con.execute("SELECT k.correlationId, k.start, k.\"end\", s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
                           "JOIN StringIds s ON s.id = k.demangledName WHERE k.deviceId = ? AND %s = ?"
                           % (pid_of % "k.globalPid"), (dev, pid)).fetchall()
@@ -98,7 +105,7 @@ def project(path):
         e = per_op.setdefault(best[2], [0, 0])
         e[0] += 1
         e[1] += kend - kstart
-    return per_op, none, (dev, pid), len(kernels)
+    return per_op, none
 
 
 def main():
@@ -107,7 +114,10 @@ def main():
     if not os.path.isfile(path):
         print("skipped: %s is absent" % path)
         return 77
-    exp, none, (dev, pid), total = project(path)
+    ranks = pairs(path)
+    fails = []
+    if len(ranks) != 2:
+        fails.append("the slice has %d (device, process) pairs, its README says two H100s" % len(ranks))
     with tempfile.TemporaryDirectory() as tmp:
         p = subprocess.run([opmfu, "analyze", path, "-o", tmp, "-q", "--chip", "H100-SXM"], capture_output=True,
                            text=True)
@@ -115,24 +125,34 @@ def main():
             print("exit %d: %s" % (p.returncode, p.stderr.strip()))
             return 1
         con = sqlite3.connect(os.path.join(tmp, "cluster_analysis_output", "cluster_analysis.db"))
-        got = {r[0]: [r[1], r[2]] for r in con.execute("SELECT op_name, sum(kernels), sum(kernel_ns) FROM OpmfuOps "
-                                                        "GROUP BY op_name")}
-        note = con.execute("SELECT input_note FROM OpmfuRankSummary").fetchone()[0]
+        got = {}
+        for rank, name, k, ns in con.execute("SELECT rank_id, op_name, sum(kernels), sum(kernel_ns) FROM OpmfuOps "
+                                             "GROUP BY rank_id, op_name"):
+            got.setdefault(rank, {})[name] = [k, ns]
+        notes = dict(con.execute("SELECT rank_id, input_note FROM OpmfuRankSummary"))
         con.close()
-    fails = []
-    for name in sorted(set(exp) | set(got)):
-        if exp.get(name) != got.get(name):
-            fails.append("%s: projection gives %s (kernels, ns), OpmfuOps %s" % (name, exp.get(name), got.get(name)))
-    linked = sum(e[0] for e in exp.values())
-    want = "%d GPU kernels on device %d" % (total, dev)
-    if want not in note or ("%d in an NVTX op range, %d in none" % (linked, none)) not in note:
-        fails.append("note %r: projection gives %s, %d in an op range, %d in none" % (note, want, linked, none))
-    if linked == 0 or len(exp) < 10:
-        fails.append("the slice projects only %d kernels onto %d op names" % (linked, len(exp)))
+    if sorted(notes) != list(range(len(ranks))):
+        fails.append("ranks %s, the file has %d (device, process) pairs" % (sorted(notes), len(ranks)))
+    for rank, (dev, pid, total) in enumerate(ranks):
+        exp, none = project(path, dev, pid, total)
+        mine = got.get(rank, {})
+        before = len(fails)
+        for name in sorted(set(exp) | set(mine)):
+            if exp.get(name) != mine.get(name):
+                fails.append("rank %d: %s: projection gives %s (kernels, ns), OpmfuOps %s"
+                             % (rank, name, exp.get(name), mine.get(name)))
+        linked = sum(e[0] for e in exp.values())
+        note = notes.get(rank, "")
+        want = "%d GPU kernels on device %d" % (total, dev)
+        if want not in note or ("%d in an NVTX op range, %d in none" % (linked, none)) not in note:
+            fails.append("rank %d: note %r: projection gives %s, %d in an op range, %d in none"
+                         % (rank, note, want, linked, none))
+        if linked == 0 or len(exp) < 10:
+            fails.append("rank %d: the slice projects only %d kernels onto %d op names" % (rank, linked, len(exp)))
+        print("rank %d, device %d process %d: %d kernels, %d onto %d op names, %d in none: %s"
+              % (rank, dev, pid, total, linked, len(exp), none, "FAILED" if len(fails) > before else "ok"))
     for f in fails:
         print(f)
-    print("device %d process %d: %d kernels, %d onto %d op names, %d in none: %s"
-          % (dev, pid, total, linked, len(exp), none, "FAILED" if fails else "ok"))
     return 1 if fails else 0
 
 

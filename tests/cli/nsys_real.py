@@ -1,18 +1,19 @@
-#!/usr/bin/env python3
 """The five real Nsight Systems exports of ../shared/real/nsys (SPEC 21).
 
 nsys_real.py OPMFU REPO
 
-Each is analysed (exit 0) and its OpmfuRankSummary row checked against the
-export itself, counted here with SQL of its own (an independent count):
-the kernels read (the (device, process) with the most kernels: one file is
-one rank, docs/nsys.md), their total time (end - start), the launches
-(runtime calls of that process whose correlationId is a kernel's), those in
-no op range (at least those whose launch
-is not in the file), the copies and memsets of that device and
-process, the GPU from TARGET_INFO_GPU, or for 2026.2 (no such table) the
-reason that says so and names --chip; the empty capture is a rank with no
-MFU that says it holds no GPU kernels. Exit 77 (skipped) without ../shared.
+Each is analysed (exit 0) and its OpmfuRankSummary rows checked against the
+export itself, counted here with SQL of its own (an independent count).
+Each (device, process) that ran kernels is a rank (docs/nsys.md): one pair,
+rank -1 (no file name here has a rank number); several (the 2026.2
+two-H100 slice), rank k for the k-th in (device, process) order. For each:
+its kernels, their total time (end - start), the launches (runtime calls
+of that process whose correlationId is one of its kernels'), those in no
+op range (at least those whose launch is not in the file), the copies and
+memsets of that device and process, the GPU from TARGET_INFO_GPU, or for
+2026.2 (no such table) the reason that says so and names --chip; the empty
+capture is one rank with no MFU that says it holds no GPU kernels. Exit 77
+(skipped) without ../shared.
 """
 import os
 import re
@@ -32,52 +33,58 @@ def tables(con):
     return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-def expected(path):
-    """What the export holds, by its own SQL."""
+def pairs(path):
+    """The file's (device, pid) pairs in order: its ranks."""
+    con = ro(path)
+    got = []
+    if "CUPTI_ACTIVITY_KIND_KERNEL" in tables(con):
+        got = con.execute("SELECT DISTINCT deviceId, (globalPid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                          "ORDER BY 1, 2").fetchall()
+    con.close()
+    return got
+
+
+def expected(path, device, pid):
+    """What the export holds for one (device, pid), by its own SQL."""
     con = ro(path)
     have = tables(con)
-    exp = {"device": None, "pid": None, "kernels": 0, "copies": 0, "gpu": None, "pairs": 0, "left": 0, "no_launch": 0,
-           "launches": 0, "kernel_ns": 0}
-    if "CUPTI_ACTIVITY_KIND_KERNEL" in have:
-        groups = con.execute("SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
-                             "GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2").fetchall()
-        if groups:
-            exp["device"], exp["pid"], exp["kernels"] = groups[0]
-            exp["pairs"] = len(groups)
-            exp["left"] = sum(g[2] for g in groups[1:])
-            # total kernel time, and the launches: runtime calls of that
-            # process whose correlationId is one of those kernels' (2022.2
-            # records two a launch, cudaLaunchKernel and its _v7000 entry)
-            exp["kernel_ns"] = con.execute(
-                "SELECT sum(\"end\" - start) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?1 AND "
-                "((globalPid >> 24) & 16777215) = ?2", (exp["device"], exp["pid"])).fetchone()[0]
-            if "CUPTI_ACTIVITY_KIND_RUNTIME" in have:
-                exp["launches"] = con.execute(
-                    "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE ((r.globalTid >> 24) & 16777215) = ?2 "
-                    "AND r.correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?1 "
-                    "AND ((globalPid >> 24) & 16777215) = ?2)", (exp["device"], exp["pid"])).fetchone()[0]
-            # kernels whose launch is not in the file (queued before the capture):
-            # in no op range whatever the ranges are
-            exp["no_launch"] = con.execute(
-                "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.deviceId = ?1 AND "
-                "((k.globalPid >> 24) & 16777215) = ?2 AND NOT EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
-                "WHERE r.correlationId = k.correlationId AND ((r.globalTid >> 24) & 16777215) = ?2)",
-                (exp["device"], exp["pid"])).fetchone()[0] if "CUPTI_ACTIVITY_KIND_RUNTIME" in have else exp["kernels"]
-    for t in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
-        if t in have and exp["device"] is not None:
-            exp["copies"] += con.execute("SELECT count(*) FROM %s WHERE deviceId = ? AND ((globalPid >> 24) & 16777215) = ?"
-                                         % t, (exp["device"], exp["pid"])).fetchone()[0]
-    # PyTorch op texts in the default domain (other domains, CCCL's
-    # "cub::DeviceReduce::Sum", are libraries' ranges, not ops)
+    exp = {"device": device, "pid": pid, "kernels": 0, "copies": 0, "gpu": None, "no_launch": 0, "launches": 0,
+           "kernel_ns": 0}
+    if device is not None:
+        exp["kernels"], exp["kernel_ns"] = con.execute(
+            "SELECT count(*), sum(\"end\" - start) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?1 AND "
+            "((globalPid >> 24) & 16777215) = ?2", (device, pid)).fetchone()
+        # the launches: runtime calls of that process whose correlationId is
+        # one of those kernels' (2022.2 records two a launch, cudaLaunchKernel
+        # and its _v7000 entry)
+        if "CUPTI_ACTIVITY_KIND_RUNTIME" in have:
+            exp["launches"] = con.execute(
+                "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE ((r.globalTid >> 24) & 16777215) = ?2 "
+                "AND r.correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?1 "
+                "AND ((globalPid >> 24) & 16777215) = ?2)", (device, pid)).fetchone()[0]
+        # kernels whose launch is not in the file (queued before the capture):
+        # in no op range whatever the ranges are
+        exp["no_launch"] = con.execute(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.deviceId = ?1 AND "
+            "((k.globalPid >> 24) & 16777215) = ?2 AND NOT EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
+            "WHERE r.correlationId = k.correlationId AND ((r.globalTid >> 24) & 16777215) = ?2)",
+            (device, pid)).fetchone()[0] if "CUPTI_ACTIVITY_KIND_RUNTIME" in have else exp["kernels"]
+        for t in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
+            if t in have:
+                exp["copies"] += con.execute("SELECT count(*) FROM %s WHERE deviceId = ? AND "
+                                             "((globalPid >> 24) & 16777215) = ?" % t, (device, pid)).fetchone()[0]
+    # PyTorch op texts of the process in the default domain (other domains,
+    # CCCL's "cub::DeviceReduce::Sum", are libraries' ranges, not ops)
     exp["op_texts"] = 0
     if "NVTX_EVENTS" in have:
         exp["op_texts"] = con.execute(
             "SELECT count(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId WHERE n.eventType IN (59, 60) "
-            "AND IFNULL(n.domainId, 0) = 0 AND (COALESCE(n.text, s.value) LIKE '%::%' "
-            "OR COALESCE(n.text, s.value) LIKE '%, op_id = %' OR COALESCE(n.text, s.value) LIKE '%, seq = %')").fetchone()[0]
+            "AND IFNULL(n.domainId, 0) = 0 AND (?1 IS NULL OR ((n.globalTid >> 24) & 16777215) = ?1) "
+            "AND (COALESCE(n.text, s.value) LIKE '%::%' OR COALESCE(n.text, s.value) LIKE '%, op_id = %' "
+            "OR COALESCE(n.text, s.value) LIKE '%, seq = %')", (pid,)).fetchone()[0]
     if "TARGET_INFO_GPU" in have:
-        dev = exp["device"] if exp["device"] is not None else 0
-        row = con.execute("SELECT name FROM TARGET_INFO_GPU WHERE id = ?", (dev,)).fetchone()
+        row = con.execute("SELECT name FROM TARGET_INFO_GPU WHERE id = ?", (device if device is not None else 0,)
+                          ).fetchone()
         exp["gpu"] = row[0] if row else None
     con.close()
     return exp
@@ -86,20 +93,13 @@ def expected(path):
 def summary(out):
     con = sqlite3.connect(os.path.join(out, "cluster_analysis_output", "cluster_analysis.db"))
     con.row_factory = sqlite3.Row
-    row = dict(con.execute("SELECT * FROM OpmfuRankSummary").fetchone())
+    rows = {r["rank_id"]: dict(r) for r in con.execute("SELECT * FROM OpmfuRankSummary")}
     con.close()
-    return row
+    return rows
 
 
-def check(opmfu, path, tmp):
-    name = os.path.basename(os.path.dirname(path))
-    out = os.path.join(tmp, name)
-    p = subprocess.run([opmfu, "analyze", path, "-o", out, "-q"], capture_output=True, text=True)
+def check_rank(name, exp, row, n_pairs):
     fails = []
-    if p.returncode != 0:
-        return ["%s: exit %d: %s" % (name, p.returncode, p.stderr.strip())]
-    exp = expected(path)
-    row = summary(out)
     note = row["input_note"] or ""
     reason = row["reason"] or ""
     if exp["kernels"] == 0:
@@ -121,16 +121,35 @@ def check(opmfu, path, tmp):
             fails.append("%s: %d kernels have no launch in the file, but the note says %r" % (name, exp["no_launch"], note))
         if exp["op_texts"] == 0 and ": 0 in an NVTX op range" not in note:
             fails.append("%s: no PyTorch op texts, but the note says %r" % (name, note))
-        if exp["pairs"] > 1 and ("left out %d kernels" % exp["left"]) not in note:
-            fails.append("%s: %d devices/processes, %d kernels left out: note %r" % (name, exp["pairs"], exp["left"], note))
+        part = "process %d, one of %d (device, process) pairs in the file" % (exp["pid"], n_pairs)
+        if (n_pairs > 1) != (part in note):
+            fails.append("%s: %d (device, process) pairs, the note says %r" % (name, n_pairs, note))
     if exp["gpu"] is not None:
         if row["chip_seen"] != exp["gpu"]:
             fails.append("%s: GPU %r, TARGET_INFO_GPU says %r" % (name, row["chip_seen"], exp["gpu"]))
     else:
-        why = reason
-        if "no TARGET_INFO_GPU table" not in why or "--chip" not in why:
-            fails.append("%s: no TARGET_INFO_GPU, but the reason is %r" % (name, why))
-    print("%-45s %s" % (name, "FAILED" if fails else "ok"))
+        if "no TARGET_INFO_GPU table" not in reason or "--chip" not in reason:
+            fails.append("%s: no TARGET_INFO_GPU, but the reason is %r" % (name, reason))
+    return fails
+
+
+def check(opmfu, path, tmp):
+    name = os.path.basename(os.path.dirname(path))
+    out = os.path.join(tmp, name)
+    p = subprocess.run([opmfu, "analyze", path, "-o", out, "-q"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return ["%s: exit %d: %s" % (name, p.returncode, p.stderr.strip())]
+    ps = pairs(path)
+    rows = summary(out)
+    want = {-1: (None, None)} if not ps else {-1: ps[0]} if len(ps) == 1 else dict(enumerate(ps))
+    fails = []
+    if sorted(rows) != sorted(want):
+        fails.append("%s: ranks %s, the export's (device, process) pairs %s give ranks %s"
+                     % (name, sorted(rows), ps, sorted(want)))
+    for rank in sorted(set(want) & set(rows)):
+        dev, pid = want[rank]
+        fails += check_rank("%s rank %d" % (name, rank), expected(path, dev, pid), rows[rank], len(ps))
+    print("%-45s %d rank%s %s" % (name, len(rows), "" if len(rows) == 1 else "s", "FAILED" if fails else "ok"))
     return fails
 
 

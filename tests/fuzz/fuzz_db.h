@@ -124,6 +124,32 @@ static void check_jsonl(const char *out, const char *table, size_t rows)
 }
 
 /* The rank's summary row, and its OperatorMFU and ModuleMFU rows as many as its report says. */
+/* What holds of any rank's report, whatever the input: counts within
+ * their wholes, a reason where the state needs one. st: the run's status. */
+static void check_rank_report(const struct opmfu_rank_report *k, enum opmfu_status st)
+{
+	FUZZ_ASSERT(k->recs_used <= k->recs_read);
+	FUZZ_ASSERT(k->kernels_with_mfu <= k->kernels);
+	/* every key with an entry has a row of R, each writing one row per
+	 * entry of its key (SPEC 2.6): at least as many rows as such keys */
+	FUZZ_ASSERT(k->op_rows >= k->kernels_with_mfu && (k->op_rows == 0) == (k->kernels_with_mfu == 0));
+	FUZZ_ASSERT(memchr(k->reason, '\0', sizeof(k->reason)) != NULL);
+	FUZZ_ASSERT(k->units_above_one <= k->units_flops && k->units_flops <= k->units);
+	FUZZ_ASSERT(k->rec_agree <= k->rec_compared && k->flops_ns <= k->busy_ns);
+	FUZZ_ASSERT(k->flops_coverage <= 1 && (k->mfu_busy < 0 || k->mfu_busy <= k->mfu_recorded * (1 + 1e-9)));
+	switch (k->state) {
+	case OPMFU_RANK_OK:
+		FUZZ_ASSERT(k->mfu_recorded >= 0);
+		break;
+	case OPMFU_RANK_NO_MFU:
+		FUZZ_ASSERT(k->mfu_recorded < 0 && k->reason[0]);
+		break;
+	case OPMFU_RANK_FAILED:
+		FUZZ_ASSERT(k->reason[0] && st != OPMFU_OK);
+		break;
+	}
+}
+
 static void check_rank_rows(sqlite3 *db, const struct opmfu_rank_report *k)
 {
 	FUZZ_ASSERT(count(db, "SELECT count(*) FROM OpmfuRankSummary WHERE rank_id = ?", k->rank) == 1);

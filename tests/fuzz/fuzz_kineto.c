@@ -143,7 +143,7 @@ static enum opmfu_status read_one(const char *path, size_t text_len, struct opmf
 
 	memset(&in, 0, sizeof(in));
 	/* a named *.json file is always offered to the reader */
-	FUZZ_ASSERT(opmfu_kineto_probe_file(path, 1, &in) >= OPMFU_PROBE_MAYBE);
+	FUZZ_ASSERT(opmfu_kineto_probe_file(path, 1, &in, NULL) >= OPMFU_PROBE_MAYBE);
 	opmfu_rank_input_release(&in);
 	opmfu_trace_init(t);
 	st = opmfu_read_kineto(path, t, NULL, &e);

@@ -128,6 +128,23 @@ ODD = [
     ("TARGET_INFO_GPU", dict(id=small(1), name=raw(b'\xffGPU'))),
 ]
 
+# nsys around a launcher: a second process (its own correlationIds from 1,
+# its thread and op range) and both processes on a second device: four
+# (device, process) pairs, four ranks (docs/nsys.md)
+MULTI = [
+    ("CUPTI_ACTIVITY_KIND_KERNEL", dict(start=ts(3000), end=ts(3500), deviceId=small(1), correlationId=small(2),
+                                        globalPid=tid(0), demangledName=small(2), shortName=small(2))),
+    ("NVTX_EVENTS", dict(start=ts(100), end=ts(1000), eventType=ev(59), text=word(D_MM), globalTid=tid(1, 1),
+                         domainId=small(0))),
+    ("CUPTI_ACTIVITY_KIND_RUNTIME", dict(start=ts(500), globalTid=tid(1, 1), correlationId=small(1))),
+    ("CUPTI_ACTIVITY_KIND_RUNTIME", dict(start=ts(1500), globalTid=tid(1, 1), correlationId=small(2))),
+    ("CUPTI_ACTIVITY_KIND_KERNEL", dict(start=ts(3000), end=ts(4000), deviceId=small(0), correlationId=small(1),
+                                        globalPid=tid(0, 1), demangledName=small(1), shortName=small(1))),
+    ("CUPTI_ACTIVITY_KIND_KERNEL", dict(start=ts(4000), end=ts(4500), deviceId=small(1), correlationId=small(2),
+                                        globalPid=tid(0, 1), demangledName=small(3), shortName=small(3))),
+    ("CUPTI_ACTIVITY_KIND_MEMSET", dict(start=ts(4900), end=ts(4950), deviceId=small(1), globalPid=tid(0, 1))),
+]
+
 SEEDS = {
     "pytorch": pytorch(),
     "pytorch_j2_xlsx": pytorch(flags=3),
@@ -146,6 +163,8 @@ SEEDS = {
     "empty_tables": bytes([0, 0, 0]),
     "odd_values": pytorch(flags=1 | 8, extra=ODD),
     "odd_values_xlsx": pytorch(flags=2 | 4 | 16, extra=ODD),
+    "two_processes_two_gpus": pytorch(flags=1 | 8, extra=MULTI),
+    "two_processes_no_pid": pytorch(flags=8, drop=[DROPS[2]], extra=MULTI),
 }
 
 

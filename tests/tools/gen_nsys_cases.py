@@ -57,10 +57,10 @@ class Export:
         self.rows.append("INSERT INTO %s (%s) VALUES (%s);" % (
             table, ", ".join(names), ", ".join(sql_value(cols[n]) for n in names)))
 
-    def kernel(self, start, end, corr, name, device=0):
+    def kernel(self, start, end, corr, name, device=0, gpid=GPID):
         s = self.sid(name)
         self.add("CUPTI_ACTIVITY_KIND_KERNEL", start=start, end=end, deviceId=device, streamId=7,
-                 correlationId=corr, globalPid=GPID, demangledName=s, shortName=s)
+                 correlationId=corr, globalPid=gpid, demangledName=s, shortName=s)
 
     def launch(self, ts, corr, tid=TID, api="cudaLaunchKernel_v7000"):
         self.add("CUPTI_ACTIVITY_KIND_RUNTIME", start=ts, end=ts + 2000, eventClass=1, globalTid=tid,
@@ -173,6 +173,46 @@ def ranges_rank():
     e.add("CUPTI_ACTIVITY_KIND_MEMCPY", start=339000, end=346000, deviceId=0, contextId=1, streamId=7,
           correlationId=5, globalPid=GPID, bytes=65536, copyKind=2)
     e.kernel(346000, 350000, 7, RELU)
+    return e
+
+
+def multi_export():
+    """nsys profiling a launcher: two processes (pids 100 and 200) each
+    using two GPUs (devices 0 and 1), in one file: four ranks, the k-th
+    (device, process) in order rank k. Each process numbers its
+    correlationIds from 1, so a launch of the other process with the same id
+    must not link. tests/cli/nsys_multi.py derives the counts by hand."""
+    e = Export()
+    p1, p2 = 100 << 24, 200 << 24
+    e.add("META_DATA_EXPORT", name="EXPORT_PRODUCT_VERSION", value="2025.3.1.90")
+    e.add("TARGET_INFO_GPU", vmId=0, id=0, name="NVIDIA H100 80GB HBM3", cuDevice=0)
+    e.add("TARGET_INFO_GPU", vmId=0, id=1, name="NVIDIA H100 80GB HBM3", cuDevice=1)
+    # process 100: an op range holding its launches 1 (device 0) and 4 (device 1); 9: a call with no kernel
+    e.nvtx(10000, 30000, "aten::mm, seq = 1, op_id = 1, sizes = [[64, 64], [64, 64]]", tid=p1 | 1)
+    launches = [(p1, 20000, 1), (p1, 25000, 4), (p1, 40000, 2), (p1, 50000, 3), (p1, 55000, 5), (p1, 60000, 9)]
+    # process 200: an op range holding its launch 3 (device 1)
+    e.nvtx(10000, 30000, "aten::addmm, seq = 2, op_id = 2, sizes = [[64], [8, 64], [64, 64], [], []]", tid=p2 | 1)
+    launches += [(p2, 5000, 1), (p2, 8000, 2), (p2, 20000, 3), (p2, 35000, 4), (p2, 36000, 5), (p2, 37000, 6)]
+    for gpid, ts, corr in launches:
+        e.launch(ts, corr, tid=gpid | 1)
+    # (process, device, start, end, correlationId, name)
+    for gpid, dev, start, end, corr, name in [
+            (p1, 0, 100000, 110000, 1, MM), (p1, 0, 110000, 112000, 2, FILL), (p1, 0, 120000, 130000, 3, NCCL),
+            (p1, 1, 100000, 104000, 4, MM), (p1, 1, 125000, 135000, 5, NCCL),
+            (p2, 0, 140000, 141000, 1, FILL), (p2, 0, 141000, 151000, 2, NCCL),
+            (p2, 1, 140000, 143000, 3, ADDMM), (p2, 1, 143000, 144000, 4, FILL), (p2, 1, 144000, 145000, 5, FILL),
+            (p2, 1, 145000, 155000, 6, NCCL)]:
+        e.kernel(start, end, corr, name, device=dev, gpid=gpid)
+    # (table, process, device, start, end, correlationId, copyKind)
+    for table, gpid, dev, start, end, corr, kind in [
+            ("CUPTI_ACTIVITY_KIND_MEMCPY", p1, 0, 90000, 95000, 7, 1),
+            ("CUPTI_ACTIVITY_KIND_MEMSET", p2, 0, 90000, 91000, 8, None),
+            ("CUPTI_ACTIVITY_KIND_MEMCPY", p2, 1, 80000, 82000, 9, 2),
+            ("CUPTI_ACTIVITY_KIND_MEMCPY", p2, 1, 85000, 87000, 9, 2)]:
+        cols = dict(start=start, end=end, deviceId=dev, contextId=1, streamId=7, correlationId=corr, globalPid=gpid,
+                    bytes=4096)
+        cols.update(value=0) if kind is None else cols.update(copyKind=kind)
+        e.add(table, **cols)
     return e
 
 

@@ -3,7 +3,8 @@
  * rank directories at several depths, a bare database, a single card,
  * duplicates resolved by timestamp, several paths that overlap or share
  * rank ids, a loop, selection; a second (fake)
- * reader shows that ranks of two formats share one list, as two runs; runs
+ * reader shows that ranks of two formats share one list, as two runs, and
+ * a third one that a file may hold several ranks (as nsys's do); runs
  * (SPEC 17): their IDs and --run's choice among them; and the Ascend
  * reader's chip info (read/ascend/ascend_dir.c) into the trace's device.
  */
@@ -252,11 +253,13 @@ static void test_duplicates(void)
 
 /* ---- a second format: one file per rank, "rankN_STAMP.fake" ---- */
 
-static enum opmfu_probe fake_probe_file(const char *path, int named, struct opmfu_rank_input *in)
+static enum opmfu_probe fake_probe_file(const char *path, int named, struct opmfu_rank_input *in,
+				       struct opmfu_rank_list *more)
 {
 	const char *base = strrchr(path, '/'), *us;
 	size_t n;
 	(void)named;
+	(void)more;
 	base = base ? base + 1 : path;
 	n = strlen(base);
 	if (n < 10 || strncmp(base, "rank", 4) || strcmp(base + n - 5, ".fake") || !(us = strchr(base, '_')))
@@ -481,6 +484,100 @@ static void test_mixed(void)
 		 "%s: no rank found (looked for ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler*.db or rank*.fake up to 5 levels below)",
 		 at("empty"));
 	CHECK_STR(e.msg, want);
+	opmfu_rank_list_release(&l);
+}
+
+/* ---- a format whose file holds several ranks (as an nsys export of
+ * several (device, process) pairs): "NAME_K.multi" is K ranks, ids 5, 6,
+ * ... (one alone: 9), part[0] = k ---- */
+
+static enum opmfu_probe multi_probe_file(const char *path, int named, struct opmfu_rank_input *in,
+					 struct opmfu_rank_list *more)
+{
+	const char *base = strrchr(path, '/'), *us;
+	int k, n;
+	(void)named;
+	base = base ? base + 1 : path;
+	if (strlen(base) < 8 || strcmp(base + strlen(base) - 6, ".multi") || !(us = strchr(base, '_')))
+		return OPMFU_PROBE_NO;
+	n = atoi(us + 1);
+	for (k = 0; k < n && (k == 0 || more); k++) {
+		struct opmfu_rank_input *r = in;
+		if (k > 0) {
+			if (OPMFU_GROW(more->v, more->cap, more->n + 1))
+				goto nomem;
+			r = &more->v[more->n];
+			memset(r, 0, sizeof(*r));
+		}
+		r->rank = n == 1 ? 9 : 5 + k;
+		r->part[0] = k;
+		r->n_parts = n;
+		r->path = opmfu_strdup(path);
+		r->dir = opmfu_strndup(path, (size_t)(base - path) - 1);
+		r->name = r->path;
+		if (!r->path || !r->dir) {
+			opmfu_rank_input_release(r);
+			goto nomem;
+		}
+		if (k > 0)
+			more->n++;
+	}
+	return OPMFU_PROBE_YES;
+nomem:
+	opmfu_rank_input_release(in);
+	if (more)
+		opmfu_rank_list_release(more);
+	return OPMFU_PROBE_NOMEM;
+}
+
+static const struct opmfu_reader multi_reader = { "multi", "*.multi", NULL, multi_probe_file, fake_read, NULL };
+
+/* Every rank a file holds is taken, each named by the file and read by its
+ * reader, results going where the file's would; rank ids of two files are
+ * one run's (a clash gets the duplicate rule). */
+static void test_parts(void)
+{
+	const struct opmfu_reader *const readers[] = { &multi_reader, NULL };
+	struct opmfu_rank_list l;
+	struct opmfu_err e;
+	char want[2048];
+	size_t i;
+
+	put("parts/job/a_3.multi", "");
+	put("parts/job/b_1.multi", "");
+	CHECK_INT(find("parts", readers, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 4);
+	for (i = 0; i < l.n && l.n == 4; i++) {
+		CHECK_INT(l.v[i].rank, i < 3 ? 5 + (int)i : 9);
+		CHECK(l.v[i].part[0] == (i < 3 ? (int64_t)i : 0) && l.v[i].n_parts == (i < 3 ? 3 : 1));
+		CHECK(l.v[i].reader == &multi_reader);
+		CHECK_STR(l.v[i].name, at(i < 3 ? "parts/job/a_3.multi" : "parts/job/b_1.multi"));
+		CHECK_STR(l.v[i].out_hint, at("parts"));
+		CHECK_STR(l.v[i].run_id, "multi");
+	}
+	CHECK_STR(warnings, "");
+	opmfu_rank_list_release(&l);
+
+	/* a file named by the user: its ranks' results go to its folder */
+	CHECK_INT(find("parts/job/a_3.multi", readers, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 3);
+	for (i = 0; i < l.n; i++)
+		CHECK_STR(l.v[i].out_hint, at("parts/job"));
+	opmfu_rank_list_release(&l);
+
+	/* two files of the same ids: each id once, the first found (name order) */
+	put("parts/dup/x_2.multi", "");
+	put("parts/dup/y_2.multi", "");
+	CHECK_INT(find("parts/dup", readers, &l, &e), OPMFU_OK);
+	CHECK_INT(l.n, 2);
+	for (i = 0; i < l.n; i++)
+		CHECK_STR(l.v[i].path, at("parts/dup/x_2.multi"));
+	snprintf(want, sizeof(want),
+		 "rank 5 found twice: using %s (same or no timestamp: the first found), ignoring %s\n"
+		 "rank 6 found twice: using %s (same or no timestamp: the first found), ignoring %s\n",
+		 at("parts/dup/x_2.multi"), at("parts/dup/y_2.multi"), at("parts/dup/x_2.multi"),
+		 at("parts/dup/y_2.multi"));
+	CHECK_STR(warnings, want);
 	opmfu_rank_list_release(&l);
 }
 
@@ -797,6 +894,12 @@ static void test_nomem(void)
 	nomem_walk("kin", NULL);
 	/* runs named and sorted */
 	nomem_walk("runs", NULL);
+	/* a file of several ranks */
+	{
+		const struct opmfu_reader *const multi[] = { &multi_reader, NULL };
+		nomem_walk("parts", multi);
+		nomem_walk("parts/job/a_3.multi", multi);
+	}
 }
 
 static void test_device(void)
@@ -916,6 +1019,7 @@ int main(void)
 	test_duplicates();
 	test_several();
 	test_mixed();
+	test_parts();
 	test_kineto();
 	test_slug();
 	test_runs();

@@ -91,6 +91,12 @@ static void texts(void)
 	op("aten::mm, sizes = ", "aten::mm", -1, -1, 1, 0, "");                         /* truncated */
 	/* non-digit seq and op_id: absent; the markers still make it an op */
 	op("aten::mm, seq = x, op_id = -4", "aten::mm", -1, -1, 0, 0, "");
+	/* trailing junk after the number: the field is refused, not read as 12;
+	 * the other fields stand */
+	op("aten::mm, seq = 12abc, op_id = 5", "aten::mm", -1, 5, 0, 0, "");
+	op("aten::mm, op_id = 5x, seq = 12", "aten::mm", 12, -1, 0, 0, "");
+	op("aten::mm, seq = 12 , op_id = 5", "aten::mm", -1, 5, 0, 0, "");
+	op("aten::mm, seq = 12abc, sizes = [[2, 3], [3, 4]]", "aten::mm", -1, -1, 1, 1, "2,3;3,4");
 	/* a text cut at n: nothing after it is read */
 	CHECK_INT(opmfu_nsys_parse_text("aten::mm, seq = 12", 8, &x, &shapes), 0);
 	CHECK_INT(x.kind, NSYS_TEXT_OP);

@@ -19,7 +19,8 @@ extern const struct opmfu_reader opmfu_reader_ascend;
 enum opmfu_probe opmfu_ascend_probe_dir(const char *dir, struct opmfu_rank_input *in);
 /* A file the user named is a database: YES when its name says so, else
  * MAYBE (any other reader's YES wins). Files met in a walk are not. */
-enum opmfu_probe opmfu_ascend_probe_file(const char *path, int named, struct opmfu_rank_input *in);
+enum opmfu_probe opmfu_ascend_probe_file(const char *path, int named, struct opmfu_rank_input *in,
+					 struct opmfu_rank_list *more);
 
 /* The rank number in a database file name (ascend_pytorch_profiler_3.db -> 3),
  * -1 without a number, -2 when the name does not match. */

@@ -144,11 +144,13 @@ enum opmfu_probe opmfu_ascend_probe_dir(const char *dir, struct opmfu_rank_input
 	return OPMFU_PROBE_YES;
 }
 
-enum opmfu_probe opmfu_ascend_probe_file(const char *path, int named, struct opmfu_rank_input *in)
+enum opmfu_probe opmfu_ascend_probe_file(const char *path, int named, struct opmfu_rank_input *in,
+					 struct opmfu_rank_list *more)
 {
 	char *parent;
 	int r;
 
+	(void)more; /* one database is one rank */
 	if (!named)
 		return OPMFU_PROBE_NO;
 	/* its rank directory is the parent's parent when the file sits in

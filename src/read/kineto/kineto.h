@@ -39,7 +39,8 @@ extern const struct opmfu_reader opmfu_reader_kineto;
 /* A named *.json or *.json.gz file whose first MiB holds a top-level
  * "traceEvents" key (YES), or any other named file of such a name (MAYBE:
  * reading it says what is wrong); files met in a walk only on YES. */
-enum opmfu_probe opmfu_kineto_probe_file(const char *path, int named, struct opmfu_rank_input *in);
+enum opmfu_probe opmfu_kineto_probe_file(const char *path, int named, struct opmfu_rank_input *in,
+					 struct opmfu_rank_list *more);
 
 /* Reads the trace at path into t (initialised by the caller), o->on_links
  * included (o may be NULL). Errors name the file: malformed JSON with its

@@ -291,11 +291,13 @@ static int fill_run(const char *path, const struct sniff *s, int name_rank, stru
 	return opmfu_rank_set_run(in, &key, &name);
 }
 
-enum opmfu_probe opmfu_kineto_probe_file(const char *path, int named, struct opmfu_rank_input *in)
+enum opmfu_probe opmfu_kineto_probe_file(const char *path, int named, struct opmfu_rank_input *in,
+					 struct opmfu_rank_list *more)
 {
 	struct sniff s;
 	int is, name_rank;
 
+	(void)more; /* one trace is one rank */
 	if (!opmfu_kineto_trace_name(opmfu_base_of(path)))
 		return OPMFU_PROBE_NO;
 	is = sniff_file(path, &s);

@@ -24,8 +24,11 @@
 extern const struct opmfu_reader opmfu_reader_nsys;
 
 /* YES for a file with nsys's tables (named by the user: any name; met in
- * a walk: only *.sqlite), else NO. */
-enum opmfu_probe opmfu_nsys_probe_file(const char *path, int named, struct opmfu_rank_input *in);
+ * a walk: only *.sqlite), else NO. One rank per (device, process) that
+ * ran kernels, the first in in, the others appended to more (reader.h);
+ * the rank ids as nsys_probe.c says. */
+enum opmfu_probe opmfu_nsys_probe_file(const char *path, int named, struct opmfu_rank_input *in,
+				       struct opmfu_rank_list *more);
 
 /* Whether a database at path has nsys's tables: 1 yes, 0 no, -1 it could
  * not be opened. */

@@ -11,7 +11,10 @@
 
 #define MODULE_PREFIX "nn.Module: "
 
-static const char *const markers[] = { ", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = " };
+#define MARKER(lit) { lit, sizeof(lit) - 1 }
+static const struct { const char *s; size_t n; } markers[] = {
+	MARKER(", seq = "), MARKER(", op_id = "), MARKER(", sizes = "), MARKER(", input_op_ids = ")
+};
 #define N_MARKERS (sizeof(markers) / sizeof(markers[0]))
 
 /* The first occurrence of w in s[from..n), or n. */
@@ -35,6 +38,15 @@ static int64_t number_at(const char *s, size_t n, size_t *i)
 		d++;
 	}
 	return d == 0 || d > 18 ? -1 : (int64_t)v;
+}
+
+/* A seq or op_id field's number at s[i..n): it must end the text or meet the
+ * next field's ','. "seq = 12abc" is no number PyTorch writes: the field is
+ * refused (absent, -1) rather than read as 12. */
+static int64_t field_number(const char *s, size_t n, size_t i)
+{
+	int64_t v = number_at(s, n, &i);
+	return i == n || s[i] == ',' ? v : -1;
 }
 
 static void skip_spaces(const char *s, size_t n, size_t *i)
@@ -98,7 +110,7 @@ static int sizes_at(const char *s, size_t n, size_t i, struct sbuf *shapes)
 
 int opmfu_nsys_parse_text(const char *s, size_t n, struct nsys_text *out, struct sbuf *shapes)
 {
-	size_t k, name_end = n, at;
+	size_t k, name_end = n, at[N_MARKERS], i, left = N_MARKERS;
 	int marked = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -106,26 +118,34 @@ int opmfu_nsys_parse_text(const char *s, size_t n, struct nsys_text *out, struct
 	sbuf_reset(shapes);
 	if (!s)
 		return 0;
+	/* one pass: every marker starts with ", ", so each ',' is checked
+	 * against the four, and each marker's first place kept */
+	for (k = 0; k < N_MARKERS; k++)
+		at[k] = n;
+	for (i = 0; i + 1 < n && left; i++) {
+		if (s[i] != ',' || s[i + 1] != ' ')
+			continue;
+		for (k = 0; k < N_MARKERS; k++)
+			if (at[k] == n && i + markers[k].n <= n && !memcmp(s + i, markers[k].s, markers[k].n)) {
+				at[k] = i;
+				left--;
+			}
+	}
 	for (k = 0; k < N_MARKERS; k++) {
-		size_t m = find(s, n, 0, markers[k]);
-		if (m < name_end)
-			name_end = m;
-		marked |= m < n;
+		if (at[k] < name_end)
+			name_end = at[k];
+		marked |= at[k] < n;
 	}
 	out->name = s;
 	out->name_len = name_end;
 	/* each field once, wherever it is after the name */
-	if ((at = find(s, n, name_end, markers[0])) < n) {
-		size_t i = at + strlen(markers[0]);
-		out->seq = number_at(s, n, &i);
-	}
-	if ((at = find(s, n, name_end, markers[1])) < n) {
-		size_t i = at + strlen(markers[1]);
-		out->op_id = number_at(s, n, &i);
-	}
-	if ((at = find(s, n, name_end, markers[2])) < n) {
+	if (at[0] < n)
+		out->seq = field_number(s, n, at[0] + markers[0].n);
+	if (at[1] < n)
+		out->op_id = field_number(s, n, at[1] + markers[1].n);
+	if (at[2] < n) {
 		out->has_sizes = 1;
-		out->shapes_ok = sizes_at(s, n, at + strlen(markers[2]), shapes);
+		out->shapes_ok = sizes_at(s, n, at[2] + markers[2].n, shapes);
 		if (shapes->oom)
 			return -1;
 		if (!out->shapes_ok)

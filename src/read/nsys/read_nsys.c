@@ -9,9 +9,10 @@
  * launch (NVIDIA's projection rule) by one sort and sweep, and makes the
  * COMM, KERNEL and MEMCPY ranges and the collective calls.
  *
- * One file is one rank: a file holding several devices or processes (nsys
- * profiling a launcher) is read for the (device, process) that ran the most
- * kernels, and the note names what was left out (docs/nsys.md).
+ * A rank is one (device, process) of its file (the probe's part, nsys.h):
+ * a file holding several (nsys profiling a launcher) is several ranks,
+ * each read for its own kernels, copies and memsets (its device and
+ * process) and its process's runtime calls and NVTX ranges (docs/nsys.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,14 +55,18 @@ struct nsys_read {
 	struct opmfu_err *err;
 	int64_t device, pid;    /* the (device, process) read; -1: none (no kernels) */
 	int has_pid;            /* the kernel table has globalPid */
-	size_t n_devices, n_procs, n_left; /* (device, process) pairs in the file; kernels left out */
+	int n_parts;            /* (device, process) pairs in the file */
 	size_t n_copies, n_nvtx, n_nvtx_ops, n_nccl_ranges, n_runtime;
 	size_t n_launches;      /* runtime calls whose correlationId is a kernel's read (for the note) */
 	int64_t kernel_ns;      /* the kernels' total time, end - start (for the note) */
 	int64_t nccl_domain;    /* domainId of the NCCL domain; -1: none */
 	char version[48];       /* EXPORT_PRODUCT_VERSION, "" when unknown */
-	char other[96];         /* the (device, process) pairs left out, for the note */
 	uint32_t copy_sid[12];  /* copy_name's names interned (the last: Memset); 0: not yet */
+	struct name_memo {      /* kernel names by StringIds id: looked up and interned once */
+		struct name_slot { int64_t id; uint32_t sid; unsigned char used, comm; } *v;
+		size_t cap, n;  /* cap: 0 or a power of two, at most half full */
+		sqlite3_stmt *get; /* SELECT value FROM StringIds WHERE id = ?1 */
+	} names;
 };
 
 static enum opmfu_status sql_fail(struct nsys_read *r, const char *doing)
@@ -139,14 +144,6 @@ static int int_col(sqlite3_stmt *s, int i, int64_t *out)
 	return -1;
 }
 
-static uint32_t intern_col(struct nsys_read *r, sqlite3_stmt *s, int i)
-{
-	const char *v = (const char *)sqlite3_column_text(s, i);
-	if (!v)
-		v = "";
-	return opmfu_strtab_intern(&r->p.t->strs, v, (size_t)sqlite3_column_bytes(s, i));
-}
-
 /* ---- the export's version ---- */
 
 static void read_version(struct nsys_read *r)
@@ -173,35 +170,88 @@ static void read_version(struct nsys_read *r)
 static const char *const kernel_cols[] = { "start", "end", "deviceId", "correlationId", "globalPid",
 					   "demangledName", "shortName", NULL };
 
-/* The (device, process) that ran the most kernels (ties: the lowest). */
-static enum opmfu_status pick_device(struct nsys_read *r)
+/* A kernel name's sid and whether it names a communication kernel. */
+static uint32_t name_sid(struct nsys_read *r, const char *v, size_t n, unsigned char *comm)
 {
-	const char *sql = r->has_pid ? "SELECT deviceId, (globalPid >> 24) & 16777215, count(*) FROM " T_KERNEL
-				       " GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2"
-				     : "SELECT deviceId, -1, count(*) FROM " T_KERNEL " GROUP BY 1 ORDER BY 3 DESC, 1";
-	sqlite3_stmt *s = NULL;
-	enum opmfu_status st = prepare(r, sql, &s, "counting kernels per device");
-	size_t o = 0;
-	int rc = SQLITE_DONE;
-
-	while (!st && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t d = -1, pid = -1, n = sqlite3_column_int64(s, 2);
-		(void)int_col(s, 0, &d);
-		(void)int_col(s, 1, &pid);
-		if (r->n_devices++ == 0) {
-			r->device = d;
-			r->pid = pid;
-			continue;
-		}
-		r->n_left += (size_t)n;
-		if (o < sizeof(r->other) - 40)
-			o += (size_t)snprintf(r->other + o, sizeof(r->other) - o, "%sdevice %lld process %lld (%lld)",
-					      o ? ", " : "", (long long)d, (long long)pid, (long long)n);
+	if (!v) {
+		v = "";
+		n = 0;
 	}
-	if (!st && rc != SQLITE_DONE)
-		st = sql_fail(r, "counting kernels per device");
-	sqlite3_finalize(s);
-	return st;
+	*comm = (unsigned char)opmfu_kineto_is_comm(v, n);
+	return opmfu_strtab_intern(&r->p.t->strs, v, n);
+}
+
+/* The slot of id in the memo (empty when not there yet); the memo has room. */
+static struct name_slot *memo_slot(struct name_memo *m, int64_t id)
+{
+	size_t h = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 20) & (m->cap - 1);
+	while (m->v[h].used && m->v[h].id != id)
+		h = (h + 1) & (m->cap - 1);
+	return &m->v[h];
+}
+
+/* Doubles the memo (first: 64 slots). 0, or -1 when out of memory. */
+static int memo_grow(struct name_memo *m)
+{
+	struct name_memo bigger = *m;
+	size_t i;
+	bigger.cap = m->cap ? m->cap * 2 : 64;
+	if (!(bigger.v = opmfu_calloc(bigger.cap, sizeof(*bigger.v))))
+		return -1;
+	for (i = 0; i < m->cap; i++)
+		if (m->v[i].used)
+			*memo_slot(&bigger, m->v[i].id) = m->v[i];
+	opmfu_free(m->v);
+	*m = bigger;
+	return 0;
+}
+
+/*
+ * The kernel name of column i: its text, or (nsys >= 2021) the StringIds
+ * row its id names, NULL's text "" when there is none (a LEFT JOIN's
+ * answer). Ids are few and rows many: each id is looked up and interned
+ * once, instead of a join and a hash of the whole name per kernel. 0 when
+ * out of memory (*st says what else failed).
+ */
+static uint32_t kernel_name(struct nsys_read *r, sqlite3_stmt *s, int i, unsigned char *comm, enum opmfu_status *st)
+{
+	struct name_memo *m = &r->names;
+	struct name_slot *slot;
+	int64_t id;
+	int rc;
+
+	if (sqlite3_column_type(s, i) == SQLITE_TEXT)
+		return name_sid(r, (const char *)sqlite3_column_text(s, i), (size_t)sqlite3_column_bytes(s, i), comm);
+	if (int_col(s, i, &id))
+		return name_sid(r, NULL, 0, comm); /* NULL, a blob or a fraction: no id */
+	if (m->cap && (slot = memo_slot(m, id))->used) {
+		*comm = slot->comm;
+		return slot->sid;
+	}
+	if ((m->n + 1) * 2 > m->cap && memo_grow(m))
+		return 0;
+	if (!m->get && sqlite3_prepare_v2(r->db, "SELECT value FROM StringIds WHERE id = ?1", -1, &m->get, NULL)) {
+		*st = sql_fail(r, "reading StringIds");
+		return 0;
+	}
+	sqlite3_reset(m->get);
+	sqlite3_bind_int64(m->get, 1, id);
+	rc = sqlite3_step(m->get);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		*st = sql_fail(r, "reading StringIds");
+		return 0;
+	}
+	slot = memo_slot(m, id);
+	slot->sid = rc == SQLITE_ROW ? name_sid(r, (const char *)sqlite3_column_text(m->get, 0),
+						(size_t)sqlite3_column_bytes(m->get, 0), &slot->comm)
+				     : name_sid(r, NULL, 0, &slot->comm);
+	if (!slot->sid)
+		return 0;
+	slot->id = id;
+	slot->used = 1;
+	m->n++;
+	*comm = slot->comm;
+	return slot->sid;
 }
 
 static enum opmfu_status read_kernels(struct nsys_read *r)
@@ -220,19 +270,17 @@ static enum opmfu_status read_kernels(struct nsys_read *r)
 				     "or shortName (the kernel's name)", r->path);
 	r->has_pid = !!(have & (1u << 4));
 	name = have & (1u << 5) ? "demangledName" : "shortName";
-	if ((st = pick_device(r)) || r->n_devices == 0)
-		return st;
-	snprintf(sql, sizeof(sql),
-		 "SELECT k.start, k.end, k.correlationId, CASE WHEN typeof(k.%s) = 'text' THEN k.%s ELSE s.value END "
-		 "FROM " T_KERNEL " k LEFT JOIN StringIds s ON s.id = k.%s WHERE k.deviceId = ?1%s",
-		 name, name, name, r->has_pid ? " AND ((k.globalPid >> 24) & 16777215) = ?2" : "");
+	if (r->device < 0)
+		return OPMFU_OK; /* the probe found no kernel of a known (device, process) */
+	snprintf(sql, sizeof(sql), "SELECT start, end, correlationId, %s FROM " T_KERNEL " WHERE deviceId = ?1%s", name,
+		 r->has_pid ? " AND ((globalPid >> 24) & 16777215) = ?2" : "");
 	if ((st = prepare(r, sql, &s, "reading " T_KERNEL)))
 		return st;
 	sqlite3_bind_int64(s, 1, r->device);
 	sqlite3_bind_int64(s, 2, r->pid);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct kin_kernel k;
-		const char *nm = (const char *)sqlite3_column_text(s, 3);
+		unsigned char comm = 0;
 		memset(&k, 0, sizeof(k));
 		k.ext = INT64_MIN;
 		k.thread = KIN_NONE;
@@ -243,15 +291,17 @@ static enum opmfu_status read_kernels(struct nsys_read *r)
 		}
 		if (int_col(s, 2, &k.corr))
 			k.corr = INT64_MIN;
-		if (!(k.name = intern_col(r, s, 3)))
+		if (!(k.name = kernel_name(r, s, 3, &comm, &st)))
 			break;
-		if (nm && opmfu_kineto_is_comm(nm, (size_t)sqlite3_column_bytes(s, 3)))
+		if (comm)
 			k.comm = k.name;
 		if (OPMFU_GROW(r->p.kernels, r->p.cap_kernels, r->p.n_kernels + 1))
 			break;
 		r->p.kernels[r->p.n_kernels++] = k;
 	}
 	sqlite3_finalize(s);
+	if (st)
+		return st;
 	if (rc == SQLITE_ROW)
 		return nomem(r, "reading " T_KERNEL);
 	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(r, "reading " T_KERNEL);
@@ -504,28 +554,42 @@ static enum opmfu_status read_nvtx(struct nsys_read *r)
  * PyTorch's NVTX texts carry no dtypes, so an op's dtype is the one its
  * first kernel's name implies (opmfu_nsys_kernel_dtype), the same on every
  * link of the op (t->shape_scope is per op); none when no kernel names one.
+ * A kernel name is looked at once (memo by its sid): ops are many, kernel
+ * names few, and the rules search the whole name.
  */
 static int kernel_dtypes(struct nsys_read *r)
 {
 	struct opmfu_trace *t = r->p.t;
 	uint32_t *of = NULL;
+	unsigned char *memo = NULL; /* by kernel name sid: 0 not yet, MEMO_NONE no dtype, else 1 + its names[] index */
 	const char *names[8];
 	uint32_t idx[8];
 	size_t n_names = 0, i;
+	enum { MEMO_NONE = 255 };
 
 	if (!t->n_compute)
 		return 0;
-	if (!(of = opmfu_calloc(t->n_ops ? t->n_ops : 1, sizeof(*of))))
-		return -1;
+	of = opmfu_calloc(t->n_ops ? t->n_ops : 1, sizeof(*of));
+	memo = opmfu_calloc(t->strs.n ? t->strs.n : 1, 1);
+	if (!of || !memo)
+		goto fail;
 	for (i = 0; i < t->n_compute; i++) {
 		struct opmfu_link *l = &t->links[i];
 		const char *dt;
 		size_t k;
 		if (of[l->op])
 			continue;
-		dt = opmfu_nsys_kernel_dtype(opmfu_strtab_str(&t->strs, l->k_name), opmfu_strtab_len(&t->strs, l->k_name));
-		if (!dt)
+		if (l->k_name < t->strs.n && memo[l->k_name]) {
+			if (memo[l->k_name] != MEMO_NONE)
+				of[l->op] = idx[memo[l->k_name] - 1];
 			continue;
+		}
+		dt = opmfu_nsys_kernel_dtype(opmfu_strtab_str(&t->strs, l->k_name), opmfu_strtab_len(&t->strs, l->k_name));
+		if (!dt) {
+			if (l->k_name < t->strs.n)
+				memo[l->k_name] = MEMO_NONE;
+			continue;
+		}
 		for (k = 0; k < n_names && strcmp(names[k], dt); k++)
 			;
 		if (k == n_names) {
@@ -538,13 +602,17 @@ static int kernel_dtypes(struct nsys_read *r)
 				goto fail;
 			names[n_names++] = dt;
 		}
+		if (l->k_name < t->strs.n)
+			memo[l->k_name] = (unsigned char)(k + 1);
 		of[l->op] = idx[k];
 	}
 	for (i = 0; i < t->n_compute; i++)
 		t->links[i].dtype = of[t->links[i].op];
+	opmfu_free(memo);
 	opmfu_free(of);
 	return 0;
 fail:
+	opmfu_free(memo);
 	opmfu_free(of);
 	return -1;
 }
@@ -621,14 +689,15 @@ static void set_note(struct nsys_read *r, const struct kin_counts *c)
 			     "s", t->mods.n, t->mods.n == 1 ? "" : "s", t->steps.n, t->steps.n == 1 ? "" : "s");
 	if (o < sizeof(t->note) && t->device.chip[0])
 		o += (size_t)snprintf(t->note + o, sizeof(t->note) - o, "; GPU \"%s\"", t->device.chip);
-	if (o < sizeof(t->note) && r->n_devices > 1)
-		snprintf(t->note + o, sizeof(t->note) - o, "; one file is one rank: left out %zu kernels of %s",
-			 r->n_left, r->other);
+	if (o < sizeof(t->note) && r->n_parts > 1)
+		snprintf(t->note + o, sizeof(t->note) - o, "; process %lld, one of %d (device, process) pairs in the file",
+			 (long long)r->pid, r->n_parts);
 }
 
-static enum opmfu_status read_file(const char *path, struct opmfu_trace *t, const struct opmfu_read_opts *o,
-				   struct opmfu_err *err)
+static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
+				   const struct opmfu_read_opts *o, struct opmfu_err *err)
 {
+	const char *path = in->path;
 	struct nsys_read r;
 	struct kin_counts c;
 	enum opmfu_status st;
@@ -637,6 +706,11 @@ static enum opmfu_status read_file(const char *path, struct opmfu_trace *t, cons
 	r.path = path;
 	r.err = err;
 	r.device = r.pid = -1;
+	if (in->n_parts > 0) {
+		r.device = in->part[0];
+		r.pid = in->part[1];
+		r.n_parts = in->n_parts;
+	}
 	t->why_no_links = "no GPU kernel was launched inside a PyTorch op's NVTX range (profile with "
 			  "torch.autograd.profiler.emit_nvtx() or nsys --pytorch=autograd-shapes-nvtx)";
 	t->why_no_records = "an Nsight Systems export holds no mfu_flops records: its FLOPs come from the ops' "
@@ -678,16 +752,12 @@ static enum opmfu_status read_file(const char *path, struct opmfu_trace *t, cons
 		if (r.p.n_kernels == 0)
 			t->why_no_links = t->note;
 	}
+	sqlite3_finalize(r.names.get);
+	opmfu_free(r.names.v);
 	if (r.db)
 		sqlite3_close(r.db);
 	opmfu_kin_parse_release(&r.p);
 	return st;
-}
-
-static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opmfu_trace *t,
-				   const struct opmfu_read_opts *o, struct opmfu_err *err)
-{
-	return read_file(in->path, t, o, err);
 }
 
 const struct opmfu_reader opmfu_reader_nsys = {
