@@ -1,0 +1,194 @@
+/*
+ * fuzz_shard_db.c - `opmfu merge` of a shard result the input describes
+ * (lib/shard.c, read/results.c): the tables of a shard (the run's tables,
+ * OpmfuCollCalls and OpmfuShard), declared from the library's own table
+ * defs, a table or its last column sometimes left out, rows of any storage
+ * class; the database is merged, alone or twice (the same shard given
+ * twice), into a fresh folder with some exports.
+ *
+ * Invariants: the merge returns a status of base/status.h that a merge can
+ * give; a failure has a message, and one about the input (malformed, schema)
+ * names the shard's file; whatever the input, nothing crashes or leaks.
+ *
+ * Input layout (every byte past the end reads as 0):
+ *   byte 0   bits 0-1: exports (db; db,csv; db,json; db,html); bit 2:
+ *            --summary-only; bit 3: the shard given twice
+ *   bytes 1-3  bit i: leave table i out; bytes 4-6: leave its last column out
+ *   then     rows: a table byte (index mod the table count, the tables in
+ *            name order), then one value per column: a kind byte and its data
+ *            (value()). tests/fuzz/shard_db_seeds.py writes real shards so.
+ */
+#define _GNU_SOURCE /* nftw's FTW_DEPTH and FTW_PHYS */
+#include <ftw.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/collectives.h"
+#include "fuzz.h"
+#include "fuzz_input.h"
+#include "lib/lib.h"
+#include "opmfu.h"
+
+#define MAX_T 40
+
+static const char *const dict[] = {
+	"ascend", "kineto", "ok", "failed", "step", "backlog", "collective", "module_class", "op_type", "shape",
+	"kernel", "none", "record", "fp16", "memory", "compute", "unknown", "", "=1+1", "<script>",
+};
+#define NDICT (sizeof(dict) / sizeof(dict[0]))
+
+/* kind 0 NULL, 1 int64 (8 bytes, big-endian), 2 double (its 8 bytes), 3 text and 4 blob (a
+ * 2-byte length, then the bytes), 5 a word of dict, 6 a small integer (one byte) */
+static void value(struct reader *r, sqlite3_stmt *s, int col)
+{
+	unsigned kind = byte(r) % 7, len;
+	switch (kind) {
+	case 0:
+		sqlite3_bind_null(s, col);
+		break;
+	case 1:
+		sqlite3_bind_int64(s, col, (int64_t)u64(r));
+		break;
+	case 2: {
+		uint64_t bits = u64(r);
+		double d;
+		memcpy(&d, &bits, sizeof(d));
+		sqlite3_bind_double(s, col, d);
+		break;
+	}
+	case 3:
+	case 4:
+		len = byte(r) << 8;
+		len |= byte(r);
+		if (len > r->n)
+			len = (unsigned)r->n;
+		if (kind == 3)
+			sqlite3_bind_text(s, col, (const char *)r->p, (int)len, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_blob(s, col, r->p, (int)len, SQLITE_TRANSIENT);
+		r->p += len;
+		r->n -= len;
+		break;
+	case 5:
+		sqlite3_bind_text(s, col, dict[byte(r) % NDICT], -1, SQLITE_STATIC);
+		break;
+	default:
+		sqlite3_bind_int64(s, col, byte(r));
+		break;
+	}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct opmfu_table_def *const *)a)->name, (*(const struct opmfu_table_def *const *)b)->name);
+}
+
+/* The shard's tables, in name order. */
+static size_t shard_defs(const struct opmfu_table_def **out)
+{
+	size_t n, k;
+	const struct opmfu_table_def *const *run = opmfu_run_table_defs(&n);
+	FUZZ_ASSERT(n + 2 <= MAX_T);
+	for (k = 0; k < n; k++)
+		out[k] = run[k];
+	out[n++] = &opmfu_coll_calls_def;
+	out[n++] = &opmfu_shard_def;
+	qsort(out, n, sizeof(*out), by_name);
+	return n;
+}
+
+static void build_db(struct reader *r, const char *path)
+{
+	static const char *const types[] = { "INTEGER", "REAL", "TEXT" };
+	const struct opmfu_table_def *defs[MAX_T];
+	size_t nt = shard_defs(defs), ncols[MAX_T], k, c;
+	uint32_t omit = byte(r) | byte(r) << 8 | byte(r) << 16, short_of = byte(r) | byte(r) << 8 | byte(r) << 16;
+	sqlite3_stmt *ins[MAX_T] = { 0 };
+	sqlite3 *db;
+
+	FUZZ_ASSERT(sqlite3_open(path, &db) == SQLITE_OK);
+	FUZZ_ASSERT(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN", 0, 0, 0) == SQLITE_OK);
+	for (k = 0; k < nt; k++) {
+		char cols[4096], q[1024], sql[5200];
+		size_t n = 0, m = 0;
+		if (k < 24 && omit & 1u << k)
+			continue;
+		ncols[k] = defs[k]->n_cols - (k < 24 && short_of & 1u << k ? 1 : 0);
+		for (c = 0; c < ncols[k]; c++) {
+			n += (size_t)snprintf(cols + n, sizeof(cols) - n, "%s\"%s\" %s", c ? ", " : "", defs[k]->cols[c].name,
+					      types[defs[k]->cols[c].type]);
+			m += (size_t)snprintf(q + m, sizeof(q) - m, "%s?", c ? ", " : "");
+			FUZZ_ASSERT(n < sizeof(cols) && m < sizeof(q));
+		}
+		if (!ncols[k])
+			continue;
+		FUZZ_ASSERT(snprintf(sql, sizeof(sql), "CREATE TABLE \"%s\" (%s)", defs[k]->name, cols) < (int)sizeof(sql));
+		FUZZ_ASSERT(sqlite3_exec(db, sql, 0, 0, 0) == SQLITE_OK);
+		FUZZ_ASSERT(snprintf(sql, sizeof(sql), "INSERT INTO \"%s\" VALUES (%s)", defs[k]->name, q) <
+			    (int)sizeof(sql));
+		FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &ins[k], NULL) == SQLITE_OK);
+	}
+	while (r->n) {
+		k = byte(r) % nt;
+		if (!ins[k])
+			continue;
+		for (c = 0; c < ncols[k]; c++)
+			value(r, ins[k], (int)c + 1);
+		FUZZ_ASSERT(sqlite3_step(ins[k]) == SQLITE_DONE);
+		sqlite3_reset(ins[k]);
+	}
+	for (k = 0; k < nt; k++)
+		sqlite3_finalize(ins[k]);
+	FUZZ_ASSERT(sqlite3_exec(db, "COMMIT", 0, 0, 0) == SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const unsigned exports[] = { OPMFU_EXPORT_DB, OPMFU_EXPORT_DB | OPMFU_EXPORT_CSV,
+					    OPMFU_EXPORT_DB | OPMFU_EXPORT_JSON, OPMFU_EXPORT_DB | OPMFU_EXPORT_HTML };
+	struct reader r = { data, size };
+	unsigned flags = byte(&r);
+	char path[160], out[160];
+	const char *inputs[2];
+	struct opmfu_opts o;
+	struct opmfu_run *run = NULL;
+	struct opmfu_err err = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+	const char *dir = fuzz_scratch();
+
+	FUZZ_ASSERT(snprintf(path, sizeof(path), "%s/shard.db", dir) < (int)sizeof(path));
+	FUZZ_ASSERT(snprintf(out, sizeof(out), "%s/out", dir) < (int)sizeof(out));
+	unlink(path);
+	nftw(out, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	build_db(&r, path);
+
+	memset(&o, 0, sizeof(o));
+	inputs[0] = inputs[1] = path;
+	o.inputs = inputs;
+	o.n_inputs = flags & 8 ? 2 : 1;
+	o.out_dir = out;
+	o.exports = exports[flags & 3];
+	o.summary_only = !!(flags & 4);
+	o.jobs = 1;
+	st = opmfu_merge(&o, &run, &err);
+	if (getenv("OPMFU_FUZZ_VERBOSE"))
+		fprintf(stderr, "merge: %d %s\n", (int)st, err.msg);
+	FUZZ_ASSERT(st == OPMFU_OK || st == OPMFU_ERR_PARTIAL || st == OPMFU_ERR_USAGE || st == OPMFU_ERR_FORMAT ||
+		    st == OPMFU_ERR_SCHEMA || st == OPMFU_ERR_SQLITE || st == OPMFU_ERR_IO);
+	FUZZ_ASSERT(st == OPMFU_OK || err.msg[0]);
+	FUZZ_ASSERT((st != OPMFU_ERR_FORMAT && st != OPMFU_ERR_SCHEMA) || strstr(err.msg, path));
+	opmfu_run_free(run);
+	return 0;
+}
