@@ -211,6 +211,17 @@ void opmfu_writers_close(struct opmfu_writers *ws)
 	ws->n = 0;
 }
 
+/* A table to the per-run analyses alone: a merge that copies it to the writers (lib/shard.c). */
+enum opmfu_status opmfu_pool_put_run(struct opmfu_report *rep, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK; k++)
+		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
+			st = opmfu_analyses[k]->add(rep->run_state[k], t, err);
+	return st;
+}
+
 /* A table to every writer, and to the run account (which reads what it needs). */
 enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
 				 const struct opmfu_table *t, struct opmfu_err *err)
@@ -224,9 +235,8 @@ enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers 
 		    !(rep->summary_only && (t->def->flags & OPMFU_TABLE_DETAIL));
 	for (k = 0; k < ws->n && st == OPMFU_OK && write; k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
-	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK && rank != OPMFU_RUN_RANK; k++)
-		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
-			st = opmfu_analyses[k]->add(rep->run_state[k], t, err);
+	if (st == OPMFU_OK && rank != OPMFU_RUN_RANK)
+		st = opmfu_pool_put_run(rep, t, err);
 	return st;
 }
 

@@ -331,6 +331,7 @@ struct merge {
 	struct opmfu_writers *ws;
 	const struct opmfu_table_def *defs[MAX_RANK_TABS];   /* read rank by rank */
 	const struct opmfu_table_def *copied[MAX_RANK_TABS]; /* copied whole by every writer */
+	unsigned char run_only[MAX_RANK_TABS]; /* defs[k] is also copied: put to the per-run analyses alone */
 	size_t n_defs, n_copied, ranks_done;
 	size_t n_ranks; /* merged (rep->n_ranks counts rep->ranks, which a merge has not) */
 	struct opmfu_cell_store cs[MAX_RANK_TABS];
@@ -348,7 +349,7 @@ static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor
 
 	for (k = 0; k < m->n_defs && st == OPMFU_OK; k++) {
 		struct opmfu_table t;
-		opmfu_cell_store_release(&m->cs[k]);
+		opmfu_cell_store_clear(&m->cs[k]);
 		if ((st = opmfu_results_cursor_rank(cur, k, rank, &m->cs[k], err)))
 			break;
 		t = opmfu_cell_store_table(&m->cs[k]);
@@ -360,7 +361,8 @@ static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor
 						     "not one", s->path, t.n_rows, rank);
 			failed = col >= 0 && !c[col].null && c[col].v.t.n == 6 && !memcmp(c[col].v.t.s, "failed", 6);
 		}
-		st = opmfu_pool_put(m->rep, m->ws, rank, &t, err);
+		st = m->run_only[k] ? opmfu_pool_put_run(m->rep, &t, err)
+				    : opmfu_pool_put(m->rep, m->ws, rank, &t, err);
 	}
 	if (st == OPMFU_OK)
 		st = opmfu_pool_keep(m->o, m->rep, m->ws, rank, !failed, &xlsx, err);
@@ -374,11 +376,13 @@ static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor
 	return st;
 }
 
+static int want_col(void *ctx, size_t k, const char *col);
+
 static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, struct opmfu_err *err)
 {
 	struct opmfu_results_cursor *cur = NULL;
-	enum opmfu_status st = opmfu_results_cursor_open(s->path, m->defs, m->n_defs, &cur, err);
-	size_t i, k;
+	enum opmfu_status st = opmfu_results_cursor_open(s->path, m->defs, m->n_defs, want_col, m, &cur, err);
+	size_t i;
 	for (i = 0; i < s->n && st == OPMFU_OK; i++)
 		st = merge_rank(m, cur, s, s->ranks[i], err);
 	if (st == OPMFU_OK)
@@ -386,10 +390,29 @@ static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, 
 	else
 		opmfu_results_cursor_close(cur, NULL);
 	/* the shard's ranks are one block of the run's rank order: its rows go after the shard before's */
-	for (i = 0; i < m->n_copied && st == OPMFU_OK; i++)
-		for (k = 0; k < m->ws->n && st == OPMFU_OK; k++)
-			st = m->ws->v[k]->type->copy(m->ws->v[k], s->path, m->copied[i], err);
+	for (i = 0; i < m->ws->n && st == OPMFU_OK && m->n_copied; i++)
+		st = m->ws->v[i]->type->copy(m->ws->v[i], s->path, m->copied, m->n_copied, err);
 	return st;
+}
+
+/* Whether a per-run analysis reads column col of the table of that name. */
+static int read_col_by_run(const char *name, const char *col)
+{
+	size_t i, k;
+	for (i = 0; opmfu_analyses[i]; i++) {
+		const struct opmfu_analysis *a = opmfu_analyses[i];
+		for (k = 0; a->scope == OPMFU_PER_RUN && a->needs && a->needs[k]; k++)
+			if (!strcmp(a->needs[k], name) && (!a->reads || a->reads(name, col)))
+				return 1;
+	}
+	return 0;
+}
+
+/* The columns the cursor reads: a table also copied feeds only the per-run analyses. */
+static int want_col(void *ctx, size_t k, const char *col)
+{
+	const struct merge *m = ctx;
+	return !m->run_only[k] || read_col_by_run(m->defs[k]->name, col);
 }
 
 /* Whether a per-run analysis reads the table of that name (its needs). */
@@ -405,9 +428,13 @@ static int read_by_run(const char *name)
 	return 0;
 }
 
-/* The big per-rank tables (OperatorMFU, OpmfuOps, ModuleMFU) feed no per-run
- * analysis: when every writer can copy (the database alone), they are copied
- * shard by shard instead of read back and put; the rest is read. */
+/* When every writer can copy (the database alone), a table a single run
+ * writes as the rank made it is copied shard by shard instead of put rank
+ * by rank: the big per-rank tables (OperatorMFU, OpmfuOps, ModuleMFU) feed
+ * no per-run analysis and are not read at all; those that do (OpmfuModules,
+ * OpmfuKernels, OpmfuRankSummary, ...) are read for it, and copied. Read
+ * and put: a held table (OpmfuSteps: the merge completes it), an internal
+ * one (OpmfuCollCalls), OpmfuModel (the run's rows follow the ranks'). */
 static void split_defs(struct merge *m)
 {
 	const struct opmfu_table_def *all[MAX_RANK_TABS];
@@ -421,10 +448,16 @@ static void split_defs(struct merge *m)
 		/* --summary-only: a detail table no per-run analysis reads goes nowhere */
 		if (m->rep->summary_only && (all[i]->flags & OPMFU_TABLE_DETAIL) && !read_by_run(all[i]->name))
 			continue;
-		if (copy && !read_by_run(all[i]->name) && all[i] != &opmfu_model_def && i + 1 < n)
+		int whole = copy && all[i] != &opmfu_model_def &&
+			    !(all[i]->flags & (OPMFU_TABLE_HELD | OPMFU_TABLE_INTERNAL)) &&
+			    !(m->rep->summary_only && (all[i]->flags & OPMFU_TABLE_DETAIL));
+		if (whole)
 			m->copied[m->n_copied++] = all[i];
-		else
+		/* OpmfuRankSummary is read whatever: a rank's status */
+		if (!whole || read_by_run(all[i]->name) || i + 1 == n) {
+			m->run_only[m->n_defs] = (unsigned char)whole;
 			m->defs[m->n_defs++] = all[i];
+		}
 	}
 }
 

@@ -23,7 +23,8 @@ Checked, for N = 1, 2, 3, 7 (N = 7: one rank per shard; with 7 ranks and N = 3 b
   * two empty shards of the same I: exit 2, `A and B are both shard 1/9`;
   * shards of two runs (a Kineto pair from gen_kineto is run kineto-w8-...): exit 2, the message
     naming both files and runs; shards of different N: exit 2;
-  * tampered shard results: OpmfuShard dropped, a REAL cell made text, a rank's OpmfuRankSummary
+  * tampered shard results: OpmfuShard dropped, a REAL cell made text (one the run account reads,
+    and with --export db,csv ones it does not), a rank's OpmfuRankSummary
     row deleted, a column dropped, a row's rank_id changed, a file that is not a database: each
     exit 1 with its message naming the file and the table;
   * a rank whose database is junk: its shard exits 3 and is written, the merge exits 3 ("1 of 7
@@ -300,8 +301,13 @@ def main():
         t = tamper("noshard", "DROP TABLE OpmfuShard")
         run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: not a shard result (no OpmfuShard rows): "
             "'opmfu analyze --shard I/N -o DIR' writes one\n" % t)
-        t = tamper("text", "UPDATE OpmfuModules SET mfu = 'high' WHERE rowid = 3")
+        # OpmfuModules feeds the run account (its hotspots read self_mfu, not mfu): the database
+        # alone copies it and reads the account's columns, which are checked
+        t = tamper("text", "UPDATE OpmfuModules SET self_mfu = 'high' WHERE rowid = 3")
         run([opmfu, "merge", t, s2, "-o", nothing], 1,
+            "opmfu: error: %s: OpmfuModules row 3: self_mfu is not a number\n" % t)
+        t = tamper("text_mfu", "UPDATE OpmfuModules SET mfu = 'high' WHERE rowid = 3")
+        run([opmfu, "merge", t, s2, "-o", nothing, "--export", "db,csv"], 1,
             "opmfu: error: %s: OpmfuModules row 3: mfu is not a number\n" % t)
         # OpmfuOps feeds no per-run analysis: the database alone copies it as it is; with another
         # export it is read back rank by rank, and checked
