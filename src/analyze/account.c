@@ -878,6 +878,25 @@ static enum opmfu_status acc_run_add(void *s, const struct opmfu_table *t, struc
 	return opmfu_account_run_add(s, t, err);
 }
 
+/* A hotspot table's columns are read through its spec; the others (OpmfuRankSummary, OpmfuSteps) whole. */
+static int acc_reads(const char *table, const char *col)
+{
+	size_t k, j;
+	for (k = 0; k < OPMFU_NHOT; k++) {
+		const struct hot_spec *sp = &hot_specs[k];
+		const char *const named[] = { sp->key, sp->key2, sp->key3, sp->calls, sp->kernel_ns, sp->lost_ns,
+					      sp->recoverable_ns, sp->mfu, sp->weight, sp->roofline_ns,
+					      sp->roofline_kernel_ns, sp->flops, sp->bytes };
+		if (strcmp(sp->table, table))
+			continue;
+		for (j = 0; j < sizeof(named) / sizeof(named[0]); j++)
+			if (named[j] && !strcmp(named[j], col))
+				return 1;
+		return 0;
+	}
+	return 1;
+}
+
 static const char *const acc_needs[] = { "OpmfuRankSummary", "OpmfuSteps", "OpmfuModuleClasses", "OpmfuModules",
 					  "OpmfuOpTypes", "OpmfuShapes", "OpmfuKernels", "OpmfuCollectives", NULL };
 static const struct opmfu_table_def *const acc_makes[] = { &opmfu_run_def, &opmfu_hotspots_def, &opmfu_stragglers_def,
@@ -887,4 +906,5 @@ const struct opmfu_analysis opmfu_analysis_account = {
 	.name = "account", .scope = OPMFU_PER_RUN, .needs = acc_needs, .makes = acc_makes,
 	.state_size = sizeof(struct opmfu_account), .init = acc_init, .release = acc_release, .add = acc_add,
 	.keep = acc_keep, .drop = acc_drop, .run_add = acc_run_add, .finish = acc_finish, .run_tables = acc_tables,
+	.reads = acc_reads,
 };

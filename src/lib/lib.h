@@ -135,6 +135,8 @@ const struct opmfu_table_def *const *opmfu_run_table_defs(size_t *n);
 /* A table of rank (or OPMFU_RUN_RANK) to every writer and every per-run analysis. */
 enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
 				 const struct opmfu_table *t, struct opmfu_err *err);
+/* The same to the per-run analyses alone: a merge copies the table to the writers. */
+enum opmfu_status opmfu_pool_put_run(struct opmfu_report *rep, const struct opmfu_table *t, struct opmfu_err *err);
 /* The rank's tables are final: every writer keeps them (its workbooks into
  * *xlsx's bits; export warnings when analysed), then the per-run analyses. */
 enum opmfu_status opmfu_pool_keep(const struct opmfu_opts *o, struct opmfu_report *rep, struct opmfu_writers *ws,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/sbuf.h"
 #include "base/sat.h"
 #include "base/sort.h"
 #include "lib/lib.h"
@@ -33,6 +34,13 @@ static const struct opmfu_column cols[] = {
 /* no workbook: its run rows are put under OPMFU_RUN_RANK */
 const struct opmfu_table_def opmfu_model_def = {
 	"OpmfuModel", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0,
+};
+
+/* A shard's (SPEC 22): per rank, the run's rows were it the run's median
+ * rank (rank_id the rank, step its median step); the merge takes the
+ * median rank's (lib/shard.c). Never in a run's result. */
+const struct opmfu_table_def opmfu_model_run_def = {
+	"OpmfuModelRun", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_INTERNAL,
 };
 
 /* ---- the notes ---- */
@@ -302,13 +310,34 @@ static const struct rank_sum *median_rank(const struct check *c, const int *rank
 	return NULL;
 }
 
+/* The run's rows from rs, the median rank's (NULL or without a step: the
+ * conventions' FLOPs alone), rank_id and step NULL; for a shard's
+ * OpmfuModelRun (rank given) the rank and its median step. */
+static enum opmfu_status run_rows(const struct check *c, const struct rank_sum *rs, const int *rank,
+				  struct opmfu_cell_store *cs, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+
+	for (k = 0; k < c->pub.n_run && st == OPMFU_OK; k++) {
+		struct opmfu_model_check r = c->pub.run[k];
+		if (rs && rs->have) {
+			r.step_ns = rs->window;
+			r.peak_tflops = rs->peak;
+			r.trace_flops = rs->flops;
+			r.trace_mfu = rs->trace_mfu;
+			derive(c, &r, rs->compute_cov, rs->records_only);
+		}
+		st = add_row(cs, rank, rank && rs && rs->have ? rs->step : OPMFU_NO_STEP, &r, err);
+	}
+	return st;
+}
+
 enum opmfu_status opmfu_model_check_run(struct opmfu_model_report *m, const int *median, struct opmfu_cell_store *cs,
 					struct opmfu_err *err)
 {
 	struct check *c = check_of(m);
-	enum opmfu_status st = OPMFU_OK;
 	const struct rank_sum *rs;
-	size_t k;
 
 	opmfu_cell_store_init(cs, &opmfu_model_def);
 	rs = median_rank(c, median);
@@ -316,16 +345,31 @@ enum opmfu_status opmfu_model_check_run(struct opmfu_model_report *m, const int 
 		m->median_rank = rs->rank;
 		m->median_step = rs->have && rs->step != OPMFU_NO_STEP ? (long long)rs->step : -1;
 	}
-	for (k = 0; k < m->n_run && st == OPMFU_OK; k++) {
-		struct opmfu_model_check *r = &m->run[k];
-		if (rs && rs->have) {
-			r->step_ns = rs->window;
-			r->peak_tflops = rs->peak;
-			r->trace_flops = rs->flops;
-			r->trace_mfu = rs->trace_mfu;
-			derive(c, r, rs->compute_cov, rs->records_only);
-		}
-		st = add_row(cs, NULL, OPMFU_NO_STEP, r, err);
-	}
-	return st;
+	return run_rows(c, rs, NULL, cs, err);
+}
+
+enum opmfu_status opmfu_model_check_run_of(struct opmfu_model_report *m, size_t i, struct opmfu_cell_store *cs,
+					   struct opmfu_err *err)
+{
+	struct check *c = check_of(m);
+	opmfu_cell_store_init(cs, &opmfu_model_run_def);
+	return run_rows(c, &c->ranks[i], &c->ranks[i].rank, cs, err);
+}
+
+/* The config, the run options and the conventions' FLOPs: all that makes
+ * the rows, so that equal texts mean shards analysed alike. */
+enum opmfu_status opmfu_model_check_describe(const struct opmfu_model_report *m, struct sbuf *sb,
+					     struct opmfu_err *err)
+{
+	const struct opmfu_model_result *r = &m->res;
+	size_t k;
+
+	sbuf_addf(sb, "%s; %s; seq_len %lld, prompt_len %lld, global_batch %lld, tokens_per_step %.17g, world_size "
+		  "%lld, dp %lld, timesteps %lld, cfg_passes %lld, forward_only %d, causal %d, dtype class %d",
+		  r->arch, r->model, r->seq_len, r->prompt_len, r->global_batch, r->tokens_per_step, r->world_size,
+		  r->dp, r->timesteps, r->cfg_passes, r->forward_only, r->causal, m->dtype_class);
+	for (k = 0; k < m->n_run; k++)
+		sbuf_addf(sb, "; %s %.17g per step, %.17g per device", opmfu_convention_name(m->run[k].conv),
+			  m->run[k].flops_per_step, m->run[k].flops_per_device);
+	return sb->oom ? opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory describing the model") : OPMFU_OK;
 }

@@ -45,6 +45,20 @@ enum opmfu_status opmfu_model_check_rank(struct opmfu_model_report *m, size_t i,
 enum opmfu_status opmfu_model_check_run(struct opmfu_model_report *m, const int *median, struct opmfu_cell_store *cs,
 					struct opmfu_err *err);
 
+/* A shard's (SPEC 22) OpmfuModelRun rows for rank i, given to
+ * opmfu_model_check_rank: the run's rows were it the median rank, with its
+ * rank_id and median step; into cs (initialised here). */
+extern const struct opmfu_table_def opmfu_model_run_def;
+enum opmfu_status opmfu_model_check_run_of(struct opmfu_model_report *m, size_t i, struct opmfu_cell_store *cs,
+					   struct opmfu_err *err);
+
+/* One line naming the config, run options, dtype class and conventions'
+ * FLOPs, appended to sb: OpmfuShard.model, which the shards of a merge
+ * must share. */
+struct sbuf;
+enum opmfu_status opmfu_model_check_describe(const struct opmfu_model_report *m, struct sbuf *sb,
+					     struct opmfu_err *err);
+
 /* NULL is a no-op */
 void opmfu_model_check_release(struct opmfu_model_report *m);
 

@@ -250,11 +250,12 @@ enum opmfu_status opmfu_analyze_report(const struct opmfu_opts *o, struct opmfu_
 	n_found = list.n;
 	if (o->ranks && (st = opmfu_rank_list_select(&list, o->ranks, o->n_ranks, err)))
 		goto out;
-	/* the model's FLOPs once, before any rank: a bad config stops the run here */
+	/* the model's FLOPs once, before any rank: a bad config stops the run here
+	 * (before the shard is taken: its OpmfuShard rows name the model) */
+	if (o->model && (st = opmfu_model_check_start(o, n_found, list.n, rep, err)))
+		goto out;
 	/* a shard is taken from the run's ranks after --rank-list (lib/shard.c) */
 	if (o->shard_n && (st = opmfu_shard_take(o, &list, rep, err)))
-		goto out;
-	if (o->model && (st = opmfu_model_check_start(o, n_found, list.n, rep, err)))
 		goto out;
 
 	if ((st = opmfu_make_layout(o, o->out_dir ? o->out_dir : list.v[0].out_hint, rep, err)) ||
@@ -355,7 +356,7 @@ const struct opmfu_rows *opmfu_run_rows(const struct opmfu_run *run, const char 
 		cs = &a->hotspots;
 	else if (!strcmp(table, "OpmfuStragglers"))
 		cs = &a->stragglers;
-	else if (!strcmp(table, "OpmfuModel") && rep->model)
+	else if (!strcmp(table, "OpmfuModel") && (rep->model || rep->model_run_of))
 		cs = &rep->model_run;
 	else if (!strcmp(table, "OpmfuShard") && rep->shard_n)
 		cs = &rep->shard;

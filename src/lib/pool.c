@@ -97,7 +97,7 @@ static size_t n_summary_tables;
 static const struct opmfu_table_def *detail_tables[MAX_TABS]; /* the others */
 static size_t n_detail_tables;
 /* a shard's: also what the merge's per-run analyses read (lib/shard.c) */
-static const struct opmfu_table_def *shard_tables[MAX_TABS + 2];
+static const struct opmfu_table_def *shard_tables[MAX_TABS + 3];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void list_tables(void)
@@ -114,6 +114,7 @@ static void list_tables(void)
 	memcpy(shard_tables, run_tables, n_run_tables * sizeof(*run_tables));
 	shard_tables[n_run_tables] = &opmfu_coll_calls_def;
 	shard_tables[n_run_tables + 1] = &opmfu_shard_def;
+	shard_tables[n_run_tables + 2] = &opmfu_model_run_def;
 }
 
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << 0 && OPMFU_XLSX_MODULE == 1 << 1,
@@ -159,7 +160,7 @@ enum opmfu_status opmfu_pool_open_writers(const struct opmfu_opts *o, struct opm
 	 * analyses read them; --summary-only is the merge's, cli refuses it with --shard). */
 	if (rep->shard_n) {
 		rep->n_tables = n_run_tables;
-		return opmfu_writers_open(ws, rep->out_dir, want, shard_tables, n_run_tables + 2, err);
+		return opmfu_writers_open(ws, rep->out_dir, want, shard_tables, n_run_tables + 3, err);
 	}
 	rep->n_tables = rep->summary_only ? n_summary_tables : n_run_tables;
 	st = opmfu_writers_open(ws, rep->out_dir, want, rep->summary_only ? summary_tables : run_tables,
@@ -210,6 +211,17 @@ void opmfu_writers_close(struct opmfu_writers *ws)
 	ws->n = 0;
 }
 
+/* A table to the per-run analyses alone: a merge that copies it to the writers (lib/shard.c). */
+enum opmfu_status opmfu_pool_put_run(struct opmfu_report *rep, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	enum opmfu_status st = OPMFU_OK;
+	size_t k;
+	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK; k++)
+		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
+			st = opmfu_analyses[k]->add(rep->run_state[k], t, err);
+	return st;
+}
+
 /* A table to every writer, and to the run account (which reads what it needs). */
 enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers *ws, int rank,
 				 const struct opmfu_table *t, struct opmfu_err *err)
@@ -223,24 +235,32 @@ enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers 
 		    !(rep->summary_only && (t->def->flags & OPMFU_TABLE_DETAIL));
 	for (k = 0; k < ws->n && st == OPMFU_OK && write; k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
-	for (k = 0; opmfu_analyses[k] && st == OPMFU_OK && rank != OPMFU_RUN_RANK; k++)
-		if (opmfu_analyses[k]->scope == OPMFU_PER_RUN && rep->run_state[k])
-			st = opmfu_analyses[k]->add(rep->run_state[k], t, err);
+	if (st == OPMFU_OK && rank != OPMFU_RUN_RANK)
+		st = opmfu_pool_put_run(rep, t, err);
 	return st;
 }
 
-/* OpmfuModel (analyze --model): the rank's rows, per step and convention. */
+/* OpmfuModel (analyze --model): the rank's rows, per step and convention;
+ * a shard's also the run's rows were the rank the median (OpmfuModelRun). */
 static enum opmfu_status put_model(struct opmfu_report *rep, const struct opmfu_rank_report *rr,
 				   const struct opmfu_steps *steps, struct opmfu_writers *ws, struct opmfu_err *err)
 {
 	struct opmfu_cell_store cs;
 	struct opmfu_table t;
-	enum opmfu_status st = opmfu_model_check_rank(rep->model, (size_t)(rr - rep->ranks), steps, rr, &cs, err);
+	size_t i = (size_t)(rr - rep->ranks);
+	enum opmfu_status st = opmfu_model_check_rank(rep->model, i, steps, rr, &cs, err);
 	if (st == OPMFU_OK) {
 		t = opmfu_cell_store_table(&cs);
 		st = opmfu_pool_put(rep, ws, rr->rank, &t, err);
 	}
 	opmfu_cell_store_release(&cs);
+	if (st == OPMFU_OK && rep->shard_n) {
+		if ((st = opmfu_model_check_run_of(rep->model, i, &cs, err)) == OPMFU_OK) {
+			t = opmfu_cell_store_table(&cs);
+			st = opmfu_pool_put(rep, ws, rr->rank, &t, err);
+		}
+		opmfu_cell_store_release(&cs);
+	}
 	return st;
 }
 
@@ -317,6 +337,11 @@ enum opmfu_status opmfu_pool_finish(const char *run_id, const char *source, size
 	have_median = median_rank(t, n, &median);
 	if (rep->model && !rep->shard_n) {
 		if ((st = opmfu_model_check_run(rep->model, have_median ? &median : NULL, &rep->model_run, err)))
+			return st;
+		t[n++] = opmfu_cell_store_table(&rep->model_run);
+	} else if (rep->model_run_of) {
+		/* a merge's: the median rank's rows, from the shard that held it */
+		if ((st = rep->model_run_of(rep->model_ctx, have_median ? &median : NULL, &rep->model_run, err)))
 			return st;
 		t[n++] = opmfu_cell_store_table(&rep->model_run);
 	}

@@ -155,6 +155,11 @@ struct opmfu_report {
 	struct opmfu_model_report *model; /* with opts.model: the model against the trace; else NULL */
 	void *run_state[OPMFU_MAX_ANALYSES]; /* per registered per-run analysis (the account: OpmfuRun, ...) */
 	struct opmfu_cell_store model_run; /* with opts.model: OpmfuModel's run rows */
+	/* a merge of shards analysed with --model: OpmfuModel's run rows of the
+	 * run's median rank (NULL: none) into cs, initialised here (lib/shard.c) */
+	enum opmfu_status (*model_run_of)(void *ctx, const int *median, struct opmfu_cell_store *cs,
+					  struct opmfu_err *err);
+	void *model_ctx;
 	/* a shard (opts.shard_n > 0, lib/shard.c): its OpmfuShard rows, put at the
 	 * run's end instead of the run's tables; a merge: the shards' run */
 	int shard_n;

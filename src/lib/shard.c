@@ -21,13 +21,15 @@
 #include "read/results.h"
 #include "read/sqlite_in.h"
 
-enum { SH_RUN, SH_SOURCE, SH_SHARD, SH_SHARDS, SH_RUN_RANKS, SH_RANK, SH_INPUT, SH_NCOL };
+enum { SH_RUN, SH_SOURCE, SH_SHARD, SH_SHARDS, SH_RUN_RANKS, SH_RANK, SH_INPUT, SH_MODEL, SH_NCOL };
 
 static const struct opmfu_column shard_cols[] = {
 	{ "run_id", OPMFU_COL_TEXT, "Run ID", 0, 0 },	   { "source", OPMFU_COL_TEXT, "Source", 0, 0 },
 	{ "shard", OPMFU_COL_INT, "Shard", 0, 0 },	   { "shards", OPMFU_COL_INT, "Shards", 0, 0 },
 	{ "run_ranks", OPMFU_COL_INT, "Run Ranks", 0, 0 }, { "rank_id", OPMFU_COL_INT, "Rank ID", 0, 0 },
 	{ "input", OPMFU_COL_TEXT, "Input", 0, 0 },
+	/* analyze --model: the config, options and conventions' FLOPs, one line; else NULL */
+	{ "model", OPMFU_COL_TEXT, "Model", 0, 0 },
 };
 _Static_assert(SH_NCOL == sizeof(shard_cols) / sizeof(shard_cols[0]), "OpmfuShard's columns");
 
@@ -44,6 +46,7 @@ enum opmfu_status opmfu_shard_take(const struct opmfu_opts *o, struct opmfu_rank
 	struct opmfu_cell row[SH_NCOL];
 	enum opmfu_status st = OPMFU_OK;
 	size_t n = list->n, lo, hi, i, k = 0;
+	struct sbuf model;
 
 	if (o->shard_n < 1 || o->shard_i < 1 || o->shard_i > o->shard_n)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "--shard %d/%d: I must be 1 to N", o->shard_i, o->shard_n);
@@ -69,13 +72,19 @@ enum opmfu_status opmfu_shard_take(const struct opmfu_opts *o, struct opmfu_rank
 	/* a shard of no rank still says which it is: one row, rank_id NULL */
 	row[SH_RANK] = opmfu_cell_null();
 	row[SH_INPUT] = opmfu_cell_null();
-	if (lo == hi)
+	row[SH_MODEL] = opmfu_cell_null();
+	sbuf_init(&model);
+	/* the merge makes OpmfuModel's run rows from the shards' OpmfuModelRun: they must be alike */
+	if (rep->model && (st = opmfu_model_check_describe(rep->model, &model, err)) == OPMFU_OK)
+		row[SH_MODEL] = opmfu_cell_str(model.buf);
+	if (lo == hi && st == OPMFU_OK)
 		st = opmfu_cell_store_add(&rep->shard, row, err);
 	for (i = lo; i < hi && st == OPMFU_OK; i++) {
 		row[SH_RANK] = opmfu_cell_int(list->v[i].rank);
 		row[SH_INPUT] = opmfu_cell_str(list->v[i].path);
 		st = opmfu_cell_store_add(&rep->shard, row, err);
 	}
+	sbuf_release(&model);
 	if (st)
 		return st;
 	for (i = 0; i < n; i++) {
@@ -93,6 +102,7 @@ enum opmfu_status opmfu_shard_take(const struct opmfu_opts *o, struct opmfu_rank
 struct shard_in {
 	const char *path;
 	char *run_id, *source;
+	char *model; /* OpmfuShard.model: analysed with --model; NULL: without */
 	int64_t shard, shards, run_ranks;
 	int *ranks;
 	size_t n, cap, rows;
@@ -105,6 +115,7 @@ static void shard_in_release(struct shard_in *s)
 {
 	opmfu_free(s->run_id);
 	opmfu_free(s->source);
+	opmfu_free(s->model);
 	opmfu_free(s->ranks);
 }
 
@@ -135,11 +146,13 @@ static enum opmfu_status shard_rows(void *ctx, size_t k, const struct opmfu_tabl
 		size_t row = ++s->rows;
 		t->row(t->src, i, c);
 		for (j = 0; j < SH_NCOL; j++)
-			if (c[j].null && j != SH_RANK && j != SH_INPUT)
+			if (c[j].null && j != SH_RANK && j != SH_INPUT && j != SH_MODEL)
 				return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: OpmfuShard row %zu: %s is NULL", s->path,
 						     row, shard_cols[j].name);
 		if (row == 1) {
 			if (!(s->run_id = dup_cell(&c[SH_RUN])) || !(s->source = dup_cell(&c[SH_SOURCE])))
+				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", s->path);
+			if (!c[SH_MODEL].null && !(s->model = dup_cell(&c[SH_MODEL])))
 				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", s->path);
 			s->shard = c[SH_SHARD].v.i;
 			s->shards = c[SH_SHARDS].v.i;
@@ -151,7 +164,8 @@ static enum opmfu_status shard_rows(void *ctx, size_t k, const struct opmfu_tabl
 						     "is not a shard", s->path, (long long)s->shard, (long long)s->shards,
 						     (long long)s->run_ranks);
 		} else if (!same_text(s->run_id, &c[SH_RUN]) || c[SH_SHARD].v.i != s->shard ||
-			   c[SH_SHARDS].v.i != s->shards || c[SH_RUN_RANKS].v.i != s->run_ranks) {
+			   c[SH_SHARDS].v.i != s->shards || c[SH_RUN_RANKS].v.i != s->run_ranks ||
+			   (s->model ? !same_text(s->model, &c[SH_MODEL]) : !c[SH_MODEL].null)) {
 			return opmfu_err_set(err, OPMFU_ERR_FORMAT,
 					     "%s: OpmfuShard row %zu: another run or shard than row 1's", s->path, row);
 		}
@@ -223,6 +237,14 @@ static enum opmfu_status check_run(const struct shard_in *sh, size_t n, struct o
 					     "of a merge are cut from the same ranks into the same N", a->path,
 					     (long long)a->shard, (long long)a->shards, (long long)a->run_ranks, b->path,
 					     (long long)b->shard, (long long)b->shards, (long long)b->run_ranks);
+		if (!a->model != !b->model)
+			return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s was analysed %s --model, %s %s: the shards of a "
+					     "merge are analysed with the same --model options", a->path,
+					     a->model ? "with" : "without", b->path, b->model ? "with" : "without");
+		if (a->model && strcmp(a->model, b->model))
+			return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s and %s were analysed with other --model options "
+					     "(OpmfuShard.model '%s', '%s'): the shards of a merge are analysed with the "
+					     "same", a->path, b->path, a->model, b->model);
 	}
 	return OPMFU_OK;
 }
@@ -309,7 +331,8 @@ struct merge {
 	struct opmfu_writers *ws;
 	const struct opmfu_table_def *defs[MAX_RANK_TABS];   /* read rank by rank */
 	const struct opmfu_table_def *copied[MAX_RANK_TABS]; /* copied whole by every writer */
-	size_t n_defs, n_copied, ranks_done, model_rows;
+	unsigned char run_only[MAX_RANK_TABS]; /* defs[k] is also copied: put to the per-run analyses alone */
+	size_t n_defs, n_copied, ranks_done;
 	size_t n_ranks; /* merged (rep->n_ranks counts rep->ranks, which a merge has not) */
 	struct opmfu_cell_store cs[MAX_RANK_TABS];
 	double t0;
@@ -326,12 +349,10 @@ static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor
 
 	for (k = 0; k < m->n_defs && st == OPMFU_OK; k++) {
 		struct opmfu_table t;
-		opmfu_cell_store_release(&m->cs[k]);
+		opmfu_cell_store_clear(&m->cs[k]);
 		if ((st = opmfu_results_cursor_rank(cur, k, rank, &m->cs[k], err)))
 			break;
 		t = opmfu_cell_store_table(&m->cs[k]);
-		if (m->defs[k] == &opmfu_model_def)
-			m->model_rows += t.n_rows;
 		if (k == last) {
 			int col = opmfu_table_col(t.def, "status");
 			struct opmfu_cell *c = m->cs[k].cells;
@@ -340,7 +361,8 @@ static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor
 						     "not one", s->path, t.n_rows, rank);
 			failed = col >= 0 && !c[col].null && c[col].v.t.n == 6 && !memcmp(c[col].v.t.s, "failed", 6);
 		}
-		st = opmfu_pool_put(m->rep, m->ws, rank, &t, err);
+		st = m->run_only[k] ? opmfu_pool_put_run(m->rep, &t, err)
+				    : opmfu_pool_put(m->rep, m->ws, rank, &t, err);
 	}
 	if (st == OPMFU_OK)
 		st = opmfu_pool_keep(m->o, m->rep, m->ws, rank, !failed, &xlsx, err);
@@ -354,11 +376,13 @@ static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor
 	return st;
 }
 
+static int want_col(void *ctx, size_t k, const char *col);
+
 static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, struct opmfu_err *err)
 {
 	struct opmfu_results_cursor *cur = NULL;
-	enum opmfu_status st = opmfu_results_cursor_open(s->path, m->defs, m->n_defs, &cur, err);
-	size_t i, k;
+	enum opmfu_status st = opmfu_results_cursor_open(s->path, m->defs, m->n_defs, want_col, m, &cur, err);
+	size_t i;
 	for (i = 0; i < s->n && st == OPMFU_OK; i++)
 		st = merge_rank(m, cur, s, s->ranks[i], err);
 	if (st == OPMFU_OK)
@@ -366,10 +390,29 @@ static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, 
 	else
 		opmfu_results_cursor_close(cur, NULL);
 	/* the shard's ranks are one block of the run's rank order: its rows go after the shard before's */
-	for (i = 0; i < m->n_copied && st == OPMFU_OK; i++)
-		for (k = 0; k < m->ws->n && st == OPMFU_OK; k++)
-			st = m->ws->v[k]->type->copy(m->ws->v[k], s->path, m->copied[i], err);
+	for (i = 0; i < m->ws->n && st == OPMFU_OK && m->n_copied; i++)
+		st = m->ws->v[i]->type->copy(m->ws->v[i], s->path, m->copied, m->n_copied, err);
 	return st;
+}
+
+/* Whether a per-run analysis reads column col of the table of that name. */
+static int read_col_by_run(const char *name, const char *col)
+{
+	size_t i, k;
+	for (i = 0; opmfu_analyses[i]; i++) {
+		const struct opmfu_analysis *a = opmfu_analyses[i];
+		for (k = 0; a->scope == OPMFU_PER_RUN && a->needs && a->needs[k]; k++)
+			if (!strcmp(a->needs[k], name) && (!a->reads || a->reads(name, col)))
+				return 1;
+	}
+	return 0;
+}
+
+/* The columns the cursor reads: a table also copied feeds only the per-run analyses. */
+static int want_col(void *ctx, size_t k, const char *col)
+{
+	const struct merge *m = ctx;
+	return !m->run_only[k] || read_col_by_run(m->defs[k]->name, col);
 }
 
 /* Whether a per-run analysis reads the table of that name (its needs). */
@@ -385,9 +428,13 @@ static int read_by_run(const char *name)
 	return 0;
 }
 
-/* The big per-rank tables (OperatorMFU, OpmfuOps, ModuleMFU) feed no per-run
- * analysis: when every writer can copy (the database alone), they are copied
- * shard by shard instead of read back and put; the rest is read. */
+/* When every writer can copy (the database alone), a table a single run
+ * writes as the rank made it is copied shard by shard instead of put rank
+ * by rank: the big per-rank tables (OperatorMFU, OpmfuOps, ModuleMFU) feed
+ * no per-run analysis and are not read at all; those that do (OpmfuModules,
+ * OpmfuKernels, OpmfuRankSummary, ...) are read for it, and copied. Read
+ * and put: a held table (OpmfuSteps: the merge completes it), an internal
+ * one (OpmfuCollCalls), OpmfuModel (the run's rows follow the ranks'). */
 static void split_defs(struct merge *m)
 {
 	const struct opmfu_table_def *all[MAX_RANK_TABS];
@@ -401,11 +448,67 @@ static void split_defs(struct merge *m)
 		/* --summary-only: a detail table no per-run analysis reads goes nowhere */
 		if (m->rep->summary_only && (all[i]->flags & OPMFU_TABLE_DETAIL) && !read_by_run(all[i]->name))
 			continue;
-		if (copy && !read_by_run(all[i]->name) && all[i] != &opmfu_model_def && i + 1 < n)
+		int whole = copy && all[i] != &opmfu_model_def &&
+			    !(all[i]->flags & (OPMFU_TABLE_HELD | OPMFU_TABLE_INTERNAL)) &&
+			    !(m->rep->summary_only && (all[i]->flags & OPMFU_TABLE_DETAIL));
+		if (whole)
 			m->copied[m->n_copied++] = all[i];
-		else
+		/* OpmfuRankSummary is read whatever: a rank's status */
+		if (!whole || read_by_run(all[i]->name) || i + 1 == n) {
+			m->run_only[m->n_defs] = (unsigned char)whole;
 			m->defs[m->n_defs++] = all[i];
+		}
 	}
+}
+
+/* OpmfuModel's run rows: the median rank's OpmfuModelRun rows, from the
+ * shard that held it, as the single run makes them (opmfu_model_check_run). */
+struct model_pick {
+	const struct shard_in *sh;
+	size_t n;
+	struct opmfu_cell_store *cs;
+};
+
+static enum opmfu_status model_rows(void *ctx, size_t k, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	struct model_pick *mp = ctx;
+	struct opmfu_cell c[16];
+	enum opmfu_status st = OPMFU_OK;
+	size_t i;
+	(void)k;
+	if (t->def->n_cols > sizeof(c) / sizeof(c[0]) || t->def->n_cols != opmfu_model_def.n_cols)
+		return opmfu_err_set(err, OPMFU_ERR_FORMAT, "OpmfuModelRun is not OpmfuModel's columns");
+	for (i = 0; i < t->n_rows && st == OPMFU_OK; i++) {
+		t->row(t->src, i, c);
+		c[0] = c[1] = opmfu_cell_null(); /* rank_id, step: the run's */
+		st = opmfu_cell_store_add(mp->cs, c, err);
+	}
+	return st;
+}
+
+static enum opmfu_status model_run_of(void *ctx, const int *median, struct opmfu_cell_store *cs,
+				      struct opmfu_err *err)
+{
+	const struct opmfu_table_def *def = &opmfu_model_run_def;
+	struct model_pick *mp = ctx;
+	enum opmfu_status st;
+	size_t i, k;
+
+	opmfu_cell_store_init(cs, &opmfu_model_def);
+	/* no median rank: every rank failed, and nothing is written */
+	for (i = 0; median && i < mp->n; i++)
+		for (k = 0; k < mp->sh[i].n; k++) {
+			if (mp->sh[i].ranks[k] != *median)
+				continue;
+			mp->cs = cs;
+			st = opmfu_results_tables(mp->sh[i].path, &def, 1, median, 1, 64, model_rows, mp, err);
+			if (st == OPMFU_OK && !cs->n_rows)
+				st = opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: OpmfuModelRun has no rows for rank %d, the "
+						   "run's median rank: not a complete shard result", mp->sh[i].path,
+						   *median);
+			return st;
+		}
+	return OPMFU_OK;
 }
 
 /* "2, 4 and 5" of the shards 1..N not in sh, into sb; how many. */
@@ -431,6 +534,7 @@ static enum opmfu_status merge_run(const struct opmfu_opts *o, struct opmfu_repo
 				   size_t n, struct opmfu_err *err)
 {
 	struct opmfu_writers ws = OPMFU_WRITERS_INIT;
+	struct model_pick mp = { sh, n, NULL };
 	struct merge m;
 	enum opmfu_status st = OPMFU_OK;
 	size_t i, miss;
@@ -452,6 +556,10 @@ static enum opmfu_status merge_run(const struct opmfu_opts *o, struct opmfu_repo
 					     "give -o another folder", sh[i].path, (long long)sh[i].shard);
 	if ((st = opmfu_pool_open_writers(o, rep, &ws, err)))
 		goto out;
+	if (sh[0].model) {
+		rep->model_run_of = model_run_of;
+		rep->model_ctx = &mp;
+	}
 	split_defs(&m);
 	for (i = 0; i < m.n_defs; i++)
 		opmfu_cell_store_init(&m.cs[i], m.defs[i]);
@@ -461,9 +569,6 @@ static enum opmfu_status merge_run(const struct opmfu_opts *o, struct opmfu_repo
 		st = opmfu_pool_finish(rep->run_id, rep->source, m.n_ranks, rep, &ws, err);
 	if (st)
 		goto out;
-	if (m.model_rows)
-		opmfu_warn(o, "OpmfuModel: each rank's rows are merged, the run's rows (rank_id NULL) are not: 'opmfu "
-			      "analyze --model' of the whole run writes them");
 	if (rep->n_failed == m.n_ranks) {
 		st = opmfu_err_set(err, OPMFU_ERR_PARTIAL, "%zu of %zu rank%s failed; %s left unchanged", rep->n_failed,
 				   m.n_ranks, m.n_ranks == 1 ? "" : "s", rep->out_db ? rep->out_db : "the previous results");

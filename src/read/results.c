@@ -538,24 +538,29 @@ static enum opmfu_status typed_row(sqlite3_stmt *s, const char *path, const stru
 	int k = 0;
 
 	for (c = 0; c < def->n_cols; c++) {
+		sqlite3_value *val;
 		int t;
 		if (!at[c]) {
 			cells[c] = opmfu_cell_null();
 			continue;
 		}
-		t = sqlite3_column_type(s, k);
+		/* one lookup of the column, then its value read as is: a merge reads every
+		 * cell of a shard this way (the connection has no mutex, so the value
+		 * sqlite3_column_value gives may be read directly) */
+		val = sqlite3_column_value(s, k);
+		t = sqlite3_value_type(val);
 		if (t == SQLITE_NULL)
 			cells[c] = opmfu_cell_null();
 		else if (def->cols[c].type == OPMFU_COL_INT && t == SQLITE_INTEGER)
-			cells[c] = opmfu_cell_int(sqlite3_column_int64(s, k));
+			cells[c] = opmfu_cell_int(sqlite3_value_int64(val));
 		else if (def->cols[c].type == OPMFU_COL_REAL && (t == SQLITE_INTEGER || t == SQLITE_FLOAT))
-			cells[c] = opmfu_cell_real(sqlite3_column_double(s, k));
+			cells[c] = opmfu_cell_real(sqlite3_value_double(val));
 		else if (def->cols[c].type == OPMFU_COL_TEXT && t == SQLITE_TEXT) {
-			const char *v = (const char *)sqlite3_column_text(s, k);
+			const char *v = (const char *)sqlite3_value_text(val);
 			if (!v)
 				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path,
 						     def->name);
-			cells[c] = opmfu_cell_text(v, (size_t)sqlite3_column_bytes(s, k));
+			cells[c] = opmfu_cell_text(v, (size_t)sqlite3_value_bytes(val));
 		} else
 			return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: %s row %zu: %s is not %s", path, def->name,
 					     row, def->cols[c].name, want[def->cols[c].type]);
@@ -653,7 +658,8 @@ enum opmfu_status opmfu_results_tables(const char *path, const struct opmfu_tabl
 struct cursor_tab {
 	const struct opmfu_table_def *def;
 	sqlite3_stmt *s;
-	int rank_col;
+	int *at;      /* the def's columns selected (the others are NULL cells) */
+	int rank_col; /* rank_id's column in s */
 	int state; /* 0: step for the next row; 1: a row is there, not taken; 2: no more rows */
 	size_t row;
 };
@@ -668,8 +674,25 @@ struct opmfu_results_cursor {
 	int *at;
 };
 
+/* Leaves in at[] the columns want(ctx, k, name) keeps, and rank_id; its place in the SELECT into *rank_col. */
+static void keep_columns(const struct opmfu_table_def *def, size_t k, opmfu_results_want_fn want, void *ctx, int *at,
+			 int *rank_col)
+{
+	size_t col;
+	int n = 0;
+	*rank_col = -1;
+	for (col = 0; col < def->n_cols; col++) {
+		int rank = !strcmp(def->cols[col].name, "rank_id");
+		at[col] = rank || !want || want(ctx, k, def->cols[col].name);
+		if (rank)
+			*rank_col = n;
+		n += at[col];
+	}
+}
+
 enum opmfu_status opmfu_results_cursor_open(const char *path, const struct opmfu_table_def *const *defs, size_t n,
-					    struct opmfu_results_cursor **out, struct opmfu_err *err)
+					    opmfu_results_want_fn want, void *want_ctx, struct opmfu_results_cursor **out,
+					    struct opmfu_err *err)
 {
 	struct opmfu_results_cursor *c = opmfu_calloc(1, sizeof(*c));
 	enum opmfu_status st = OPMFU_OK;
@@ -692,8 +715,11 @@ enum opmfu_status opmfu_results_cursor_open(const char *path, const struct opmfu
 		const struct opmfu_table_def *def = defs[k];
 		int have;
 		c->t[k].def = def;
-		c->t[k].rank_col = opmfu_table_col(def, "rank_id");
 		c->n = k + 1;
+		if (!(c->t[k].at = opmfu_calloc(def->n_cols + 1, sizeof(*c->t[k].at)))) {
+			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", path);
+			break;
+		}
 		if ((st = has_table(c->db, path, def->name, &have, err)))
 			break;
 		if (!have) {
@@ -710,8 +736,9 @@ enum opmfu_status opmfu_results_cursor_open(const char *path, const struct opmfu
 					   path, def->name, def->cols[col].name);
 			break;
 		}
+		keep_columns(def, k, want, want_ctx, c->t[k].at, &c->t[k].rank_col);
 		sbuf_reset(&sb);
-		select_sql(&sb, def, c->at, NULL, 0);
+		select_sql(&sb, def, c->t[k].at, NULL, 0);
 		sbuf_adds(&sb, " ORDER BY rowid");
 		if (sb.oom)
 			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path, def->name);
@@ -719,9 +746,6 @@ enum opmfu_status opmfu_results_cursor_open(const char *path, const struct opmfu
 			st = sql_fail(c->db, path, def->name, err);
 	}
 	sbuf_release(&sb);
-	/* every column is there (checked above) */
-	for (col = 0; col < wide; col++)
-		c->at[col] = 1;
 	return st;
 }
 
@@ -758,7 +782,7 @@ enum opmfu_status opmfu_results_cursor_rank(struct opmfu_results_cursor *c, size
 	int64_t r = 0;
 
 	while ((st = cursor_peek(c, t, &r, err)) == OPMFU_OK && t->state == 1 && r == rank) {
-		if ((st = typed_row(t->s, c->path, t->def, c->at, t->row, c->cells, err)) ||
+		if ((st = typed_row(t->s, c->path, t->def, t->at, t->row, c->cells, err)) ||
 		    (st = opmfu_cell_store_add(cs, c->cells, err)))
 			break;
 		t->state = 0;
@@ -781,8 +805,10 @@ enum opmfu_status opmfu_results_cursor_close(struct opmfu_results_cursor *c, str
 					   "%s: %s row %zu: rank %lld is not one of the shard's ranks (OpmfuShard), "
 					   "or out of rank order", c->path, c->t[k].def->name, c->t[k].row, (long long)r);
 	}
-	for (k = 0; k < c->n; k++)
+	for (k = 0; k < c->n; k++) {
 		sqlite3_finalize(c->t[k].s);
+		opmfu_free(c->t[k].at);
+	}
 	if (c->db) {
 		sqlite3_close(c->db);
 		if (st == OPMFU_OK && err)

@@ -113,8 +113,13 @@ enum opmfu_status opmfu_results_tables(const char *path, const struct opmfu_tabl
  * rows are read in rowid order, which is rank order as the shard wrote them.
  */
 struct opmfu_results_cursor;
+/* Whether the reader wants column col of table defs[k]; a column not wanted
+ * is not read and its cells are NULL (rank_id is always read). */
+typedef int (*opmfu_results_want_fn)(void *ctx, size_t k, const char *col);
+/* want NULL: every column. */
 enum opmfu_status opmfu_results_cursor_open(const char *path, const struct opmfu_table_def *const *defs, size_t n,
-					    struct opmfu_results_cursor **out, struct opmfu_err *err);
+					    opmfu_results_want_fn want, void *want_ctx, struct opmfu_results_cursor **out,
+					    struct opmfu_err *err);
 /* Appends to cs (over defs[k]) the next rows of table k whose rank_id is
  * rank, stopping at the first of another rank; a value of another type than
  * its column's is OPMFU_ERR_FORMAT naming the file, table, row and column. */

@@ -87,6 +87,9 @@ struct opmfu_analysis {
 	enum opmfu_status (*run_add)(void *state, const struct opmfu_table *t, struct opmfu_err *err);
 	enum opmfu_status (*finish)(void *state, const struct opmfu_run_ctx *ctx, struct opmfu_err *err);
 	size_t (*run_tables)(void *state, struct opmfu_table *out);
+	/* optional (NULL: every column of its needs): whether add reads column col of
+	 * table; a merge reads no other column of a table it copies (lib/shard.c) */
+	int (*reads)(const char *table, const char *col);
 };
 
 /* The state of analysis a on ctx's rank (a registered per-rank analysis that

@@ -36,6 +36,20 @@ void opmfu_cell_store_release(struct opmfu_cell_store *cs)
 }
 
 /* A copy of s[0..n), NUL-terminated (so a writer needs no copy to end it), or NULL. */
+void opmfu_cell_store_clear(struct opmfu_cell_store *cs)
+{
+	struct opmfu_text_block *b = cs->blocks, *next;
+	if (b) {
+		/* the newest block is the largest (they double): it stays, emptied */
+		for (next = b->next; next; next = b->next) {
+			b->next = next->next;
+			opmfu_free(next);
+		}
+		b->used = 0;
+	}
+	cs->n_rows = 0;
+}
+
 static const char *copy_text(struct opmfu_cell_store *cs, const char *s, size_t n)
 {
 	struct opmfu_text_block *b = cs->blocks;

@@ -144,6 +144,8 @@ struct opmfu_cell_store {
 
 void opmfu_cell_store_init(struct opmfu_cell_store *cs, const struct opmfu_table_def *def);
 void opmfu_cell_store_release(struct opmfu_cell_store *cs);
+/* No rows, its memory kept for the next (a merge's store of one rank after another). */
+void opmfu_cell_store_clear(struct opmfu_cell_store *cs);
 
 /* Appends a row of def->n_cols cells, copying their texts. On
  * OPMFU_ERR_NOMEM nothing was appended. */

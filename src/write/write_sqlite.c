@@ -422,8 +422,10 @@ static enum opmfu_status db_put(struct opmfu_writer *w, int rank, const struct o
 	(void)rank;
 	if (!tb)
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s was not opened", o->path, t->def->name);
-	/* another put's strings live elsewhere: forget what is bound */
-	memset(tb->bound, 0, BATCH * nc * sizeof(*tb->bound));
+	/* another put's strings live elsewhere: forget what is bound (only
+	 * batches use it: most puts are of a few rows, and this is per put) */
+	if (batched)
+		memset(tb->bound, 0, BATCH * nc * sizeof(*tb->bound));
 	tb->put |= n > 0;
 	for (i = 0; i < n; i++) {
 		sqlite3_stmt *s = tb->ins;
@@ -784,42 +786,93 @@ static void db_close(struct opmfu_writer *w)
  * of put's time for OperatorMFU). ATTACH is refused inside a transaction;
  * the staged file has no journal, so ending the run's transaction and
  * starting another costs nothing, and nothing is visible before commit. */
-static enum opmfu_status db_copy(struct opmfu_writer *w, const char *path, const struct opmfu_table_def *def,
-				 struct opmfu_err *err)
+/* Whether the shard's table has def's columns, in def's order, and no other. */
+static int same_columns(sqlite3 *db, const struct opmfu_table_def *def, struct sbuf *sb)
+{
+	sqlite3_stmt *s = NULL;
+	size_t c;
+	int same;
+	sbuf_reset(sb);
+	sbuf_addf(sb, "SELECT * FROM shard.\"%s\"", def->name);
+	if (sb->oom || sqlite3_prepare_v2(db, sb->buf, -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return 0;
+	}
+	same = sqlite3_column_count(s) == (int)def->n_cols;
+	for (c = 0; c < def->n_cols && same; c++) {
+		const char *name = sqlite3_column_name(s, (int)c);
+		same = name && !strcmp(name, def->cols[c].name);
+	}
+	sqlite3_finalize(s);
+	return same;
+}
+
+/* INSERT INTO main.T SELECT * FROM shard.T when its columns are def's in
+ * order: SQLite then copies each row's record as it is, without decoding it
+ * (its transfer optimization: the tables are made by one CREATE TABLE, so
+ * they agree), 5 times fewer instructions than naming the columns; else
+ * INSERT INTO main.T (cols) SELECT cols FROM shard.T ORDER BY rowid, which
+ * takes each column by name (and names one missing). Into sb. */
+static void copy_sql(sqlite3 *db, struct sbuf *sb, const struct opmfu_table_def *def)
+{
+	size_t c, k;
+	if (same_columns(db, def, sb)) {
+		sbuf_reset(sb);
+		sbuf_addf(sb, "INSERT INTO main.\"%s\" SELECT * FROM shard.\"%s\"", def->name, def->name);
+		return;
+	}
+	sbuf_reset(sb);
+	sbuf_addf(sb, "INSERT INTO main.\"%s\" (", def->name);
+	for (k = 0; k < 2; k++) {
+		for (c = 0; c < def->n_cols; c++)
+			sbuf_addf(sb, "%s\"%s\"", c ? ", " : "", def->cols[c].name);
+		sbuf_adds(sb, k ? "" : ") SELECT ");
+	}
+	sbuf_addf(sb, " FROM shard.\"%s\" ORDER BY rowid", def->name);
+}
+
+/* One ATTACH for every table of the shard (its schema is read once). */
+static enum opmfu_status db_copy(struct opmfu_writer *w, const char *path, const struct opmfu_table_def *const *defs,
+				 size_t n, struct opmfu_err *err)
 {
 	struct db_writer *o = (struct db_writer *)w;
 	enum opmfu_status st = OPMFU_OK;
 	sqlite3_stmt *s = NULL;
 	struct sbuf sb;
-	size_t c;
+	size_t i;
 	int attached = 0;
 
-	if (!find_tab(o, def))
-		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s was not opened", o->path, def->name);
+	for (i = 0; i < n; i++)
+		if (!find_tab(o, defs[i]))
+			return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s was not opened", o->path,
+					     defs[i]->name);
+	if (!n)
+		return OPMFU_OK;
 	/* a quoted name that is no column must fail, not be copied as a text */
 	sqlite3_db_config(o->db, SQLITE_DBCONFIG_DQS_DML, 0, (int *)NULL);
 	if ((st = exec(o, "COMMIT", "cannot copy rows", err)))
 		return st;
 	o->in_txn = 0;
 	sbuf_init(&sb);
-	sbuf_addf(&sb, "INSERT INTO main.\"%s\" (", def->name);
-	for (c = 0; c < def->n_cols; c++)
-		sbuf_addf(&sb, "%s\"%s\"", c ? ", " : "", def->cols[c].name);
-	sbuf_adds(&sb, ") SELECT ");
-	for (c = 0; c < def->n_cols; c++)
-		sbuf_addf(&sb, "%s\"%s\"", c ? ", " : "", def->cols[c].name);
-	sbuf_addf(&sb, " FROM shard.\"%s\" ORDER BY rowid", def->name);
-	if (sb.oom) {
-		st = nomem(o->path, err);
-	} else if (sqlite3_prepare_v2(o->db, "ATTACH DATABASE ?1 AS shard", -1, &s, NULL) != SQLITE_OK ||
-		   sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE) {
+	if (sqlite3_prepare_v2(o->db, "ATTACH DATABASE ?1 AS shard", -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
 		st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot read it: %s", path, sqlite3_errmsg(o->db));
-	} else {
+	else
 		attached = 1;
-		if (sqlite3_exec(o->db, sb.buf, NULL, NULL, NULL) != SQLITE_OK)
-			st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot copy %s: %s", path, def->name,
+	/* one transaction for them all, as the rows put are */
+	if (!st)
+		st = exec(o, "BEGIN IMMEDIATE", "cannot start a transaction", err);
+	for (i = 0; i < n && !st; i++) {
+		copy_sql(o->db, &sb, defs[i]);
+		if (sb.oom)
+			st = nomem(o->path, err);
+		else if (sqlite3_exec(o->db, sb.buf, NULL, NULL, NULL) != SQLITE_OK)
+			st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot copy %s: %s", path, defs[i]->name,
 					   sqlite3_errmsg(o->db));
 	}
+	if (attached && sqlite3_get_autocommit(o->db) == 0 && sqlite3_exec(o->db, st ? "ROLLBACK" : "COMMIT", NULL,
+									    NULL, NULL) != SQLITE_OK && !st)
+		st = fail(o, "cannot copy rows", err);
 	sqlite3_finalize(s);
 	sbuf_release(&sb);
 	if (attached && sqlite3_exec(o->db, "DETACH DATABASE shard", NULL, NULL, NULL) != SQLITE_OK && !st)

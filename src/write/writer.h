@@ -60,12 +60,12 @@ struct opmfu_writer_type {
 	enum opmfu_status (*commit)(struct opmfu_writer *w, struct opmfu_err *err);
 	/* Undoes anything not committed (or kept) and frees. */
 	void (*close)(struct opmfu_writer *w);
-	/* Optional (NULL: none): appends every row of def's table in the opmfu
-	 * result database at path, in its rowid order, as they are there: what
-	 * opmfu merge does with the tables no per-run analysis reads, instead of
-	 * putting them rank by rank (lib/shard.c, SPEC 22). */
-	enum opmfu_status (*copy)(struct opmfu_writer *w, const char *path, const struct opmfu_table_def *def,
-				  struct opmfu_err *err);
+	/* Optional (NULL: none): appends every row of the tables defs[0 .. n) in
+	 * the opmfu result database at path, each in its rowid order, as they
+	 * are there: what opmfu merge does with the tables it does not need to
+	 * write rank by rank, instead of putting them (lib/shard.c, SPEC 22). */
+	enum opmfu_status (*copy)(struct opmfu_writer *w, const char *path, const struct opmfu_table_def *const *defs,
+				  size_t n, struct opmfu_err *err);
 };
 
 /* Every writer's handle starts with this. */
