@@ -1,7 +1,7 @@
 /*
  * fuzz_shard_db.c - `opmfu merge` of a shard result the input describes
  * (lib/shard.c, read/results.c): the tables of a shard (the run's tables,
- * OpmfuCollCalls and OpmfuShard), declared from the library's own table
+ * OpmfuCollCalls, OpmfuModelRun and OpmfuShard), declared from the library's own table
  * defs, a table or its last column sometimes left out, rows of any storage
  * class; the database is merged, alone or twice (the same shard given
  * twice), into a fresh folder with some exports.
@@ -30,6 +30,7 @@
 #include "fuzz.h"
 #include "fuzz_input.h"
 #include "lib/lib.h"
+#include "lib/model_check.h"
 #include "opmfu.h"
 
 #define MAX_T 40
@@ -91,10 +92,11 @@ static size_t shard_defs(const struct opmfu_table_def **out)
 {
 	size_t n, k;
 	const struct opmfu_table_def *const *run = opmfu_run_table_defs(&n);
-	FUZZ_ASSERT(n + 2 <= MAX_T);
+	FUZZ_ASSERT(n + 3 <= MAX_T);
 	for (k = 0; k < n; k++)
 		out[k] = run[k];
 	out[n++] = &opmfu_coll_calls_def;
+	out[n++] = &opmfu_model_run_def;
 	out[n++] = &opmfu_shard_def;
 	qsort(out, n, sizeof(*out), by_name);
 	return n;
