@@ -19,11 +19,12 @@
 #include "fuzz_input.h"
 #include "lib/report.h"
 
-/* Binds to s's parameter col one value of kind (0-8, any other: a small
- * integer as REAL): NULL, small integers and timestamps near each other
+/* Binds to s's parameter col one value of kind (0-8 and 10, any other: a
+ * small integer as REAL): NULL, small integers and timestamps near each other
  * (ids meet, ranges overlap), any int64, a word of dict, raw bytes as text
- * (NULs, invalid UTF-8) or as a blob, any double, a timestamp as TEXT. */
-static void fuzz_bind(struct reader *r, sqlite3_stmt *s, int col, unsigned kind, const char *const *dict,
+ * (NULs, invalid UTF-8) or as a blob, any double, a timestamp as TEXT; 10: a
+ * text of any length up to 65535 (a 2-byte length first: real names). */
+static inline void fuzz_bind(struct reader *r, sqlite3_stmt *s, int col, unsigned kind, const char *const *dict,
 		      size_t n_dict)
 {
 	unsigned len, i;
@@ -64,6 +65,15 @@ static void fuzz_bind(struct reader *r, sqlite3_stmt *s, int col, unsigned kind,
 		sqlite3_bind_double(s, col, d);
 		break;
 	}
+	case 10: /* a long text: a big-endian 2-byte length, then the bytes */
+		len = byte(r) << 8;
+		len |= byte(r);
+		if (len > r->n)
+			len = (unsigned)r->n;
+		sqlite3_bind_text(s, col, (const char *)r->p, (int)len, SQLITE_TRANSIENT);
+		r->p += len;
+		r->n -= len;
+		break;
 	case 8: /* a timestamp as TEXT, as real PYTORCH_API has them */
 		i = 1000 + (byte(r) << 8 | byte(r));
 		snprintf(buf, sizeof(buf), "%u", i);
@@ -75,7 +85,7 @@ static void fuzz_bind(struct reader *r, sqlite3_stmt *s, int col, unsigned kind,
 	}
 }
 
-static long long count(sqlite3 *db, const char *sql, int rank)
+static inline long long count(sqlite3 *db, const char *sql, int rank)
 {
 	sqlite3_stmt *s;
 	long long n = -1;
@@ -88,7 +98,7 @@ static long long count(sqlite3 *db, const char *sql, int rank)
 }
 
 /* out/cluster_analysis_output/json/<table>.jsonl: rows lines, each a valid JSON text. */
-static void check_jsonl(const char *out, const char *table, size_t rows)
+static inline void check_jsonl(const char *out, const char *table, size_t rows)
 {
 	char path[256], *buf = NULL;
 	size_t n = 0, cap = 0, got, lines = 0, from = 0, i;
@@ -126,7 +136,7 @@ static void check_jsonl(const char *out, const char *table, size_t rows)
 /* The rank's summary row, and its OperatorMFU and ModuleMFU rows as many as its report says. */
 /* What holds of any rank's report, whatever the input: counts within
  * their wholes, a reason where the state needs one. st: the run's status. */
-static void check_rank_report(const struct opmfu_rank_report *k, enum opmfu_status st)
+static inline void check_rank_report(const struct opmfu_rank_report *k, enum opmfu_status st)
 {
 	FUZZ_ASSERT(k->recs_used <= k->recs_read);
 	FUZZ_ASSERT(k->kernels_with_mfu <= k->kernels);
@@ -150,7 +160,7 @@ static void check_rank_report(const struct opmfu_rank_report *k, enum opmfu_stat
 	}
 }
 
-static void check_rank_rows(sqlite3 *db, const struct opmfu_rank_report *k)
+static inline void check_rank_rows(sqlite3 *db, const struct opmfu_rank_report *k)
 {
 	FUZZ_ASSERT(count(db, "SELECT count(*) FROM OpmfuRankSummary WHERE rank_id = ?", k->rank) == 1);
 	if (k->state != OPMFU_RANK_FAILED) {

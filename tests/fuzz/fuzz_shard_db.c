@@ -28,6 +28,7 @@
 
 #include "analyze/collectives.h"
 #include "fuzz.h"
+#include "fuzz_db.h"
 #include "fuzz_input.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
@@ -41,45 +42,10 @@ static const char *const dict[] = {
 };
 #define NDICT (sizeof(dict) / sizeof(dict[0]))
 
-/* kind 0 NULL, 1 int64 (8 bytes, big-endian), 2 double (its 8 bytes), 3 text and 4 blob (a
- * 2-byte length, then the bytes), 5 a word of dict, 6 a small integer (one byte) */
+/* A value of a kind the next byte chooses (fuzz_db.h's fuzz_bind, 0-10). */
 static void value(struct reader *r, sqlite3_stmt *s, int col)
 {
-	unsigned kind = byte(r) % 7, len;
-	switch (kind) {
-	case 0:
-		sqlite3_bind_null(s, col);
-		break;
-	case 1:
-		sqlite3_bind_int64(s, col, (int64_t)u64(r));
-		break;
-	case 2: {
-		uint64_t bits = u64(r);
-		double d;
-		memcpy(&d, &bits, sizeof(d));
-		sqlite3_bind_double(s, col, d);
-		break;
-	}
-	case 3:
-	case 4:
-		len = byte(r) << 8;
-		len |= byte(r);
-		if (len > r->n)
-			len = (unsigned)r->n;
-		if (kind == 3)
-			sqlite3_bind_text(s, col, (const char *)r->p, (int)len, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_blob(s, col, r->p, (int)len, SQLITE_TRANSIENT);
-		r->p += len;
-		r->n -= len;
-		break;
-	case 5:
-		sqlite3_bind_text(s, col, dict[byte(r) % NDICT], -1, SQLITE_STATIC);
-		break;
-	default:
-		sqlite3_bind_int64(s, col, byte(r));
-		break;
-	}
+	fuzz_bind(r, s, col, byte(r) % 11, dict, NDICT);
 }
 
 static int by_name(const void *a, const void *b)

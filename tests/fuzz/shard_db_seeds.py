@@ -4,9 +4,9 @@ input layout (tests/fuzz/fuzz_shard_db.c), so the fuzzer starts from shards the 
 
 shard_db_seeds.py OUT_DIR FLAGS:SHARD_DB...   (FLAGS: the layout's byte 0, e.g. 0, 3, 12)
 
-Tables in name order (the target's), every column in the table's order; values: NULL (kind 0),
-INTEGER (1, 8 bytes big-endian), REAL (2, its 8 bytes as the target reads them), TEXT (3, a
-2-byte length and the UTF-8 bytes)."""
+Tables in name order (the target's), every column in the table's order; values in fuzz_db.h's
+kinds: NULL (0), INTEGER (3, 8 bytes big-endian), REAL (6, its 8 bytes as the target reads
+them), TEXT (10, a 2-byte length and the UTF-8 bytes)."""
 import os
 import sqlite3
 import struct
@@ -25,14 +25,14 @@ def encode(db, flags):
                 if v is None:
                     out.append(0)
                 elif isinstance(v, int):
-                    out.append(1)
+                    out.append(3)
                     out += struct.pack(">q", v)
                 elif isinstance(v, float):
-                    out.append(2)
+                    out.append(6)
                     out += struct.pack(">Q", struct.unpack("<Q", struct.pack("<d", v))[0])
                 else:
                     v = v[:65535]
-                    out.append(3)
+                    out.append(10)
                     out += struct.pack(">H", len(v)) + v
     con.close()
     return bytes(out)
