@@ -41,6 +41,7 @@
 #include "analyze/collectives.h"
 #include "fuzz.h"
 #include "fuzz_input.h"
+#include "fuzz_tables.h"
 #include "lib/diff.h"
 #include "analyze/hotspots.h"
 #include "analyze/modules.h"
@@ -120,7 +121,6 @@ static int has_rank(const struct opmfu_table_def *def)
  * ranks 0 and 1. */
 static void build_db(struct reader *r, const char *path, unsigned flags, size_t rows[NTABLES][2])
 {
-	static const char *const types[] = { "INTEGER", "REAL", "TEXT" };
 	unsigned omit = byte(r) | (flags >> 5 & 1) << 8, short_of = byte(r) | (flags >> 6 & 1) << 8;
 	sqlite3_stmt *ins[NTABLES] = { 0 };
 	size_t ncols[NTABLES], k, c;
@@ -129,26 +129,12 @@ static void build_db(struct reader *r, const char *path, unsigned flags, size_t 
 	FUZZ_ASSERT(sqlite3_open(path, &db) == SQLITE_OK);
 	FUZZ_ASSERT(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN", 0, 0, 0) == SQLITE_OK);
 	for (k = 0; k < NTABLES; k++) {
-		char sql[2048], q[1024];
-		size_t n = 0, m = 0;
 		if (omit & 1u << k) {
 			ncols[k] = 0;
 			continue;
 		}
 		ncols[k] = defs[k]->n_cols - !!(short_of & 1u << k);
-		for (c = 0; c < ncols[k]; c++) {
-			n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s\"%s\" %s", c ? ", " : "", defs[k]->cols[c].name,
-					      types[defs[k]->cols[c].type]);
-			m += (size_t)snprintf(q + m, sizeof(q) - m, "%s?", c ? ", " : "");
-		}
-		FUZZ_ASSERT(n < sizeof(sql) - 64 && m < sizeof(q));
-		{
-			char create[2200], insert[1200];
-			snprintf(create, sizeof(create), "CREATE TABLE \"%s\" (%s)", defs[k]->name, sql);
-			snprintf(insert, sizeof(insert), "INSERT INTO \"%s\" VALUES (%s)", defs[k]->name, q);
-			FUZZ_ASSERT(sqlite3_exec(db, create, 0, 0, 0) == SQLITE_OK);
-			FUZZ_ASSERT(sqlite3_prepare_v2(db, insert, -1, &ins[k], NULL) == SQLITE_OK);
-		}
+		ins[k] = fuzz_declare(db, defs[k], ncols[k]);
 	}
 	while (r->n) {
 		k = byte(r) % NTABLES;

@@ -30,6 +30,7 @@
 #include "fuzz.h"
 #include "fuzz_db.h"
 #include "fuzz_input.h"
+#include "fuzz_tables.h"
 #include "lib/lib.h"
 #include "lib/model_check.h"
 #include "opmfu.h"
@@ -70,7 +71,6 @@ static size_t shard_defs(const struct opmfu_table_def **out)
 
 static void build_db(struct reader *r, const char *path)
 {
-	static const char *const types[] = { "INTEGER", "REAL", "TEXT" };
 	const struct opmfu_table_def *defs[MAX_T];
 	size_t nt = shard_defs(defs), ncols[MAX_T], k, c;
 	uint32_t omit = byte(r) | byte(r) << 8 | byte(r) << 16, short_of = byte(r) | byte(r) << 8 | byte(r) << 16;
@@ -80,24 +80,11 @@ static void build_db(struct reader *r, const char *path)
 	FUZZ_ASSERT(sqlite3_open(path, &db) == SQLITE_OK);
 	FUZZ_ASSERT(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN", 0, 0, 0) == SQLITE_OK);
 	for (k = 0; k < nt; k++) {
-		char cols[4096], q[1024], sql[5200];
-		size_t n = 0, m = 0;
 		if (k < 24 && omit & 1u << k)
 			continue;
 		ncols[k] = defs[k]->n_cols - (k < 24 && short_of & 1u << k ? 1 : 0);
-		for (c = 0; c < ncols[k]; c++) {
-			n += (size_t)snprintf(cols + n, sizeof(cols) - n, "%s\"%s\" %s", c ? ", " : "", defs[k]->cols[c].name,
-					      types[defs[k]->cols[c].type]);
-			m += (size_t)snprintf(q + m, sizeof(q) - m, "%s?", c ? ", " : "");
-			FUZZ_ASSERT(n < sizeof(cols) && m < sizeof(q));
-		}
-		if (!ncols[k])
-			continue;
-		FUZZ_ASSERT(snprintf(sql, sizeof(sql), "CREATE TABLE \"%s\" (%s)", defs[k]->name, cols) < (int)sizeof(sql));
-		FUZZ_ASSERT(sqlite3_exec(db, sql, 0, 0, 0) == SQLITE_OK);
-		FUZZ_ASSERT(snprintf(sql, sizeof(sql), "INSERT INTO \"%s\" VALUES (%s)", defs[k]->name, q) <
-			    (int)sizeof(sql));
-		FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &ins[k], NULL) == SQLITE_OK);
+		if (ncols[k])
+			ins[k] = fuzz_declare(db, defs[k], ncols[k]);
 	}
 	while (r->n) {
 		k = byte(r) % nt;
