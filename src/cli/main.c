@@ -33,8 +33,9 @@ static const char usage_head[] =
 	"\n"
 	"Compute MFU (Model FLOPs Utilization) from profiler traces, or from a model's\n"
 	"config.json. Traces: Ascend PyTorch profiler exports (*_ascend_pt rank\n"
-	"directories, ascend_pytorch_profiler_{rank}.db) and PyTorch profiler (Kineto)\n"
-	"Chrome-trace JSON (*.pt.trace.json, *.json, *.json.gz).\n"
+	"directories, ascend_pytorch_profiler_{rank}.db), PyTorch profiler (Kineto)\n"
+	"Chrome-trace JSON (*.pt.trace.json, *.json, *.json.gz) and Nsight Systems\n"
+	"SQLite exports (*.sqlite).\n"
 	"\n"
 	"commands:\n";
 
