@@ -13,7 +13,8 @@
  *            bit 2: no --peak override (then no kernel gets an MFU);
  *            bit 3: also the csv and json exports;
  *            bit 4: --model (a tiny llama config, --seq-len 128 --global-batch 2)
- *            bit 5: leave COMMUNICATION_TASK_INFO (tables[8]) out
+ *            bit 5: leave COMMUNICATION_TASK_INFO (tables[8]) out;
+ *            bit 6: --steps 1; bit 7: --time-range 0:2us (trace/filter.c)
  *   byte 1   bit i: leave table i of tables[] out (i < 8)
  *   then     rows: a table byte (index mod the table count), then one
  *            value per column of that table, each a kind byte and its data
@@ -47,6 +48,7 @@ static const char *const dict[] = {
 	"DT_BF16;DT_BF16", "FLOAT16;FLOAT16", "INT8;INT8;FLOAT", "FLOAT", "INT64;DT_BF16",
 	"HcclAllreduce", "hcom_allReduce_", "0", "-1", "9223372036854775807", " 12", "12abc",
 	"1000", "1736410576000010000", "Notify_Wait", "Memcpy", "Reduce_Inline", "hcom_send__1_0_1", "RDMASend",
+	"ProfilerStep#1",
 };
 #define NDICT (sizeof(dict) / sizeof(dict[0]))
 
@@ -200,6 +202,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (flags & 8 ? OPMFU_EXPORT_CSV | OPMFU_EXPORT_JSON : 0);
 	o.jobs = flags & 1 ? 2 : 1;
 	o.model = flags & 16 ? &model : NULL;
+	if (flags & 64) {
+		static const int step1[] = { 1 };
+		o.steps = step1;
+		o.n_steps = 1;
+		o.steps_text = "1";
+	}
+	if (flags & 128) {
+		o.has_time_range = 1;
+		o.time_from_ns = 0;
+		o.time_to_ns = 2000;
+		o.time_range_text = "0:2us";
+	}
 	if (!(flags & 4)) {
 		o.peak_tflops[OPMFU_CLASS_FP16] = 353.9;
 		o.peak_tflops[OPMFU_CLASS_INT8] = 707.8;

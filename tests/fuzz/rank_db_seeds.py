@@ -11,6 +11,7 @@ TABLES = ["STRING_IDS", "TASK", "COMPUTE_TASK_INFO", "CONNECTION_IDS", "PYTORCH_
 D_FLOPS, D_MODULE, D_MM, D_MATMUL, D_REC, D_GPT, D_SHAPES, D_SHAPE, D_BF16 = 0, 1, 2, 4, 6, 14, 19, 20, 23
 D_ALLREDUCE_T, D_ALLREDUCE = 29, 30
 D_WAIT, D_MEMCPY, D_REDUCE, D_SEND, D_RDMA = 38, 39, 40, 41, 42
+D_STEP = 43  # ProfilerStep#1
 
 
 def null():
@@ -104,6 +105,9 @@ COMM = COMM_STRINGS + comm(10, 10, 1, [
     (11, 0, 2, 0, 15, 0, 95, 99), (12, 1, 0, 1, 15, 12, 30, 45), (13, 1, 0, 2, 15, 6, 45, 50),
 ]) + comm(14, 14, 2, [(15, 0, 1, 3, 1, 8, 200, 210), (11, 0, 2, 0, 15, 0, 210, 220)])
 
+# ProfilerStep#1 (string id 1000: small ids stop at 15) around the aten::mm (host span 1000-1900)
+STEP = [row("STRING_IDS", ts(0), word(D_STEP)), row("PYTORCH_API", small(2), ts(0), ts(0), ts(900))]
+
 SEEDS = {
     "one_kernel": rank(),
     "one_kernel_j2_xlsx": rank(flags=3),
@@ -123,6 +127,13 @@ SEEDS = {
     # collectives with their tasks (SPEC 19): waits, SDMA transit, RDMA runs
     "comm_tasks": rank(flags=8, extra=COMM),
     "comm_tasks_j2": rank(flags=1, extra=COMM + ODD),
+    # the filters (trace/filter.c): --time-range 0:2us, --steps 1
+    "comm_tasks_time_range": rank(flags=8 | 128, extra=COMM),
+    "odd_values_time_range": rank(flags=1 | 128, extra=ODD),
+    "odd_values_steps": rank(flags=64, extra=ODD),
+    "comm_tasks_both_filters": rank(flags=64 | 128, extra=COMM + ODD),
+    "step_kept": rank(flags=64, extra=STEP),
+    "step_both_filters": rank(flags=8 | 64 | 128, extra=STEP + COMM),
 }
 
 
