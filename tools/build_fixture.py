@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Build a fixture's input tree: build_fixture.py SRC_TREE DST_DIR SCHEMA.sql [STAMP]
 
-Every FILE.db.sql under SRC_TREE becomes the SQLite database FILE.db (and
-FILE.sqlite.sql the database FILE.sqlite, as Nsight Systems names its exports), made from
+Every FILE.db.sql under SRC_TREE becomes the SQLite database FILE.db, made from
 SCHEMA.sql (the part of the profiler schema opmfu reads) followed by the file's
-own statements; a file whose first line is '-- schema: own' brings its own DDL. A line
+own statements; FILE.sqlite.sql becomes the database FILE.sqlite, as Nsight Systems
+names its exports, made from schema/in/nsys.sql the same way. A file whose first
+line is '-- schema: own' brings its own DDL. A line
 '-- include: PATH' (relative to the file) stands for the whole of that file,
 so a case can take another case's rows and then reshape its tables.
 FILE.bin.hex becomes the bytes it spells in hex. Other files are copied.
@@ -13,6 +14,8 @@ import os
 import shutil
 import sqlite3
 import sys
+
+NSYS_SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schema", "in", "nsys.sql")
 
 
 def read_sql(path):
@@ -29,6 +32,7 @@ def read_sql(path):
 
 
 def build_tree(src, dst, schema):
+    nsys = None  # schema/in/nsys.sql, read when a tree has an nsys export
     for root, dirs, files in os.walk(src):
         dirs.sort()
         rel = os.path.relpath(root, src)
@@ -39,7 +43,10 @@ def build_tree(src, dst, schema):
             if name.endswith(".db.sql") or name.endswith(".sqlite.sql"):
                 sql = read_sql(path)
                 if not sql.startswith("-- schema: own"):
-                    sql = schema + "\n" + sql
+                    if name.endswith(".sqlite.sql") and nsys is None:
+                        with open(NSYS_SCHEMA, encoding="utf-8") as f:
+                            nsys = f.read()
+                    sql = (nsys if name.endswith(".sqlite.sql") else schema) + "\n" + sql
                 target = os.path.join(out_dir, name[:-4])
                 if os.path.exists(target):
                     os.remove(target)

@@ -3,11 +3,11 @@
 
 gen_nsys_cases.py [ROOT]   (ROOT: the repository, default: this file's ../..)
 
-Each export is SQL text, fixtures/CASE/tree*/NAME.sqlite.sql, that
-tools/build_fixture.py turns into NAME.sqlite: the CREATE TABLE statements
+Each export is SQL text, fixtures/CASE/tree*/NAME.sqlite.sql: its rows, which
+tools/build_fixture.py turns into NAME.sqlite after the CREATE TABLE statements
 of the tables opmfu reads (schema/in/nsys.sql: copied unchanged from a real
 nsys 2025.3.1 export, schema 3.20.2; CUPTI_ACTIVITY_KIND_MEMSET from
-2026.2.1), then the rows. Columns that are NOT NULL and that opmfu does not read get 0.
+2026.2.1). Export.sql() is a whole database, DDL included, for tests. Columns that are NOT NULL and that opmfu does not read get 0.
 The expected values are derived by hand in each case's README.md.
 """
 import os
@@ -80,7 +80,13 @@ class Export:
         self.add("NVTX_EVENTS", **cols)
 
     def sql(self):
-        return "-- schema: own\n" + DDL.strip() + "\n\n" + "\n".join(self.rows) + "\n"
+        """A whole database: the DDL, then the rows."""
+        return "-- schema: own\n" + DDL.strip() + "\n\n" + self.rows_sql()
+
+    def rows_sql(self):
+        """The rows alone, as a fixture holds them (tools/build_fixture.py puts
+        schema/in/nsys.sql before a FILE.sqlite.sql)."""
+        return "\n".join(self.rows) + "\n"
 
 
 def sql_value(v):
@@ -219,7 +225,7 @@ def multi_export():
 def write(path, export):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(export.sql())
+        f.write(export.rows_sql())
 
 
 def main():
