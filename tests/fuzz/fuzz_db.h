@@ -85,6 +85,24 @@ static inline void fuzz_bind(struct reader *r, sqlite3_stmt *s, int col, unsigne
 	}
 }
 
+/* The whole file at path, NUL-terminated (the schema a target builds its
+ * database from); never NULL. */
+static inline char *fuzz_read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *s;
+	long n;
+
+	FUZZ_ASSERT(f != NULL);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	s = calloc((size_t)n + 1, 1);
+	FUZZ_ASSERT(s && fread(s, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	return s;
+}
+
 static inline long long count(sqlite3 *db, const char *sql, int rank)
 {
 	sqlite3_stmt *s;

@@ -106,18 +106,8 @@ static char *schema_sql;
 
 static void setup_once(void)
 {
-	FILE *f;
-	long n;
-
 	dir = fuzz_scratch();
-	f = fopen(OPMFU_FUZZ_SCHEMA, "rb");
-	FUZZ_ASSERT(f != NULL);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	schema_sql = calloc((size_t)n + 1, 1);
-	FUZZ_ASSERT(schema_sql && fread(schema_sql, 1, (size_t)n, f) == (size_t)n);
-	fclose(f);
+	schema_sql = fuzz_read_file(OPMFU_FUZZ_SCHEMA);
 }
 
 /* INSERT OR IGNORE of the columns of want still in table, every other NOT

@@ -82,17 +82,9 @@ static struct opmfu_model_opts model;
 static void setup_once(void)
 {
 	FILE *f;
-	long n;
 
 	dir = fuzz_scratch();
-	f = fopen(OPMFU_FUZZ_SCHEMA, "rb");
-	FUZZ_ASSERT(f != NULL);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	schema_sql = calloc((size_t)n + 1, 1);
-	FUZZ_ASSERT(schema_sql && fread(schema_sql, 1, (size_t)n, f) == (size_t)n);
-	fclose(f);
+	schema_sql = fuzz_read_file(OPMFU_FUZZ_SCHEMA);
 	snprintf(config_path, sizeof(config_path), "%s/config.json", dir);
 	FUZZ_ASSERT((f = fopen(config_path, "wb")) != NULL);
 	fputs("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4, "

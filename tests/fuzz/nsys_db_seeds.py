@@ -2,11 +2,8 @@
 """Writes the seed corpus of fuzz_nsys_db (tests/fuzz/corpus/nsys_db/) in the
 input layout described at the top of fuzz_nsys_db.c. Run it again after
 changing that layout; the fuzzer adds its own finds beside these."""
-import os
-import sys
-
 # the value kinds both targets share (fuzz_db.h's fuzz_bind), encoded as rank_db_seeds.py does
-from rank_db_seeds import null, raw, small, ts, word  # noqa: E402
+from rank_db_seeds import null, raw, small, ts, word, write_seeds  # noqa: E402
 
 # tables[] of fuzz_nsys_db.c, each with its columns in the DDL's order
 TABLES = [
@@ -169,11 +166,7 @@ SEEDS = {
 
 
 def main():
-    d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "nsys_db")
-    os.makedirs(d, exist_ok=True)
-    for name, data in SEEDS.items():
-        with open(os.path.join(d, name), "wb") as f:
-            f.write(data)
+    write_seeds(SEEDS, "nsys_db")
 
 
 if __name__ == "__main__":

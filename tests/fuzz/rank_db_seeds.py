@@ -137,12 +137,17 @@ SEEDS = {
 }
 
 
-def main():
-    d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "rank_db")
+def write_seeds(seeds, corpus):
+    """seeds (name: bytes) into argv[1], default tests/fuzz/corpus/CORPUS."""
+    d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", corpus)
     os.makedirs(d, exist_ok=True)
-    for name, data in SEEDS.items():
+    for name, data in seeds.items():
         with open(os.path.join(d, name), "wb") as f:
             f.write(data)
+
+
+def main():
+    write_seeds(SEEDS, "rank_db")
 
 
 if __name__ == "__main__":
