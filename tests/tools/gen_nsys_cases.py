@@ -228,13 +228,23 @@ def write(path, export):
         f.write(export.rows_sql())
 
 
+def include(path, of):
+    """path holds the rows of the fixture file of (tools/build_fixture.py's '-- include:')."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("-- include: %s\n" % os.path.relpath(of, os.path.dirname(path)))
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     fx = os.path.join(root, "fixtures")
-    write(os.path.join(fx, "nsys_pytorch", "tree", "job", "rank0.sqlite.sql"), pytorch_rank(1000000))
-    write(os.path.join(fx, "nsys_pytorch", "tree", "job", "rank1.sqlite.sql"), pytorch_rank(2000000))
-    write(os.path.join(fx, "nsys_diff", "tree", "old.sqlite.sql"), pytorch_rank(1000000))
-    write(os.path.join(fx, "nsys_diff", "tree_new", "new.sqlite.sql"), pytorch_rank(2000000))
+    rank0 = os.path.join(fx, "nsys_pytorch", "tree", "job", "rank0.sqlite.sql")
+    rank1 = os.path.join(fx, "nsys_pytorch", "tree", "job", "rank1.sqlite.sql")
+    write(rank0, pytorch_rank(1000000))
+    write(rank1, pytorch_rank(2000000))
+    # nsys_diff compares the two: OLD is rank 0's export, NEW rank 1's
+    include(os.path.join(fx, "nsys_diff", "tree", "old.sqlite.sql"), rank0)
+    include(os.path.join(fx, "nsys_diff", "tree_new", "new.sqlite.sql"), rank1)
     write(os.path.join(fx, "nsys_ranges", "tree", "trace.sqlite.sql"), ranges_rank())
 
 
