@@ -49,7 +49,7 @@ static const struct opmfu_column run_cols[] = {
 	{ "peak_bw_source", OPMFU_COL_TEXT, "Peak Memory Bandwidth Source", 60, 0 },
 	{ "share_comm_wait", OPMFU_COL_REAL, "Exposed Communication, Waiting", 0, OPMFU_COLF_PERCENT },
 };
-const struct opmfu_table_def opmfu_run_def = { "OpmfuRun", run_cols, sizeof(run_cols) / sizeof(run_cols[0]), NULL, 0 };
+const struct opmfu_table_def opmfu_run_def = { "OpmfuRun", run_cols, sizeof(run_cols) / sizeof(run_cols[0]), NULL, 0, NULL };
 enum { R_ID, R_SOURCE, R_RANKS, R_FAILED, R_CHIP, R_PEAK, R_PEAK_SRC, R_MED_RANK, R_MED_STEP, R_STEP_NS, R_TRACE_MFU,
        R_MFU_BUSY, R_COVERAGE, R_IDLE, R_COMM, R_OTHER, R_INEFF, R_ANALYSED, R_MFU_REC, R_MATMUL, R_OTHER_K,
        R_MEMCPY, R_IDLE_HOST, R_IDLE_DEV, R_PROF_STEP, R_BACKLOG, R_WINDOWS, R_MB, R_MB_EFF, R_PEAK_BW, R_PEAK_BW_SRC, R_COMM_WAIT, R_NCOL };
@@ -70,7 +70,7 @@ static const struct opmfu_column hot_cols[] = {
 	{ "intensity", OPMFU_COL_REAL, "FLOPs per Byte", 0, 0 },
 };
 const struct opmfu_table_def opmfu_hotspots_def = { "OpmfuHotspots", hot_cols, sizeof(hot_cols) / sizeof(hot_cols[0]),
-						    NULL, 0 };
+						    NULL, 0, NULL };
 
 static const struct opmfu_column strag_cols[] = {
 	{ "measure", OPMFU_COL_TEXT, "Measure", 20, 0 },
@@ -81,7 +81,7 @@ static const struct opmfu_column strag_cols[] = {
 	{ "culprit_of", OPMFU_COL_TEXT, "Culprit Of", 0, 0 },
 };
 const struct opmfu_table_def opmfu_stragglers_def = { "OpmfuStragglers", strag_cols,
-						      sizeof(strag_cols) / sizeof(strag_cols[0]), NULL, 0 };
+						      sizeof(strag_cols) / sizeof(strag_cols[0]), NULL, 0, NULL };
 
 const char *opmfu_hot_kind_name(int kind)
 {

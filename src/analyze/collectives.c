@@ -131,7 +131,7 @@ _Static_assert(OPMFU_CC_NCOL == sizeof(call_cols) / sizeof(call_cols[0]), "Opmfu
 
 /* the rank's calls for the run's collectives; the exposed parts are "offset+length,..." in ns from the start */
 const struct opmfu_table_def opmfu_coll_calls_def = { "OpmfuCollCalls", call_cols, OPMFU_CC_NCOL, NULL,
-						      OPMFU_TABLE_HELD | OPMFU_TABLE_INTERNAL };
+						      OPMFU_TABLE_HELD | OPMFU_TABLE_INTERNAL, NULL };
 
 static struct opmfu_cell sid_cell(const struct opmfu_trace *t, uint32_t sid)
 {

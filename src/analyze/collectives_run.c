@@ -452,7 +452,7 @@ static const struct opmfu_column cols[] = {
 	{ "link_ns", OPMFU_COL_INT, "Link Time(ns)", 15, 0 },
 };
 const struct opmfu_table_def opmfu_collectives_def = { "OpmfuCollectives", cols, sizeof(cols) / sizeof(cols[0]),
-						       NULL, 0 };
+						       NULL, 0, NULL };
 
 static struct opmfu_cell str_cell(const struct opmfu_coll_run *r, uint32_t id)
 {

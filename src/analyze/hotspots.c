@@ -167,9 +167,9 @@ static const struct opmfu_column kernel_cols[] = {
 };
 
 const struct opmfu_table_def opmfu_op_types_def = { "OpmfuOpTypes", op_cols, sizeof(op_cols) / sizeof(op_cols[0]),
-						     NULL, OPMFU_TABLE_DETAIL };
+						     NULL, OPMFU_TABLE_DETAIL, NULL };
 const struct opmfu_table_def opmfu_kernels_def = { "OpmfuKernels", kernel_cols,
-						   sizeof(kernel_cols) / sizeof(kernel_cols[0]), NULL, OPMFU_TABLE_DETAIL };
+						   sizeof(kernel_cols) / sizeof(kernel_cols[0]), NULL, OPMFU_TABLE_DETAIL, NULL };
 
 static struct opmfu_cell name_cell(const struct opmfu_hotspots *hot, uint32_t sid)
 {

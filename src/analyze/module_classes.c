@@ -179,7 +179,7 @@ static const struct opmfu_column cols[] = {
 };
 
 const struct opmfu_table_def opmfu_module_classes_def = {
-	"OpmfuModuleClasses", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_DETAIL,
+	"OpmfuModuleClasses", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_DETAIL, NULL,
 };
 
 static void class_row(const void *src, size_t i, struct opmfu_cell *c)

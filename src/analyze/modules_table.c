@@ -32,7 +32,7 @@ static const struct opmfu_column cols[] = {
 };
 
 const struct opmfu_table_def opmfu_modules_def = {
-	"OpmfuModules", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_DETAIL,
+	"OpmfuModules", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_DETAIL, NULL,
 };
 
 /* A sum's roofline time; NULL when none of its units has one. */

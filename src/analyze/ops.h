@@ -107,6 +107,8 @@ int64_t opmfu_step_at(const struct opmfu_ranges *steps, int64_t ts);
 
 /* OpmfuOps: one row per unit, for rank. */
 extern const struct opmfu_table_def opmfu_ops_def;
+/* how the database stores it (trace/table.h) */
+extern const struct opmfu_store opmfu_ops_store;
 struct opmfu_ops_table {
 	const struct opmfu_ops *ops;
 	int rank;

@@ -38,7 +38,7 @@ static const struct opmfu_column cols[] = {
 };
 
 const struct opmfu_table_def opmfu_ops_def = {
-	"OpmfuOps", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_DETAIL,
+	"OpmfuOps", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_DETAIL, &opmfu_ops_store,
 };
 
 static struct opmfu_cell sid_cell(const struct opmfu_trace *t, uint32_t sid, uint32_t off)
@@ -98,6 +98,69 @@ static void ops_row(const void *src, size_t i, struct opmfu_cell *c)
 	}
 	roofline_cells(res, u, c + 17);
 }
+
+/* ---- stored narrow in the database (schema/out/opmfu_ops.sql) ---- */
+
+static const struct opmfu_store_col store_cols[] = {
+	{ "rank_id", OPMFU_COL_INT, 0, 0 },      { "step", OPMFU_COL_INT, 0, 0 },
+	{ "kind", OPMFU_COL_INT, 1, 1 },         { "module", OPMFU_COL_INT, 2, 1 },
+	{ "start_ns", OPMFU_COL_INT, 0, 0 },     { "dur_ns", OPMFU_COL_INT, 0, 0 },
+	{ "kernels", OPMFU_COL_INT, 0, 0 },      { "kernel_ns", OPMFU_COL_INT, 0, 0 },
+	{ "flops", OPMFU_COL_INT, 0, 0 },        { "lost_ns", OPMFU_COL_INT, 0, 0 },
+	{ "bytes", OPMFU_COL_INT, 0, 0 },        { "roofline_ns", OPMFU_COL_INT, 0, 0 },
+	{ "recoverable_ns", OPMFU_COL_INT, 0, 0 }, { "mfu", OPMFU_COL_REAL, 0, 0 },
+	{ "roofline_eff", OPMFU_COL_REAL, 0, 0 },
+	{ "op_name", OPMFU_COL_TEXT, 1, 0 },     { "main_kernel", OPMFU_COL_TEXT, 1, 0 },
+	{ "flops_name", OPMFU_COL_TEXT, 1, 0 },  { "flops_source", OPMFU_COL_TEXT, 1, 0 },
+	{ "dtype_class", OPMFU_COL_TEXT, 1, 0 }, { "peak_tflops", OPMFU_COL_REAL, 1, 0 },
+	{ "peak", OPMFU_COL_REAL, 1, 0 },        { "bw", OPMFU_COL_REAL, 1, 0 },
+	{ "bound", OPMFU_COL_TEXT, 1, 0 },
+	{ "module", OPMFU_COL_TEXT, 2, 0 },
+};
+
+/* With the peaks of the rank (src), the view computes mfu and roofline_eff
+ * from them as ops_row does, and they are not stored; without (rows merged
+ * from a shard), they are. The view computes achieved_tflops, intensity and
+ * achieved_tbps from the row, and end_ns as start_ns + dur_ns (times are
+ * clamped to +-2^62: it fits). */
+static void ops_store_row(const void *src, size_t i, const struct opmfu_cell *v, struct opmfu_cell *c)
+{
+	const struct opmfu_ops *res = src ? ((const struct opmfu_ops_table *)src)->ops : NULL;
+
+	c[0] = v[0];
+	c[1] = v[1];
+	c[2] = c[3] = opmfu_cell_null();
+	c[4] = v[4];
+	/* wrapping, not undefined, for a tampered shard's times (a trace's fit) */
+	c[5] = v[4].null || v[5].null ? opmfu_cell_null()
+				      : opmfu_cell_int((int64_t)((uint64_t)v[5].v.i - (uint64_t)v[4].v.i));
+	c[6] = v[6];
+	c[7] = v[8];
+	c[8] = v[9];
+	c[9] = v[15];
+	c[10] = v[17];
+	c[11] = v[21];
+	c[12] = v[23];
+	c[13] = res ? opmfu_cell_null() : v[14];
+	c[14] = res ? opmfu_cell_null() : v[22];
+	c[15] = v[2];
+	c[16] = v[7];
+	c[17] = v[16];
+	c[18] = v[10];
+	c[19] = v[11];
+	c[20] = v[12];
+	c[21] = res ? opmfu_cell_pos(opmfu_unit_peak(res, &res->v[i])) : opmfu_cell_null();
+	c[22] = res ? opmfu_cell_pos(res->pk->bw) : opmfu_cell_null();
+	c[23] = v[20];
+	c[24] = v[3];
+}
+
+static const char *const store_dims[] = { "OpmfuOps_kinds", "OpmfuOps_modules" };
+
+const struct opmfu_store opmfu_ops_store = {
+	&opmfu_ops_def, "OpmfuOps_rows", store_dims, 2, store_cols, sizeof(store_cols) / sizeof(store_cols[0]),
+	ops_store_row, ops_row,
+};
 
 struct opmfu_table opmfu_ops_table(const struct opmfu_ops_table *src)
 {

@@ -182,7 +182,7 @@ static const struct opmfu_column cols[] = {
 };
 
 const struct opmfu_table_def opmfu_shapes_def = { "OpmfuShapes", cols, sizeof(cols) / sizeof(cols[0]), NULL,
-						 OPMFU_TABLE_DETAIL };
+						 OPMFU_TABLE_DETAIL, NULL };
 
 static struct opmfu_cell sid_cell(const struct opmfu_trace *t, uint32_t sid)
 {

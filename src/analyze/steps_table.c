@@ -44,7 +44,7 @@ static const struct opmfu_column cols[] = {
 
 /* held: a GPU's waiting is known once every rank is read (analyze/collectives.h) */
 const struct opmfu_table_def opmfu_steps_def = {
-	"OpmfuSteps", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_HELD,
+	"OpmfuSteps", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_HELD, NULL,
 };
 
 static const char *const kind_name[] = { "step", "backlog", "trace" };

@@ -21,7 +21,7 @@ static const struct opmfu_column cols[] = {
 };
 
 const struct opmfu_table_def opmfu_diff_def = {
-	"OpmfuDiff", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0,
+	"OpmfuDiff", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0, NULL,
 };
 
 /* Whole nanoseconds (the rows hold them as integral doubles); a value

@@ -33,14 +33,14 @@ static const struct opmfu_column cols[] = {
 
 /* no workbook: its run rows are put under OPMFU_RUN_RANK */
 const struct opmfu_table_def opmfu_model_def = {
-	"OpmfuModel", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0,
+	"OpmfuModel", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0, NULL,
 };
 
 /* A shard's (SPEC 22): per rank, the run's rows were it the run's median
  * rank (rank_id the rank, step its median step); the merge takes the
  * median rank's (lib/shard.c). Never in a run's result. */
 const struct opmfu_table_def opmfu_model_run_def = {
-	"OpmfuModelRun", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_INTERNAL,
+	"OpmfuModelRun", cols, sizeof(cols) / sizeof(cols[0]), NULL, OPMFU_TABLE_INTERNAL, NULL,
 };
 
 /* ---- the notes ---- */

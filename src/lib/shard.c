@@ -33,7 +33,7 @@ static const struct opmfu_column shard_cols[] = {
 };
 _Static_assert(SH_NCOL == sizeof(shard_cols) / sizeof(shard_cols[0]), "OpmfuShard's columns");
 
-const struct opmfu_table_def opmfu_shard_def = { "OpmfuShard", shard_cols, SH_NCOL, NULL, 0 };
+const struct opmfu_table_def opmfu_shard_def = { "OpmfuShard", shard_cols, SH_NCOL, NULL, 0, NULL };
 
 /* ---- analyze --shard ---- */
 

@@ -84,7 +84,7 @@ static const struct opmfu_column cols[] = {
 
 /* no workbook: the reference writes none */
 const struct opmfu_table_def opmfu_rank_summary_def = {
-	"OpmfuRankSummary", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0,
+	"OpmfuRankSummary", cols, sizeof(cols) / sizeof(cols[0]), NULL, 0, NULL,
 };
 
 /* an empty text is NULL */

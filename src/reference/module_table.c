@@ -20,7 +20,7 @@ static const struct opmfu_column cols[] = {
 };
 
 const struct opmfu_table_def opmfu_module_mfu_def = {
-	"ModuleMFU", cols, sizeof(cols) / sizeof(cols[0]), "operator_mfu_module", OPMFU_TABLE_DETAIL,
+	"ModuleMFU", cols, sizeof(cols) / sizeof(cols[0]), "operator_mfu_module", OPMFU_TABLE_DETAIL, NULL,
 };
 
 static void module_row(const void *src, size_t i, struct opmfu_cell *c)

@@ -32,7 +32,7 @@ static const struct opmfu_column cols[] = {
 };
 
 const struct opmfu_table_def opmfu_operator_mfu_def = {
-	"OperatorMFU", cols, sizeof(cols) / sizeof(cols[0]), "operator_mfu_kernel", OPMFU_TABLE_DETAIL,
+	"OperatorMFU", cols, sizeof(cols) / sizeof(cols[0]), "operator_mfu_kernel", OPMFU_TABLE_DETAIL, NULL,
 };
 
 enum opmfu_status opmfu_operator_mfu_build(struct opmfu_operator_mfu *om, int rank, const struct opmfu_trace *t,

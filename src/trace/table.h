@@ -42,6 +42,9 @@ struct opmfu_table_def {
 	 * per rank; NULL: no workbook */
 	const char *xlsx_name;
 	unsigned flags; /* enum opmfu_table_flags */
+	/* NULL: the database stores it as a table of its columns; else how it
+	 * stores it narrow, behind a view of its name (below) */
+	const struct opmfu_store *store;
 };
 
 /* How the pool handles a table a per-rank analysis makes. */
@@ -79,6 +82,38 @@ struct opmfu_table {
 	 * them across rows (batched SQLite binds, merged ranges). */
 	void (*row)(const void *src, size_t i, struct opmfu_cell *cells);
 	const void *src;
+};
+
+/*
+ * How the database stores a big table narrow (SPEC 24's output budget): its
+ * rows in a table of stored columns, groups of columns that repeat (an op's
+ * names and classes, a module path) once per rank in dimension tables of
+ * their own with a row id in the row table, and under the table's name a
+ * view that gives its columns back, computing those that follow from the
+ * stored ones (a rate, a ratio) exactly as the row function does. Only the
+ * database writer knows of it; every other writer takes the table's cells.
+ */
+struct opmfu_store_col {
+	const char *name;
+	enum opmfu_coltype type;
+	unsigned dim;     /* 0: a column of the row table; k: of dims[k - 1] */
+	unsigned char id; /* 1: the row table's column of dimension dim's id (the writer's cell) */
+};
+
+struct opmfu_store {
+	const struct opmfu_table_def *def; /* the table it stores, a view of that name */
+	const char *rows;                  /* the row table's name */
+	const char *const *dims;           /* the dimension tables' names; each is (rank_id, id, its columns) */
+	size_t n_dims;
+	const struct opmfu_store_col *cols; /* what row() gives, in order; the row table's first is rank_id */
+	size_t n_cols;
+	/* The stored cells of a row from its cells vis (the cells of id columns
+	 * are the writer's). src and i are the row's when the table is the
+	 * analysis' own (its row function is own_row), so that values the cells
+	 * do not hold can be stored; else src is NULL (opmfu merge puts rows read
+	 * back from a shard) and the view must give the same cells without them. */
+	void (*row)(const void *src, size_t i, const struct opmfu_cell *vis, struct opmfu_cell *out);
+	void (*own_row)(const void *src, size_t i, struct opmfu_cell *cells);
 };
 
 static inline struct opmfu_cell opmfu_cell_int(int64_t v)

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/idtab.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "sql_out.h"
@@ -80,11 +81,35 @@ struct bound {
 
 enum { BOUND_UNKNOWN, BOUND_INT, BOUND_DOUBLE, BOUND_TEXT, BOUND_NULL };
 
-/* One table's statements. */
+/* A dimension of a stored table (trace/table.h): the ids of its values
+ * within the rank being put. */
+struct dim {
+	const char *name;
+	sqlite3_stmt *ins;         /* INSERT INTO name VALUES (rank, id, its columns) */
+	size_t *cell, n_cell;      /* the store's cells of its columns */
+	size_t id_cell;            /* the store's cell of its id in the row table */
+	struct opmfu_cell *last;   /* the previous row's cells: texts compared by address */
+	int64_t last_id;           /* 0: no previous row */
+	struct opmfu_idtab tab;    /* key -> id - 1 */
+	struct { size_t off, len; } *key; /* by id - 1, into keys */
+	size_t n_key, cap_key;
+	struct sbuf keys;
+};
+
+/* One table's statements. A stored table's inserts are into its row
+ * table, of the store's row-table columns. */
 struct tab {
 	const struct opmfu_table_def *def;
+	const struct opmfu_store *store; /* NULL: the table of its columns */
+	const char *name;                /* the table inserted into */
+	size_t n_ins;                    /* its columns */
+	unsigned char *types;            /* their enum opmfu_coltype */
+	size_t *from;                    /* stored: each one's cell of the store */
+	struct opmfu_cell *scells, *icells; /* stored: the store's cells of a row, the insert's */
+	struct dim *dims;
+	int64_t dim_rank;                /* the rank the dimensions' ids are of */
 	sqlite3_stmt *ins, *ins_batch;
-	struct bound *bound; /* BATCH x n_cols: what ins_batch's parameters hold */
+	struct bound *bound; /* BATCH x n_ins: what ins_batch's parameters hold */
 	int put;             /* rows were put since the last keep_rank or drop_rank */
 };
 
@@ -96,6 +121,7 @@ struct db_writer {
 	struct tab *tabs;
 	size_t n_tabs;
 	struct opmfu_cell *cells; /* one row of the widest table */
+	struct sbuf key;          /* a dimension's key being looked up */
 	int in_txn;
 };
 
@@ -140,18 +166,18 @@ static void bind_str(sqlite3_stmt *s, struct bound *b, int i, const char *z, siz
 		sqlite3_bind_null(s, i);
 }
 
-/* Binds one row to parameters base+1 .. base+n_cols. */
-static void bind_row(sqlite3_stmt *s, struct bound *b, int base, const struct opmfu_table_def *def,
+/* Binds one row of n cells of those types to parameters base+1 .. base+n. */
+static void bind_row(sqlite3_stmt *s, struct bound *b, int base, size_t n, const unsigned char *types,
 		     const struct opmfu_cell *c)
 {
 	size_t k;
-	for (k = 0; k < def->n_cols; k++) {
+	for (k = 0; k < n; k++) {
 		int i = base + (int)k + 1;
 		if (c[k].null)
 			bind_str(s, b, i, NULL, 0);
-		else if (def->cols[k].type == OPMFU_COL_INT)
+		else if (types[k] == OPMFU_COL_INT)
 			bind_int(s, b, i, c[k].v.i);
-		else if (def->cols[k].type == OPMFU_COL_REAL)
+		else if (types[k] == OPMFU_COL_REAL)
 			bind_dbl(s, b, i, c[k].v.r);
 		else
 			bind_str(s, b, i, c[k].v.t.s, c[k].v.t.n);
@@ -188,17 +214,18 @@ static enum opmfu_status exec(struct db_writer *o, const char *sql, const char *
 	return OPMFU_OK;
 }
 
-/* The CREATE TABLE of schema/out for def; for a table that has no file
- * there, one made from its columns. */
+/* The schema/out file of def: the one with its CREATE TABLE (a stored
+ * table's: its CREATE VIEW, after the tables it stores it in); for a table
+ * that has no file there, a CREATE TABLE made from its columns. */
 static void ddl_of(const struct opmfu_table_def *def, struct sbuf *sb)
 {
 	static const char *const type_name[] = { "INTEGER", "REAL", "TEXT" };
-	static const char head[] = "CREATE TABLE \"";
-	size_t i, n = strlen(def->name);
+	const char *head = def->store ? "CREATE VIEW \"" : "CREATE TABLE \"";
+	size_t i, n = strlen(def->name), h = strlen(head);
 
 	for (i = 0; i < sizeof(ddl_files) / sizeof(ddl_files[0]); i++) {
 		const char *p = strstr(ddl_files[i], head);
-		if (p && !strncmp(p + sizeof(head) - 1, def->name, n) && p[sizeof(head) - 1 + n] == '"') {
+		if (p && !strncmp(p + h, def->name, n) && p[h + n] == '"') {
 			sbuf_adds(sb, ddl_files[i]);
 			return;
 		}
@@ -209,14 +236,14 @@ static void ddl_of(const struct opmfu_table_def *def, struct sbuf *sb)
 	sbuf_adds(sb, ")");
 }
 
-/* INSERT INTO "name" VALUES (?,...),(?,...),... with rows rows */
-static void insert_sql(const struct opmfu_table_def *def, size_t rows, struct sbuf *sb)
+/* INSERT INTO "name" VALUES (?,...),(?,...),... of cols columns, rows rows */
+static void insert_sql(const char *name, size_t cols, size_t rows, struct sbuf *sb)
 {
 	size_t r, c;
-	sbuf_addf(sb, "INSERT INTO \"%s\" VALUES ", def->name);
+	sbuf_addf(sb, "INSERT INTO \"%s\" VALUES ", name);
 	for (r = 0; r < rows; r++) {
 		sbuf_adds(sb, r ? ",(" : "(");
-		for (c = 0; c < def->n_cols; c++)
+		for (c = 0; c < cols; c++)
 			sbuf_adds(sb, c ? ",?" : "?");
 		sbuf_adds(sb, ")");
 	}
@@ -245,10 +272,31 @@ static enum opmfu_status each_table(struct db_writer *o, void (*make)(const stru
 	return st;
 }
 
-/* main's: unqualified, a name main lacks would find the attached one's */
-static void drop_sql(const struct opmfu_table_def *def, struct sbuf *sb)
+/* The DROPs of what def has in db's main (unqualified, a name main lacks
+ * would find the attached one's): its table or view, whichever an earlier
+ * run made, and its store's tables; into sb. 0, or -1 when db fails. */
+static int drop_sql(sqlite3 *db, const struct opmfu_table_def *def, struct sbuf *sb)
 {
-	sbuf_addf(sb, "DROP TABLE IF EXISTS main.\"%s\"", def->name);
+	sqlite3_stmt *s = NULL;
+	size_t k;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT type FROM main.sqlite_master WHERE name = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(s, 1, def->name, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(s, 0);
+		sbuf_addf(sb, "DROP %s main.\"%s\";", type && !strcmp(type, "view") ? "VIEW" : "TABLE", def->name);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -1;
+	if (def->store) {
+		sbuf_addf(sb, "DROP TABLE IF EXISTS main.\"%s\";", def->store->rows);
+		for (k = 0; k < def->store->n_dims; k++)
+			sbuf_addf(sb, "DROP TABLE IF EXISTS main.\"%s\";", def->store->dims[k]);
+	}
+	return 0;
 }
 
 /* Prepares the one-row and the batch INSERT of every table. */
@@ -261,8 +309,9 @@ static enum opmfu_status prepare_inserts(struct db_writer *o, struct opmfu_err *
 	sbuf_init(&sb);
 	for (i = 0; i < o->n_tabs && st == OPMFU_OK; i++) {
 		struct tab *tb = &o->tabs[i];
+		size_t d;
 		sbuf_reset(&sb);
-		insert_sql(tb->def, 1, &sb);
+		insert_sql(tb->name, tb->n_ins, 1, &sb);
 		if (sb.oom) {
 			st = nomem(o->path, err);
 			break;
@@ -272,17 +321,113 @@ static enum opmfu_status prepare_inserts(struct db_writer *o, struct opmfu_err *
 			break;
 		}
 		sbuf_reset(&sb);
-		insert_sql(tb->def, BATCH, &sb);
+		insert_sql(tb->name, tb->n_ins, BATCH, &sb);
 		if (sb.oom)
 			st = nomem(o->path, err);
 		else if (sqlite3_prepare_v2(o->db, sb.buf, -1, &tb->ins_batch, NULL) != SQLITE_OK)
 			st = fail(o, "cannot prepare inserts", err);
+		for (d = 0; tb->store && d < tb->store->n_dims && st == OPMFU_OK; d++) {
+			sbuf_reset(&sb);
+			insert_sql(tb->dims[d].name, 2 + tb->dims[d].n_cell, 1, &sb);
+			if (sb.oom)
+				st = nomem(o->path, err);
+			else if (sqlite3_prepare_v2(o->db, sb.buf, -1, &tb->dims[d].ins, NULL) != SQLITE_OK)
+				st = fail(o, "cannot prepare inserts", err);
+		}
 	}
 	sbuf_release(&sb);
 	return st;
 }
 
 static void db_close(struct opmfu_writer *w);
+
+/* The row table's columns of a store, or those of dimension d (k > 0): the
+ * store's cells of them, into from (NULL: only counted); how many. */
+static size_t store_cols(const struct opmfu_store *st, unsigned d, size_t *from)
+{
+	size_t k, n = 0;
+	for (k = 0; k < st->n_cols; k++)
+		if (d ? st->cols[k].dim == d && !st->cols[k].id : st->cols[k].dim == 0 || st->cols[k].id) {
+			if (from)
+				from[n] = k;
+			n++;
+		}
+	return n;
+}
+
+/* A table's insert: its columns, or its store's row table and dimensions. 0, or -1 out of memory. */
+static int tab_init(struct tab *tb, const struct opmfu_table_def *def)
+{
+	const struct opmfu_store *st = def->store;
+	size_t k, d;
+
+	tb->def = def;
+	tb->store = st;
+	tb->name = st ? st->rows : def->name;
+	tb->n_ins = st ? store_cols(st, 0, NULL) : def->n_cols;
+	if (!(tb->types = opmfu_calloc(tb->n_ins ? tb->n_ins : 1, 1)) ||
+	    !(tb->bound = opmfu_calloc(BATCH * (tb->n_ins ? tb->n_ins : 1), sizeof(*tb->bound))))
+		return -1;
+	if (!st) {
+		for (k = 0; k < def->n_cols; k++)
+			tb->types[k] = (unsigned char)def->cols[k].type;
+		return 0;
+	}
+	if (!(tb->from = opmfu_calloc(tb->n_ins ? tb->n_ins : 1, sizeof(*tb->from))) ||
+	    !(tb->scells = opmfu_calloc(st->n_cols, sizeof(*tb->scells))) ||
+	    !(tb->icells = opmfu_calloc(tb->n_ins ? tb->n_ins : 1, sizeof(*tb->icells))) ||
+	    !(tb->dims = opmfu_calloc(st->n_dims ? st->n_dims : 1, sizeof(*tb->dims))))
+		return -1;
+	store_cols(st, 0, tb->from);
+	for (k = 0; k < tb->n_ins; k++)
+		tb->types[k] = (unsigned char)st->cols[tb->from[k]].type;
+	for (d = 0; d < st->n_dims; d++) {
+		struct dim *dm = &tb->dims[d];
+		dm->name = st->dims[d];
+		dm->n_cell = store_cols(st, (unsigned)d + 1, NULL);
+		sbuf_init(&dm->keys);
+		opmfu_idtab_init(&dm->tab);
+		if (!(dm->cell = opmfu_calloc(dm->n_cell ? dm->n_cell : 1, sizeof(*dm->cell))) ||
+		    !(dm->last = opmfu_calloc(dm->n_cell ? dm->n_cell : 1, sizeof(*dm->last))))
+			return -1;
+		store_cols(st, (unsigned)d + 1, dm->cell);
+		for (k = 0; k < st->n_cols; k++)
+			if (st->cols[k].id && st->cols[k].dim == d + 1)
+				dm->id_cell = k;
+	}
+	return 0;
+}
+
+static void tab_release(struct tab *tb)
+{
+	size_t d;
+	sqlite3_finalize(tb->ins);
+	sqlite3_finalize(tb->ins_batch);
+	tb->ins = tb->ins_batch = NULL;
+	for (d = 0; tb->dims && d < tb->store->n_dims; d++) {
+		sqlite3_finalize(tb->dims[d].ins);
+		tb->dims[d].ins = NULL;
+	}
+}
+
+static void tab_free(struct tab *tb)
+{
+	size_t d;
+	tab_release(tb);
+	for (d = 0; tb->dims && d < tb->store->n_dims; d++) {
+		opmfu_free(tb->dims[d].cell);
+		opmfu_free(tb->dims[d].last);
+		opmfu_free(tb->dims[d].key);
+		opmfu_idtab_release(&tb->dims[d].tab);
+		sbuf_release(&tb->dims[d].keys);
+	}
+	opmfu_free(tb->dims);
+	opmfu_free(tb->types);
+	opmfu_free(tb->from);
+	opmfu_free(tb->scells);
+	opmfu_free(tb->icells);
+	opmfu_free(tb->bound);
+}
 
 /* Allocates the writer and its tables. */
 static struct db_writer *db_new(const char *path, const struct opmfu_table_def *const *defs, size_t n_defs)
@@ -293,18 +438,16 @@ static struct db_writer *db_new(const char *path, const struct opmfu_table_def *
 	if (!o)
 		return NULL;
 	o->base.type = &opmfu_writer_db;
+	sbuf_init(&o->key);
 	o->n_tabs = n_defs;
 	for (i = 0; i < n_defs; i++)
 		widest = defs[i]->n_cols > widest ? defs[i]->n_cols : widest;
 	if (!(o->path = opmfu_strdup(path)) || !(o->tabs = opmfu_calloc(n_defs ? n_defs : 1, sizeof(*o->tabs))) ||
 	    !(o->cells = opmfu_calloc(widest, sizeof(*o->cells))))
 		goto bad;
-	for (i = 0; i < n_defs; i++) {
-		o->tabs[i].def = defs[i];
-		if (!(o->tabs[i].bound = opmfu_calloc(BATCH * (defs[i]->n_cols ? defs[i]->n_cols : 1),
-						      sizeof(*o->tabs[i].bound))))
+	for (i = 0; i < n_defs; i++)
+		if (tab_init(&o->tabs[i], defs[i]))
 			goto bad;
-	}
 	return o;
 bad:
 	db_close(&o->base);
@@ -410,11 +553,152 @@ static struct tab *find_tab(struct db_writer *o, const struct opmfu_table_def *d
 	return NULL;
 }
 
+/* Whether two cells of that type hold the same value (texts: the same
+ * bytes at the same address, as the bound parameters are compared). */
+static int same_cell(const struct opmfu_cell *a, const struct opmfu_cell *b, unsigned char type)
+{
+	if (a->null || b->null)
+		return a->null == b->null;
+	if (type == OPMFU_COL_TEXT)
+		return a->v.t.s == b->v.t.s && a->v.t.n == b->v.t.n;
+	return !memcmp(&a->v, &b->v, sizeof(int64_t));
+}
+
+/* Appends a cell of that type to a key: a tag, then its 8 bytes or its
+ * length and bytes. */
+static void key_add(struct sbuf *sb, const struct opmfu_cell *c, unsigned char type)
+{
+	char tag = c->null ? 0 : (char)(1 + type);
+	sbuf_add(sb, &tag, 1);
+	if (c->null)
+		return;
+	if (type == OPMFU_COL_TEXT) {
+		uint64_t n = c->v.t.n;
+		sbuf_add(sb, (const char *)&n, sizeof(n));
+		sbuf_add(sb, c->v.t.s, c->v.t.n);
+	} else {
+		sbuf_add(sb, (const char *)&c->v, sizeof(int64_t));
+	}
+}
+
+struct key_probe {
+	const struct dim *dm;
+	const char *s;
+	size_t n;
+};
+
+static int key_eq(const void *probe, uint32_t id)
+{
+	const struct key_probe *p = probe;
+	return p->dm->key[id].len == p->n && !memcmp(p->dm->keys.buf + p->dm->key[id].off, p->s, p->n);
+}
+
+/* Empties the dimensions: their ids start again (per rank). */
+static void dims_reset(struct tab *tb, int64_t rank)
+{
+	size_t d;
+	for (d = 0; d < tb->store->n_dims; d++) {
+		opmfu_idtab_clear(&tb->dims[d].tab);
+		tb->dims[d].n_key = 0;
+		tb->dims[d].last_id = 0;
+		sbuf_reset(&tb->dims[d].keys);
+	}
+	tb->dim_rank = rank;
+}
+
+/* The id of the store row's value of dimension dm into its id cell: the
+ * previous row's, or the one it has in the rank, or a new one, written. */
+static enum opmfu_status dim_id(struct db_writer *o, struct tab *tb, struct dim *dm, struct opmfu_err *err)
+{
+	const struct opmfu_store *st = tb->store;
+	struct opmfu_cell *c = tb->scells;
+	struct key_probe kp;
+	uint32_t id;
+	size_t k;
+
+	if (dm->last_id) {
+		for (k = 0; k < dm->n_cell; k++)
+			if (!same_cell(&dm->last[k], &c[dm->cell[k]], (unsigned char)st->cols[dm->cell[k]].type))
+				break;
+		if (k == dm->n_cell) {
+			c[dm->id_cell] = opmfu_cell_int(dm->last_id);
+			return OPMFU_OK;
+		}
+	}
+	sbuf_reset(&o->key);
+	for (k = 0; k < dm->n_cell; k++)
+		key_add(&o->key, &c[dm->cell[k]], (unsigned char)st->cols[dm->cell[k]].type);
+	if (o->key.oom)
+		return nomem(o->path, err);
+	kp = (struct key_probe){ dm, o->key.buf, o->key.len };
+	if (dm->n_key == dm->cap_key) {
+		size_t cap = dm->cap_key ? 2 * dm->cap_key : 64;
+		void *p = opmfu_realloc(dm->key, cap * sizeof(*dm->key));
+		if (!p)
+			return nomem(o->path, err);
+		dm->key = p;
+		dm->cap_key = cap;
+	}
+	id = opmfu_idtab_get(&dm->tab, opmfu_hash_bytes(kp.s, kp.n), key_eq, &kp, (uint32_t)dm->n_key);
+	if (id == OPMFU_IDTAB_NONE)
+		return nomem(o->path, err);
+	if (id == dm->n_key) {
+		/* new in the rank: kept, and written */
+		enum opmfu_status rc;
+		dm->key[id].off = dm->keys.len;
+		dm->key[id].len = kp.n;
+		sbuf_add(&dm->keys, kp.s, kp.n);
+		if (dm->keys.oom)
+			return nomem(o->path, err);
+		dm->n_key++;
+		sqlite3_bind_int64(dm->ins, 1, tb->dim_rank);
+		sqlite3_bind_int64(dm->ins, 2, (int64_t)id + 1);
+		for (k = 0; k < dm->n_cell; k++) {
+			unsigned char type = (unsigned char)st->cols[dm->cell[k]].type;
+			bind_row(dm->ins, NULL, 2 + (int)k, 1, &type, &c[dm->cell[k]]);
+		}
+		if ((rc = step(o, dm->ins, dm->name, err)))
+			return rc;
+	}
+	dm->last_id = (int64_t)id + 1;
+	for (k = 0; k < dm->n_cell; k++)
+		dm->last[k] = c[dm->cell[k]];
+	c[dm->id_cell] = opmfu_cell_int(dm->last_id);
+	return OPMFU_OK;
+}
+
+/* Row i of t as its insert's cells: the table's, or its store's row table's. */
+static enum opmfu_status ins_cells(struct db_writer *o, struct tab *tb, const struct opmfu_table *t, size_t i,
+				   const struct opmfu_cell **out, struct opmfu_err *err)
+{
+	enum opmfu_status rc;
+	size_t k;
+	int64_t rank;
+
+	if (!tb->store) {
+		t->row(t->src, i, o->cells);
+		*out = o->cells;
+		return OPMFU_OK;
+	}
+	t->row(t->src, i, o->cells);
+	tb->store->row(t->row == tb->store->own_row ? t->src : NULL, i, o->cells, tb->scells);
+	rank = tb->scells[0].null ? -1 : tb->scells[0].v.i;
+	if (rank != tb->dim_rank)
+		dims_reset(tb, rank);
+	for (k = 0; k < tb->store->n_dims; k++)
+		if ((rc = dim_id(o, tb, &tb->dims[k], err)))
+			return rc;
+	for (k = 0; k < tb->n_ins; k++)
+		tb->icells[k] = tb->scells[tb->from[k]];
+	*out = tb->icells;
+	return OPMFU_OK;
+}
+
 static enum opmfu_status db_put(struct opmfu_writer *w, int rank, const struct opmfu_table *t, struct opmfu_err *err)
 {
 	struct db_writer *o = (struct db_writer *)w;
 	struct tab *tb = find_tab(o, t->def);
-	size_t i, n = t->n_rows, nc = t->def->n_cols;
+	size_t i, n = t->n_rows, nc = tb ? tb->n_ins : 0;
 	/* whole batches first, then the rest one row at a time */
 	size_t batched = n - n % BATCH;
 	enum opmfu_status st;
@@ -427,19 +711,23 @@ static enum opmfu_status db_put(struct opmfu_writer *w, int rank, const struct o
 	if (batched)
 		memset(tb->bound, 0, BATCH * nc * sizeof(*tb->bound));
 	tb->put |= n > 0;
+	if (tb->store)
+		dims_reset(tb, INT64_MIN); /* a put is a rank's rows: ids of its own */
 	for (i = 0; i < n; i++) {
 		sqlite3_stmt *s = tb->ins;
-		t->row(t->src, i, o->cells);
+		const struct opmfu_cell *c;
+		if ((st = ins_cells(o, tb, t, i, &c, err)))
+			return st;
 		if (i < batched) {
 			size_t slot = i % BATCH;
 			s = tb->ins_batch;
-			bind_row(s, tb->bound, (int)(slot * nc), t->def, o->cells);
+			bind_row(s, tb->bound, (int)(slot * nc), nc, tb->types, c);
 			if (slot < BATCH - 1)
 				continue;
 		} else {
-			bind_row(s, NULL, 0, t->def, o->cells);
+			bind_row(s, NULL, 0, nc, tb->types, c);
 		}
-		if ((st = step(o, s, t->def->name, err)))
+		if ((st = step(o, s, tb->name, err)))
 			return st;
 	}
 	return OPMFU_OK;
@@ -468,17 +756,22 @@ static enum opmfu_status db_drop_rank(struct opmfu_writer *w, int rank, struct o
 	size_t i;
 
 	for (i = 0; i < o->n_tabs && st == OPMFU_OK; i++) {
-		sqlite3_stmt *s = NULL;
+		const struct tab *tb = &o->tabs[i];
+		size_t k, n = tb->store ? 1 + tb->store->n_dims : 1;
 		if (!o->tabs[i].put)
 			continue;
 		o->tabs[i].put = 0;
-		snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE \"rank_id\" = ?", o->tabs[i].def->name);
-		if (sqlite3_prepare_v2(o->db, sql, -1, &s, NULL) != SQLITE_OK)
-			return fail_on(o, "cannot remove a failed rank's rows from", o->tabs[i].def->name, err);
-		sqlite3_bind_int(s, 1, rank);
-		if (sqlite3_step(s) != SQLITE_DONE)
-			st = fail_on(o, "cannot remove a failed rank's rows from", o->tabs[i].def->name, err);
-		sqlite3_finalize(s);
+		for (k = 0; k < n && st == OPMFU_OK; k++) {
+			const char *name = k ? tb->store->dims[k - 1] : tb->name;
+			sqlite3_stmt *s = NULL;
+			snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE \"rank_id\" = ?", name);
+			if (sqlite3_prepare_v2(o->db, sql, -1, &s, NULL) != SQLITE_OK)
+				return fail_on(o, "cannot remove a failed rank's rows from", name, err);
+			sqlite3_bind_int(s, 1, rank);
+			if (sqlite3_step(s) != SQLITE_DONE)
+				st = fail_on(o, "cannot remove a failed rank's rows from", name, err);
+			sqlite3_finalize(s);
+		}
 	}
 	return st;
 }
@@ -495,15 +788,29 @@ static int is_busy(int rc)
 	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
 }
 
+/* 1 when name is def's table (or view), or one its store keeps it in */
+static int is_of(const struct opmfu_table_def *def, const char *name)
+{
+	size_t k;
+	if (!strcmp(def->name, name))
+		return 1;
+	if (def->store && !strcmp(def->store->rows, name))
+		return 1;
+	for (k = 0; def->store && k < def->store->n_dims; k++)
+		if (!strcmp(def->store->dims[k], name))
+			return 1;
+	return 0;
+}
+
 /* 1 when name is one of the run's tables, or one it retires */
 static int ours(const struct db_writer *o, const char *name)
 {
 	size_t i;
 	for (i = 0; i < o->n_tabs; i++)
-		if (!strcmp(o->tabs[i].def->name, name))
+		if (is_of(o->tabs[i].def, name))
 			return 1;
 	for (i = 0; i < o->base.n_retired; i++)
-		if (!strcmp(o->base.retired[i]->name, name))
+		if (is_of(o->base.retired[i], name))
 			return 1;
 	return 0;
 }
@@ -566,11 +873,17 @@ static int copy_tables(struct db_writer *o, sqlite3 *live, struct opmfu_err *err
 	sbuf_init(&sb);
 	for (i = 0; i < o->n_tabs && r == INSTALL_OK; i++) {
 		const struct opmfu_table_def *def = o->tabs[i].def;
+		size_t k, n = def->store ? 1 + def->store->n_dims : 1;
 		sbuf_reset(&sb);
-		drop_sql(def, &sb);
-		sbuf_adds(&sb, ";");
+		if (drop_sql(live, def, &sb)) {
+			r = live_fail(o, live, "cannot read its tables", err);
+			break;
+		}
 		ddl_of(def, &sb);
-		sbuf_addf(&sb, ";INSERT INTO main.\"%s\" SELECT * FROM staged.\"%s\"", def->name, def->name);
+		for (k = 0; k < n; k++) {
+			const char *name = k ? def->store->dims[k - 1] : o->tabs[i].name;
+			sbuf_addf(&sb, ";INSERT INTO main.\"%s\" SELECT * FROM staged.\"%s\"", name, name);
+		}
 		if (sb.oom) {
 			nomem(o->path, err);
 			r = INSTALL_FAILED;
@@ -580,7 +893,10 @@ static int copy_tables(struct db_writer *o, sqlite3 *live, struct opmfu_err *err
 	}
 	for (i = 0; i < o->base.n_retired && r == INSTALL_OK; i++) {
 		sbuf_reset(&sb);
-		drop_sql(o->base.retired[i], &sb);
+		if (drop_sql(live, o->base.retired[i], &sb)) {
+			r = live_fail(o, live, "cannot read its tables", err);
+			break;
+		}
 		if (sb.oom) {
 			nomem(o->path, err);
 			r = INSTALL_FAILED;
@@ -740,11 +1056,8 @@ static enum opmfu_status db_commit(struct opmfu_writer *w, struct opmfu_err *err
 	if (st)
 		return st;
 	o->in_txn = 0;
-	for (i = 0; i < o->n_tabs; i++) {
-		sqlite3_finalize(o->tabs[i].ins);
-		sqlite3_finalize(o->tabs[i].ins_batch);
-		o->tabs[i].ins = o->tabs[i].ins_batch = NULL;
-	}
+	for (i = 0; i < o->n_tabs; i++)
+		tab_release(&o->tabs[i]);
 	if (sqlite3_close(o->db) != SQLITE_OK)
 		return fail(o, "cannot close the staged results", err);
 	o->db = NULL;
@@ -767,11 +1080,9 @@ static void db_close(struct opmfu_writer *w)
 
 	if (!o)
 		return;
-	for (i = 0; o->tabs && i < o->n_tabs; i++) {
-		sqlite3_finalize(o->tabs[i].ins);
-		sqlite3_finalize(o->tabs[i].ins_batch);
-		opmfu_free(o->tabs[i].bound);
-	}
+	for (i = 0; o->tabs && i < o->n_tabs; i++)
+		tab_free(&o->tabs[i]);
+	sbuf_release(&o->key);
 	sqlite3_close(o->db);
 	/* a staged database not put in place (nor kept as .new) goes */
 	opmfu_stage_discard(o->tmp);
@@ -786,49 +1097,79 @@ static void db_close(struct opmfu_writer *w)
  * of put's time for OperatorMFU). ATTACH is refused inside a transaction;
  * the staged file has no journal, so ending the run's transaction and
  * starting another costs nothing, and nothing is visible before commit. */
-/* Whether the shard's table has def's columns, in def's order, and no other. */
-static int same_columns(sqlite3 *db, const struct opmfu_table_def *def, struct sbuf *sb)
+/* What def keeps in a database: part 0 its table (a stored one's row
+ * table), part k of a stored one its dimension k. The table's name, and its
+ * columns into names (room for MAX_COPY_COLS: more is refused by db_copy);
+ * how many, 0: no such part. */
+#define MAX_COPY_COLS 1024
+static size_t part_cols(const struct opmfu_table_def *def, size_t part, const char **table, const char **names)
+{
+	const struct opmfu_store *st = def->store;
+	size_t k, n = 0;
+	if (!st) {
+		*table = def->name;
+		for (k = 0; part == 0 && k < def->n_cols && n < MAX_COPY_COLS; k++)
+			names[n++] = def->cols[k].name;
+		return n;
+	}
+	if (part > st->n_dims)
+		return 0;
+	*table = part ? st->dims[part - 1] : st->rows;
+	if (part) {
+		names[n++] = "rank_id";
+		names[n++] = "id";
+	}
+	for (k = 0; k < st->n_cols && n < MAX_COPY_COLS; k++)
+		if (part ? st->cols[k].dim == part && !st->cols[k].id : st->cols[k].dim == 0 || st->cols[k].id)
+			names[n++] = st->cols[k].name;
+	return n;
+}
+
+/* Whether the shard's table has those columns, in that order, and no other. */
+static int same_columns(sqlite3 *db, const char *table, const char *const *names, size_t n, struct sbuf *sb)
 {
 	sqlite3_stmt *s = NULL;
 	size_t c;
 	int same;
 	sbuf_reset(sb);
-	sbuf_addf(sb, "SELECT * FROM shard.\"%s\"", def->name);
+	sbuf_addf(sb, "SELECT * FROM shard.\"%s\"", table);
 	if (sb->oom || sqlite3_prepare_v2(db, sb->buf, -1, &s, NULL) != SQLITE_OK) {
 		sqlite3_finalize(s);
 		return 0;
 	}
-	same = sqlite3_column_count(s) == (int)def->n_cols;
-	for (c = 0; c < def->n_cols && same; c++) {
+	same = sqlite3_column_count(s) == (int)n;
+	for (c = 0; c < n && same; c++) {
 		const char *name = sqlite3_column_name(s, (int)c);
-		same = name && !strcmp(name, def->cols[c].name);
+		same = name && !strcmp(name, names[c]);
 	}
 	sqlite3_finalize(s);
 	return same;
 }
 
-/* INSERT INTO main.T SELECT * FROM shard.T when its columns are def's in
- * order: SQLite then copies each row's record as it is, without decoding it
- * (its transfer optimization: the tables are made by one CREATE TABLE, so
- * they agree), 5 times fewer instructions than naming the columns; else
- * INSERT INTO main.T (cols) SELECT cols FROM shard.T ORDER BY rowid, which
- * takes each column by name (and names one missing). Into sb. */
-static void copy_sql(sqlite3 *db, struct sbuf *sb, const struct opmfu_table_def *def)
+/* INSERT INTO main.T SELECT * FROM shard.T when its columns are the
+ * part's in order: SQLite then copies each row's record as it is, without
+ * decoding it (its transfer optimization: the tables are made by one CREATE
+ * TABLE, so they agree), 5 times fewer instructions than naming the
+ * columns; else INSERT INTO main.T (cols) SELECT cols FROM shard.T (ORDER
+ * BY rowid: a dimension has none, and its key orders it), which takes each
+ * column by name (and names one missing). Into sb. */
+static void copy_sql(sqlite3 *db, struct sbuf *sb, const char *table, const char *const *names, size_t n,
+		     int rowid)
 {
 	size_t c, k;
-	if (same_columns(db, def, sb)) {
+	if (same_columns(db, table, names, n, sb)) {
 		sbuf_reset(sb);
-		sbuf_addf(sb, "INSERT INTO main.\"%s\" SELECT * FROM shard.\"%s\"", def->name, def->name);
+		sbuf_addf(sb, "INSERT INTO main.\"%s\" SELECT * FROM shard.\"%s\"", table, table);
 		return;
 	}
 	sbuf_reset(sb);
-	sbuf_addf(sb, "INSERT INTO main.\"%s\" (", def->name);
+	sbuf_addf(sb, "INSERT INTO main.\"%s\" (", table);
 	for (k = 0; k < 2; k++) {
-		for (c = 0; c < def->n_cols; c++)
-			sbuf_addf(sb, "%s\"%s\"", c ? ", " : "", def->cols[c].name);
+		for (c = 0; c < n; c++)
+			sbuf_addf(sb, "%s\"%s\"", c ? ", " : "", names[c]);
 		sbuf_adds(sb, k ? "" : ") SELECT ");
 	}
-	sbuf_addf(sb, " FROM shard.\"%s\" ORDER BY rowid", def->name);
+	sbuf_addf(sb, " FROM shard.\"%s\"%s", table, rowid ? " ORDER BY rowid" : "");
 }
 
 /* One ATTACH for every table of the shard (its schema is read once). */
@@ -842,10 +1183,14 @@ static enum opmfu_status db_copy(struct opmfu_writer *w, const char *path, const
 	size_t i;
 	int attached = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (!find_tab(o, defs[i]))
 			return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s was not opened", o->path,
 					     defs[i]->name);
+		if (defs[i]->n_cols > MAX_COPY_COLS || (defs[i]->store && defs[i]->store->n_cols + 2 > MAX_COPY_COLS))
+			return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s has more than %d columns to copy",
+					     o->path, defs[i]->name, MAX_COPY_COLS);
+	}
 	if (!n)
 		return OPMFU_OK;
 	/* a quoted name that is no column must fail, not be copied as a text */
@@ -863,12 +1208,16 @@ static enum opmfu_status db_copy(struct opmfu_writer *w, const char *path, const
 	if (!st)
 		st = exec(o, "BEGIN IMMEDIATE", "cannot start a transaction", err);
 	for (i = 0; i < n && !st; i++) {
-		copy_sql(o->db, &sb, defs[i]);
-		if (sb.oom)
-			st = nomem(o->path, err);
-		else if (sqlite3_exec(o->db, sb.buf, NULL, NULL, NULL) != SQLITE_OK)
-			st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot copy %s: %s", path, defs[i]->name,
-					   sqlite3_errmsg(o->db));
+		const char *names[MAX_COPY_COLS], *table = NULL;
+		size_t part, nc;
+		for (part = 0; !st && (nc = part_cols(defs[i], part, &table, names)) > 0; part++) {
+			copy_sql(o->db, &sb, table, names, nc, part == 0);
+			if (sb.oom)
+				st = nomem(o->path, err);
+			else if (sqlite3_exec(o->db, sb.buf, NULL, NULL, NULL) != SQLITE_OK)
+				st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot copy %s: %s", path, table,
+						   sqlite3_errmsg(o->db));
+		}
 	}
 	if (attached && sqlite3_get_autocommit(o->db) == 0 && sqlite3_exec(o->db, st ? "ROLLBACK" : "COMMIT", NULL,
 									    NULL, NULL) != SQLITE_OK && !st)

@@ -19,6 +19,8 @@ import tempfile
 import time
 
 OPMFU = os.path.abspath(sys.argv[1])
+sys.path.insert(0, os.path.join(sys.argv[2], "tests", "bench"))
+from table_md5 import result_tables  # noqa: E402
 GEN = os.path.join(os.path.dirname(OPMFU), "tests", "gen_synth")
 WAIT = 10.0  # OPMFU_DB_BUSY_WAIT_MS
 problems = []
@@ -48,7 +50,7 @@ def state(path):
     con = sqlite3.connect(path)
     try:
         ic = con.execute("PRAGMA integrity_check").fetchone()[0]
-        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        names = result_tables(con)
         return ic, {n: con.execute('SELECT count(*) FROM "%s"' % n).fetchone()[0] for n in names}
     finally:
         con.close()

@@ -18,6 +18,8 @@ import time
 import zipfile
 
 OPMFU = os.path.abspath(sys.argv[1])
+sys.path.insert(0, os.path.join(sys.argv[2], "tests", "bench"))
+from table_md5 import result_tables  # noqa: E402
 GEN = os.path.join(os.path.dirname(OPMFU), "tests", "gen_synth")
 STAGED = re.compile(r"^\..+\.[0-9]+\.[0-9]+\.tmp$")
 EXPORTS = ["--export", "db,xlsx,csv,json"]
@@ -43,7 +45,7 @@ def db_state(out):
     con = sqlite3.connect(os.path.join(result_dir(out), "cluster_analysis.db"))
     try:
         ic = con.execute("PRAGMA integrity_check").fetchone()[0]
-        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        names = result_tables(con)
         return ic, {n: con.execute('SELECT count(*) FROM "%s"' % n).fetchone()[0] for n in names}
     finally:
         con.close()

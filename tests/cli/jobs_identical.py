@@ -11,6 +11,8 @@ import tempfile
 
 root = sys.argv[2]
 sys.path.insert(0, os.path.join(root, "tools"))
+sys.path.insert(0, os.path.join(root, "tests", "bench"))
+from table_md5 import result_tables  # noqa: E402
 from build_fixture import build_fixture  # noqa: E402
 
 # each good rank has one 1000 ns kernel: its window is 1000 ns, so its trace MFU is its kernel's
@@ -28,9 +30,10 @@ CLUSTER_VIEW = [
 def dump(db):
     con = sqlite3.connect(db)
     out = []
-    for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
+    views = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
+    for t in result_tables(con):
         out.append(t)
-        out.extend(repr(r) for r in con.execute('SELECT * FROM "%s" ORDER BY rowid' % t))
+        out.extend(repr(r) for r in con.execute('SELECT * FROM "%s"%s' % (t, "" if t in views else " ORDER BY rowid")))
     con.close()
     return out
 

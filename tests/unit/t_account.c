@@ -27,37 +27,37 @@ static const struct opmfu_column sum_cols[] = {
 	{ "chip_seen", OPMFU_COL_TEXT, "", 0, 0 },      { "peak_bw_tbps", OPMFU_COL_REAL, "", 0, 0 },
 	{ "peak_bw_source", OPMFU_COL_TEXT, "", 0, 0 },
 };
-static const struct opmfu_table_def sum_def = { "OpmfuRankSummary", sum_cols, 17, NULL, 0 };
+static const struct opmfu_table_def sum_def = { "OpmfuRankSummary", sum_cols, 17, NULL, 0, NULL };
 
 static const struct opmfu_column steps_cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "", 0, 0 },
 	{ "window_ns", OPMFU_COL_INT, "", 0, 0 },
 };
-static const struct opmfu_table_def steps_def = { "OpmfuSteps", steps_cols, 2, NULL, 0 };
+static const struct opmfu_table_def steps_def = { "OpmfuSteps", steps_cols, 2, NULL, 0, NULL };
 
 static const struct opmfu_column mod_cols[] = {
 	{ "module", OPMFU_COL_TEXT, "", 0, 0 },       { "calls", OPMFU_COL_INT, "", 0, 0 },
 	{ "self_kernel_ns", OPMFU_COL_INT, "", 0, 0 }, { "self_lost_ns", OPMFU_COL_INT, "", 0, 0 },
 	{ "self_mfu", OPMFU_COL_REAL, "", 0, 0 },
 };
-static const struct opmfu_table_def mod_def = { "OpmfuModules", mod_cols, 5, NULL, 0 };
+static const struct opmfu_table_def mod_def = { "OpmfuModules", mod_cols, 5, NULL, 0, NULL };
 
 static const struct opmfu_column op_cols[] = {
 	{ "op_name", OPMFU_COL_TEXT, "", 0, 0 },        { "ops", OPMFU_COL_INT, "", 0, 0 },
 	{ "kernel_ns", OPMFU_COL_INT, "", 0, 0 },       { "flops_kernel_ns", OPMFU_COL_INT, "", 0, 0 },
 	{ "mfu", OPMFU_COL_REAL, "", 0, 0 },            { "lost_ns", OPMFU_COL_INT, "", 0, 0 },
 };
-static const struct opmfu_table_def op_def = { "OpmfuOpTypes", op_cols, 6, NULL, 0 };
+static const struct opmfu_table_def op_def = { "OpmfuOpTypes", op_cols, 6, NULL, 0, NULL };
 
 static const struct opmfu_column kern_cols[] = {
 	{ "kernel_name", OPMFU_COL_TEXT, "", 0, 0 },    { "kernels", OPMFU_COL_INT, "", 0, 0 },
 	{ "kernel_ns", OPMFU_COL_INT, "", 0, 0 },       { "flops_kernel_ns", OPMFU_COL_INT, "", 0, 0 },
 	{ "mfu", OPMFU_COL_REAL, "", 0, 0 },            { "lost_ns", OPMFU_COL_INT, "", 0, 0 },
 };
-static const struct opmfu_table_def kern_def = { "OpmfuKernels", kern_cols, 6, NULL, 0 };
+static const struct opmfu_table_def kern_def = { "OpmfuKernels", kern_cols, 6, NULL, 0, NULL };
 
 /* a table the account does not read: ignored */
-static const struct opmfu_table_def other_def = { "OpmfuOps", steps_cols, 2, NULL, 0 };
+static const struct opmfu_table_def other_def = { "OpmfuOps", steps_cols, 2, NULL, 0, NULL };
 
 #define NUL (-1)   /* an INTEGER cell that is NULL */
 #define RNUL NAN   /* a REAL cell that is NULL */

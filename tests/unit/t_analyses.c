@@ -79,11 +79,15 @@ static void parse_ddl(const char *file, char *text)
 {
 	const char *p = text;
 	strip_comments(text);
-	while ((p = strstr(p, "CREATE TABLE"))) {
+	for (;;) {
+		/* a table, or a view with its column list (a table stored narrow, SPEC 24) */
+		const char *t = strstr(p, "CREATE TABLE"), *v = strstr(p, "CREATE VIEW");
 		struct ddl *d = &ddls[n_ddls];
 		char *name;
 		int depth = 0;
-		p += strlen("CREATE TABLE");
+		if (!t && !v)
+			break;
+		p = t && (!v || t < v) ? t + strlen("CREATE TABLE") : v + strlen("CREATE VIEW");
 		if (n_ddls == MAX_DDL || !(name = quoted(&p))) {
 			fprintf(stderr, "%s: a CREATE TABLE this test cannot read\n", file);
 			check_failures++;
@@ -163,6 +167,38 @@ static const struct ddl *ddl_of(const char *table)
 		if (!strcmp(ddls[i].table, table))
 			return &ddls[i];
 	return NULL;
+}
+
+static void fail(const char *what, const char *a, const char *b);
+
+/* A stored table's (trace/table.h): its row table has the store's row-table
+ * columns in order, each dimension (rank_id, id, its columns), as the DDL says. */
+static void check_store(const struct opmfu_store *st)
+{
+	size_t part, k;
+	for (part = 0; part <= st->n_dims; part++) {
+		const char *name = part ? st->dims[part - 1] : st->rows;
+		const struct ddl *d = ddl_of(name);
+		const char *want[MAX_COLS];
+		size_t n = 0;
+		if (part) {
+			want[n++] = "rank_id";
+			want[n++] = "id";
+		}
+		for (k = 0; k < st->n_cols && n < MAX_COLS; k++)
+			if (part ? st->cols[k].dim == part && !st->cols[k].id : st->cols[k].dim == 0 || st->cols[k].id)
+				want[n++] = st->cols[k].name;
+		if (!d) {
+			fail("no CREATE TABLE in schema/out for", name, st->def->name);
+			continue;
+		}
+		CHECK_INT(d->n_cols, n);
+		for (k = 0; k < n && k < d->n_cols; k++)
+			CHECK_STR(d->cols[k], want[k]);
+	}
+	/* the row table's first column is the rank's, which the dimensions are keyed by */
+	CHECK_STR(st->cols[0].name, "rank_id");
+	CHECK(st->cols[0].dim == 0 && !st->cols[0].id);
 }
 
 /* ---- the registry ---- */
@@ -337,6 +373,8 @@ static void t_ddl(void)
 				continue;
 			}
 			checked++;
+			if (def->store)
+				check_store(def->store);
 			CHECK_INT(def->n_cols, d->n_cols);
 			for (c = 0; c < def->n_cols && c < d->n_cols; c++) {
 				check_count++;

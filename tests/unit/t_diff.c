@@ -504,11 +504,11 @@ static const struct opmfu_column step_cols[] = {
 	{ "window_ns", OPMFU_COL_INT, "", 0, 0 }, { "trace_mfu", OPMFU_COL_REAL, "", 0, 0 },
 	{ "share_idle", OPMFU_COL_REAL, "", 0, 0 }, /* not in the databases below */
 };
-static const struct opmfu_table_def step_def = { "OpmfuSteps", step_cols, 5, NULL, 0 };
+static const struct opmfu_table_def step_def = { "OpmfuSteps", step_cols, 5, NULL, 0, NULL };
 static const struct opmfu_column op_cols[] = { { "rank_id", OPMFU_COL_INT, "", 0, 0 },
 					       { "op_name", OPMFU_COL_TEXT, "", 0, 0 } };
-static const struct opmfu_table_def op_def = { "OpmfuOpTypes", op_cols, 2, NULL, 0 };
-static const struct opmfu_table_def mod_def = { "OpmfuModules", op_cols, 2, NULL, 0 }; /* not in them */
+static const struct opmfu_table_def op_def = { "OpmfuOpTypes", op_cols, 2, NULL, 0, NULL };
+static const struct opmfu_table_def mod_def = { "OpmfuModules", op_cols, 2, NULL, 0, NULL }; /* not in them */
 static const struct opmfu_table_def *const read_defs[] = { &step_def, &mod_def, &op_def };
 
 /* What opmfu_results_tables gave: every row (copied) and the pieces' sizes. */

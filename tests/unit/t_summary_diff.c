@@ -35,21 +35,21 @@ static const struct opmfu_column diff_cols[] = {
 	{ "base_lost_ns", OPMFU_COL_INT, "", 0, 0 },   { "new_lost_ns", OPMFU_COL_INT, "", 0, 0 },
 	{ "delta_lost_ns", OPMFU_COL_INT, "", 0, 0 },
 };
-static const struct opmfu_table_def diff_def = { "OpmfuDiff", diff_cols, 11, NULL, 0 };
+static const struct opmfu_table_def diff_def = { "OpmfuDiff", diff_cols, 11, NULL, 0, NULL };
 
 /* a run's rank summary, run row and hotspots, enough for their sheets */
 static const struct opmfu_column rank_cols[] = { { "rank_id", OPMFU_COL_INT, "", 0, 0 },
 						 { "status", OPMFU_COL_TEXT, "", 0, 0 },
 						 { "trace_mfu", OPMFU_COL_REAL, "", 0, 0 } };
-static const struct opmfu_table_def rank_def = { "OpmfuRankSummary", rank_cols, 3, NULL, 0 };
+static const struct opmfu_table_def rank_def = { "OpmfuRankSummary", rank_cols, 3, NULL, 0, NULL };
 static const struct opmfu_column run_cols[] = { { "median_rank", OPMFU_COL_INT, "", 0, 0 },
 						{ "trace_mfu", OPMFU_COL_REAL, "", 0, 0 } };
-static const struct opmfu_table_def run_def = { "OpmfuRun", run_cols, 2, NULL, 0 };
+static const struct opmfu_table_def run_def = { "OpmfuRun", run_cols, 2, NULL, 0, NULL };
 static const struct opmfu_column hot_cols[] = { { "kind", OPMFU_COL_TEXT, "", 0, 0 },
 						{ "name", OPMFU_COL_TEXT, "", 0, 0 },
 						{ "kernel_ns", OPMFU_COL_INT, "", 0, 0 },
 						{ "recoverable_ns", OPMFU_COL_INT, "", 0, 0 } };
-static const struct opmfu_table_def hot_def = { "OpmfuHotspots", hot_cols, 4, NULL, 0 };
+static const struct opmfu_table_def hot_def = { "OpmfuHotspots", hot_cols, 4, NULL, 0, NULL };
 
 #define I(v) opmfu_cell_int(v)
 #define R(v) opmfu_cell_real(v)

@@ -27,26 +27,26 @@ static const struct opmfu_column run_cols[] = {
 	{ "median_rank", OPMFU_COL_INT, NULL, 0, 0 },	  { "median_step", OPMFU_COL_INT, NULL, 0, 0 },
 	{ "step_ns", OPMFU_COL_INT, NULL, 0, 0 },	  { "trace_mfu", OPMFU_COL_REAL, NULL, 0, 0 },
 };
-static const struct opmfu_table_def run_def = { "OpmfuRun", run_cols, 6, NULL, 0 };
+static const struct opmfu_table_def run_def = { "OpmfuRun", run_cols, 6, NULL, 0, NULL };
 static const struct opmfu_column rank_cols[] = {
 	{ "rank_id", OPMFU_COL_INT, NULL, 0, 0 },
 	{ "status", OPMFU_COL_TEXT, NULL, 0, 0 },
 	{ "step_ns_median", OPMFU_COL_INT, NULL, 0, 0 },
 	{ "trace_mfu", OPMFU_COL_REAL, NULL, 0, 0 },
 };
-static const struct opmfu_table_def rank_def = { "OpmfuRankSummary", rank_cols, 4, NULL, 0 };
+static const struct opmfu_table_def rank_def = { "OpmfuRankSummary", rank_cols, 4, NULL, 0, NULL };
 static const struct opmfu_column hot_cols[] = {
 	{ "kind", OPMFU_COL_TEXT, NULL, 0, 0 },
 	{ "name", OPMFU_COL_TEXT, NULL, 0, 0 },
 	{ "recoverable_ns", OPMFU_COL_INT, NULL, 0, 0 },
 };
-static const struct opmfu_table_def hot_def = { "OpmfuHotspots", hot_cols, 3, NULL, 0 };
+static const struct opmfu_table_def hot_def = { "OpmfuHotspots", hot_cols, 3, NULL, 0, NULL };
 static const struct opmfu_column model_cols[] = {
 	{ "rank_id", OPMFU_COL_INT, NULL, 0, 0 },
 	{ "convention", OPMFU_COL_TEXT, NULL, 0, 0 },
 	{ "model_mfu", OPMFU_COL_REAL, NULL, 0, 0 },
 };
-static const struct opmfu_table_def model_def = { "OpmfuModel", model_cols, 3, NULL, 0 };
+static const struct opmfu_table_def model_def = { "OpmfuModel", model_cols, 3, NULL, 0, NULL };
 
 #define I(v) opmfu_cell_int(v)
 #define R(v) opmfu_cell_real(v)

@@ -42,7 +42,7 @@ static const struct opmfu_column rank_cols[] = {
 	{ "mfu_busy", OPMFU_COL_REAL, "", 0, 0 },	  { "mfu_recorded", OPMFU_COL_REAL, "", 0, 0 },
 	{ "flops_coverage", OPMFU_COL_REAL, "", 0, 0 },	  { "trace_mfu_all_steps", OPMFU_COL_REAL, "", 0, 0 },
 };
-static const struct opmfu_table_def rank_def = { "OpmfuRankSummary", rank_cols, 18, NULL, 0 };
+static const struct opmfu_table_def rank_def = { "OpmfuRankSummary", rank_cols, 18, NULL, 0, NULL };
 
 static const struct opmfu_column step_cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "", 0, 0 },	     { "step", OPMFU_COL_INT, "", 0, 0 },
@@ -56,7 +56,7 @@ static const struct opmfu_column step_cols[] = {
 	{ "share_comm", OPMFU_COL_REAL, "", 0, 0 },  { "share_other_compute", OPMFU_COL_REAL, "", 0, 0 },
 	{ "share_inefficiency", OPMFU_COL_REAL, "", 0, 0 },
 };
-static const struct opmfu_table_def step_def = { "OpmfuSteps", step_cols, 19, NULL, 0 };
+static const struct opmfu_table_def step_def = { "OpmfuSteps", step_cols, 19, NULL, 0, NULL };
 
 /* the run account's tables (schema/out/opmfu_run.sql, opmfu_hotspots.sql, opmfu_stragglers.sql) */
 static const struct opmfu_column run_cols[] = {
@@ -71,7 +71,7 @@ static const struct opmfu_column run_cols[] = {
 	{ "share_inefficiency", OPMFU_COL_REAL, "", 0, 0 }, { "ranks_analysed", OPMFU_COL_INT, "", 0, 0 },
 	{ "mfu_recorded", OPMFU_COL_REAL, "", 0, 0 },
 };
-static const struct opmfu_table_def run_def = { "OpmfuRun", run_cols, 19, NULL, 0 };
+static const struct opmfu_table_def run_def = { "OpmfuRun", run_cols, 19, NULL, 0, NULL };
 
 static const struct opmfu_column hot_cols[] = {
 	{ "kind", OPMFU_COL_TEXT, "", 0, 0 },	       { "name", OPMFU_COL_TEXT, "", 0, 0 },
@@ -80,14 +80,14 @@ static const struct opmfu_column hot_cols[] = {
 	{ "lost_ns", OPMFU_COL_INT, "", 0, 0 },	       { "pct_of_step", OPMFU_COL_REAL, "", 0, 0 },
 	{ "mfu", OPMFU_COL_REAL, "", 0, 0 },	       { "roofline_eff", OPMFU_COL_REAL, "", 0, 0 },
 };
-static const struct opmfu_table_def hot_def = { "OpmfuHotspots", hot_cols, 10, NULL, 0 };
+static const struct opmfu_table_def hot_def = { "OpmfuHotspots", hot_cols, 10, NULL, 0, NULL };
 
 static const struct opmfu_column strag_cols[] = {
 	{ "measure", OPMFU_COL_TEXT, "", 0, 0 }, { "rank_id", OPMFU_COL_INT, "", 0, 0 },
 	{ "value", OPMFU_COL_REAL, "", 0, 0 },	 { "median", OPMFU_COL_REAL, "", 0, 0 },
 	{ "delta", OPMFU_COL_REAL, "", 0, 0 },	 { "culprit_of", OPMFU_COL_TEXT, "", 0, 0 },
 };
-static const struct opmfu_table_def strag_def = { "OpmfuStragglers", strag_cols, 6, NULL, 0 };
+static const struct opmfu_table_def strag_def = { "OpmfuStragglers", strag_cols, 6, NULL, 0, NULL };
 
 #define I(v) opmfu_cell_int(v)
 #define R(v) opmfu_cell_real(v)
@@ -1162,7 +1162,7 @@ static void test_ranks_only(void)
 {
 	static const struct opmfu_column old_cols[] = { { "rank_id", OPMFU_COL_INT, "", 0, 0 },
 							{ "status", OPMFU_COL_TEXT, "", 0, 0 } };
-	static const struct opmfu_table_def old_def = { "OpmfuRankSummary", old_cols, 2, NULL, 0 };
+	static const struct opmfu_table_def old_def = { "OpmfuRankSummary", old_cols, 2, NULL, 0, NULL };
 	struct stores st;
 	struct opmfu_cell_store old;
 	struct opmfu_table t;
@@ -1226,13 +1226,13 @@ static void test_collectives(void)
 		{ "run_id", OPMFU_COL_TEXT, "", 0, 0 },	 { "share_comm", OPMFU_COL_REAL, "", 0, 0 },
 		{ "share_comm_wait", OPMFU_COL_REAL, "", 0, 0 },
 	};
-	static const struct opmfu_table_def rn_def = { "OpmfuRun", rn_cols, 3, NULL, 0 };
+	static const struct opmfu_table_def rn_def = { "OpmfuRun", rn_cols, 3, NULL, 0, NULL };
 	static const struct opmfu_column sp_cols[] = {
 		{ "rank_id", OPMFU_COL_INT, "", 0, 0 },	      { "step", OPMFU_COL_INT, "", 0, 0 },
 		{ "comm_exposed_ns", OPMFU_COL_INT, "", 0, 0 }, { "comm_wait_ns", OPMFU_COL_INT, "", 0, 0 },
 		{ "share_comm_wait", OPMFU_COL_REAL, "", 0, 0 },
 	};
-	static const struct opmfu_table_def sp_def = { "OpmfuSteps", sp_cols, 5, NULL, 0 };
+	static const struct opmfu_table_def sp_def = { "OpmfuSteps", sp_cols, 5, NULL, 0, NULL };
 	struct opmfu_cell_store rn, sp, hot, strag;
 	struct opmfu_table t[4];
 	struct opmfu_summary_tables tabs = { NULL, &t[1], &t[0], &t[2], &t[3], NULL };
@@ -1389,13 +1389,13 @@ static void test_roofline(void)
 		{ "rank_id", OPMFU_COL_INT, "", 0, 0 },	       { "status", OPMFU_COL_TEXT, "", 0, 0 },
 		{ "peak_tflops", OPMFU_COL_REAL, "", 0, 0 },   { "peak_bw_tbps", OPMFU_COL_REAL, "", 0, 0 },
 	};
-	static const struct opmfu_table_def rk_def = { "OpmfuRankSummary", rk_cols, 4, NULL, 0 };
+	static const struct opmfu_table_def rk_def = { "OpmfuRankSummary", rk_cols, 4, NULL, 0, NULL };
 	static const struct opmfu_column rn_cols[] = {
 		{ "run_id", OPMFU_COL_TEXT, "", 0, 0 },
 		{ "peak_tflops", OPMFU_COL_REAL, "", 0, 0 },
 		{ "median_rank", OPMFU_COL_INT, "", 0, 0 },
 	};
-	static const struct opmfu_table_def rn_def = { "OpmfuRun", rn_cols, 3, NULL, 0 };
+	static const struct opmfu_table_def rn_def = { "OpmfuRun", rn_cols, 3, NULL, 0, NULL };
 	static const struct opmfu_column h_cols[] = {
 		{ "kind", OPMFU_COL_TEXT, "", 0, 0 },		 { "name", OPMFU_COL_TEXT, "", 0, 0 },
 		{ "ranks", OPMFU_COL_INT, "", 0, 0 },		 { "calls", OPMFU_COL_INT, "", 0, 0 },
@@ -1404,7 +1404,7 @@ static void test_roofline(void)
 		{ "mfu", OPMFU_COL_REAL, "", 0, 0 },		 { "roofline_eff", OPMFU_COL_REAL, "", 0, 0 },
 		{ "achieved_tflops", OPMFU_COL_REAL, "", 0, 0 }, { "intensity", OPMFU_COL_REAL, "", 0, 0 },
 	};
-	static const struct opmfu_table_def h_def = { "OpmfuHotspots", h_cols, 12, NULL, 0 };
+	static const struct opmfu_table_def h_def = { "OpmfuHotspots", h_cols, 12, NULL, 0, NULL };
 	struct opmfu_cell_store r, run, hot;
 	struct opmfu_table tr, trun, thot;
 	struct opmfu_summary_tables tabs = { NULL, NULL, NULL, NULL, NULL, NULL };

@@ -42,8 +42,8 @@ static const struct opmfu_column test_cols[] = {
 enum { NCOL = sizeof(test_cols) / sizeof(test_cols[0]) };
 
 /* no schema/out file: the database writer makes its CREATE TABLE from the columns */
-static const struct opmfu_table_def test_def = { "OpmfuTest", test_cols, NCOL, "opmfu_test", 0 };
-static const struct opmfu_table_def nobook_def = { "OpmfuNoBook", test_cols, NCOL, NULL, 0 };
+static const struct opmfu_table_def test_def = { "OpmfuTest", test_cols, NCOL, "opmfu_test", 0, NULL };
+static const struct opmfu_table_def nobook_def = { "OpmfuNoBook", test_cols, NCOL, NULL, 0, NULL };
 
 /* ---- cells and the cell store ---- */
 

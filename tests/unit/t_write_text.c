@@ -36,14 +36,14 @@ static const struct opmfu_column cols[] = {
 	{ "ratio", OPMFU_COL_REAL, "Ratio", 0, OPMFU_COLF_PERCENT },
 	{ "note", OPMFU_COL_TEXT, "Note", 0, 0 },
 };
-static const struct opmfu_table_def main_def = { "OpmfuT", cols, 5, "t", 0 };
+static const struct opmfu_table_def main_def = { "OpmfuT", cols, 5, "t", 0, NULL };
 
 /* a column name that needs quoting in CSV and escaping in JSON */
 static const struct opmfu_column odd_cols[] = {
 	{ "rank_id", OPMFU_COL_INT, "Rank", 0, 0 },
 	{ "x,\"y\"", OPMFU_COL_TEXT, "X", 0, 0 },
 };
-static const struct opmfu_table_def odd_def = { "OpmfuOdd", odd_cols, 2, NULL, 0 };
+static const struct opmfu_table_def odd_def = { "OpmfuOdd", odd_cols, 2, NULL, 0, NULL };
 
 /* ---- the rows: each with its spelling in both formats below ---- */
 
