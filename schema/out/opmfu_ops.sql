@@ -17,10 +17,10 @@ CREATE TABLE "OpmfuOps_rows" (
     "kernels" INTEGER,
     "kernel_ns" INTEGER,
     "flops" INTEGER,
-    "lost_ns" INTEGER,
+    "lost_ns" INTEGER,         -- NULL: kernel_ns
     "bytes" INTEGER,
     "roofline_ns" INTEGER,
-    "recoverable_ns" INTEGER,
+    "recoverable_ns" INTEGER,  -- NULL: kernel_ns
     "mfu" REAL,                -- NULL when the kind has its peak (the view computes it); else the ratio
     "roofline_eff" REAL        -- likewise: rows opmfu merge took from a shard through another export
 );
@@ -76,7 +76,7 @@ CREATE VIEW "OpmfuOps" (
     coalesce(r."mfu", CASE WHEN r."flops" IS NOT NULL AND k."peak" > 0 AND r."kernel_ns" > 0
                                 AND r."flops" / (r."kernel_ns" * 1e-9) / k."peak" >= 0
                            THEN r."flops" / (r."kernel_ns" * 1e-9) / k."peak" END),
-    r."lost_ns", k."flops_name", r."bytes",
+    coalesce(r."lost_ns", r."kernel_ns"), k."flops_name", r."bytes",
     CASE WHEN r."flops" IS NOT NULL AND r."bytes" > 0 THEN CAST(r."flops" AS REAL) / r."bytes" END,
     CASE WHEN r."bytes" IS NOT NULL AND r."kernel_ns" > 0 THEN CAST(r."bytes" AS REAL) / r."kernel_ns" / 1e3 END,
     k."bound", r."roofline_ns",
@@ -90,7 +90,7 @@ CREATE VIEW "OpmfuOps" (
              THEN r."flops" / k."peak" * 1e9 / r."kernel_ns"
         END
     END),
-    r."recoverable_ns"
+    coalesce(r."recoverable_ns", r."kernel_ns")
 FROM "OpmfuOps_rows" r
 LEFT JOIN "OpmfuOps_kinds" k ON k."rank_id" = r."rank_id" AND k."id" = r."kind"
 LEFT JOIN "OpmfuOps_modules" m ON m."rank_id" = r."rank_id" AND m."id" = r."module";

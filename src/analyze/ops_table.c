@@ -118,7 +118,15 @@ static const struct opmfu_store_col store_cols[] = {
 	{ "module", OPMFU_COL_TEXT, 2, 0 },
 };
 
-/* With the peaks of the rank (src), the view computes mfu and roofline_eff
+/* Whether two integer cells hold the same number. */
+static int same_int(const struct opmfu_cell *a, const struct opmfu_cell *b)
+{
+	return !a->null && !b->null && a->v.i == b->v.i;
+}
+
+/* lost_ns and recoverable_ns are NULL when all of kernel_ns (most ops
+ * without FLOPs or bytes): they are never NULL, and the view takes
+ * kernel_ns for them. With the peaks of the rank (src), the view computes mfu and roofline_eff
  * from them as ops_row does, and they are not stored; without (rows merged
  * from a shard), they are. The view computes achieved_tflops, intensity and
  * achieved_tbps from the row, and end_ns as start_ns + dur_ns (times are
@@ -137,10 +145,10 @@ static void ops_store_row(const void *src, size_t i, const struct opmfu_cell *v,
 	c[6] = v[6];
 	c[7] = v[8];
 	c[8] = v[9];
-	c[9] = v[15];
+	c[9] = same_int(&v[15], &v[8]) ? opmfu_cell_null() : v[15];
 	c[10] = v[17];
 	c[11] = v[21];
-	c[12] = v[23];
+	c[12] = same_int(&v[23], &v[8]) ? opmfu_cell_null() : v[23];
 	c[13] = res ? opmfu_cell_null() : v[14];
 	c[14] = res ? opmfu_cell_null() : v[22];
 	c[15] = v[2];
