@@ -46,6 +46,8 @@
 #include "write/writer.h"
 
 #define BATCH 32
+/* the most columns a dimension of a stored table may have */
+#define MAX_DIM_CELLS 16
 
 /* How long commit waits for another process's hold on the output to end. */
 #ifndef OPMFU_DB_BUSY_WAIT_MS
@@ -94,6 +96,12 @@ struct dim {
 	struct { size_t off, len; } *key; /* by id - 1, into keys */
 	size_t n_key, cap_key;
 	struct sbuf keys;
+	/* the same by the cells' identity (a text's address and length, a
+	 * number's bits), which the put's texts keep: most rows need no key */
+	struct opmfu_idtab fast;   /* identity -> its entry */
+	uint64_t *fword;           /* 2 n_cell words per entry */
+	int64_t *fid;              /* the entry's id */
+	size_t n_fast, cap_fast;
 };
 
 /* One table's statements. A stored table's inserts are into its row
@@ -385,6 +393,8 @@ static int tab_init(struct tab *tb, const struct opmfu_table_def *def)
 		struct dim *dm = &tb->dims[d];
 		dm->name = st->dims[d];
 		dm->n_cell = store_cols(st, (unsigned)d + 1, NULL);
+		if (dm->n_cell > MAX_DIM_CELLS) /* a store's mistake: t_analyses checks there is none */
+			return -1;
 		sbuf_init(&dm->keys);
 		opmfu_idtab_init(&dm->tab);
 		if (!(dm->cell = opmfu_calloc(dm->n_cell ? dm->n_cell : 1, sizeof(*dm->cell))) ||
@@ -420,6 +430,9 @@ static void tab_free(struct tab *tb)
 		opmfu_free(tb->dims[d].key);
 		opmfu_idtab_release(&tb->dims[d].tab);
 		sbuf_release(&tb->dims[d].keys);
+		opmfu_idtab_release(&tb->dims[d].fast);
+		opmfu_free(tb->dims[d].fword);
+		opmfu_free(tb->dims[d].fid);
 	}
 	opmfu_free(tb->dims);
 	opmfu_free(tb->types);
@@ -599,6 +612,8 @@ static void dims_reset(struct tab *tb, int64_t rank)
 	size_t d;
 	for (d = 0; d < tb->store->n_dims; d++) {
 		opmfu_idtab_clear(&tb->dims[d].tab);
+		opmfu_idtab_clear(&tb->dims[d].fast);
+		tb->dims[d].n_fast = 0;
 		tb->dims[d].n_key = 0;
 		tb->dims[d].last_id = 0;
 		sbuf_reset(&tb->dims[d].keys);
@@ -606,15 +621,62 @@ static void dims_reset(struct tab *tb, int64_t rank)
 	tb->dim_rank = rank;
 }
 
+/* The identity of the store row's cells of dm into w (2 n_cell words): a
+ * text by address and length, a number by its bits. */
+static void identity(const struct tab *tb, const struct dim *dm, uint64_t *w)
+{
+	const struct opmfu_cell *c = tb->scells;
+	size_t k;
+	for (k = 0; k < dm->n_cell; k++) {
+		const struct opmfu_cell *x = &c[dm->cell[k]];
+		if (x->null) {
+			w[2 * k] = w[2 * k + 1] = 0;
+		} else if (tb->store->cols[dm->cell[k]].type == OPMFU_COL_TEXT) {
+			w[2 * k] = (uint64_t)x->v.t.n << 2 | 1;
+			w[2 * k + 1] = (uint64_t)(uintptr_t)x->v.t.s;
+		} else {
+			w[2 * k] = 2;
+			memcpy(&w[2 * k + 1], &x->v, sizeof(uint64_t));
+		}
+	}
+}
+
+struct fast_probe {
+	const struct dim *dm;
+	const uint64_t *w;
+};
+
+static int fast_eq(const void *probe, uint32_t e)
+{
+	const struct fast_probe *p = probe;
+	size_t n = 2 * p->dm->n_cell;
+	return !memcmp(p->dm->fword + e * n, p->w, n * sizeof(uint64_t));
+}
+
+static uint64_t words_hash(const uint64_t *w, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+	for (i = 0; i < n; i++)
+		h = (h ^ w[i]) * 0x100000001b3ULL;
+	return opmfu_mix64(h);
+}
+
+static enum opmfu_status dim_id_slow(struct db_writer *o, struct tab *tb, struct dim *dm, struct opmfu_err *err);
+
 /* The id of the store row's value of dimension dm into its id cell: the
- * previous row's, or the one it has in the rank, or a new one, written. */
+ * previous row's, or the one its cells' identity had, or the one it has in
+ * the rank (dim_id_slow, which writes a new one). */
 static enum opmfu_status dim_id(struct db_writer *o, struct tab *tb, struct dim *dm, struct opmfu_err *err)
 {
 	const struct opmfu_store *st = tb->store;
 	struct opmfu_cell *c = tb->scells;
-	struct key_probe kp;
-	uint32_t id;
-	size_t k;
+	uint64_t w[2 * MAX_DIM_CELLS];
+	struct fast_probe fp = { dm, w };
+	enum opmfu_status rc;
+	uint64_t h;
+	uint32_t e;
+	size_t k, nw = 2 * dm->n_cell;
 
 	if (dm->last_id) {
 		for (k = 0; k < dm->n_cell; k++)
@@ -625,6 +687,46 @@ static enum opmfu_status dim_id(struct db_writer *o, struct tab *tb, struct dim 
 			return OPMFU_OK;
 		}
 	}
+	identity(tb, dm, w);
+	h = words_hash(w, nw);
+	e = opmfu_idtab_find(&dm->fast, h, fast_eq, &fp);
+	if (e == OPMFU_IDTAB_NONE) {
+		if ((rc = dim_id_slow(o, tb, dm, err)))
+			return rc;
+		if (dm->n_fast == dm->cap_fast) {
+			size_t cap = dm->cap_fast ? 2 * dm->cap_fast : 64;
+			uint64_t *fw = opmfu_realloc(dm->fword, cap * nw * sizeof(*fw));
+			int64_t *fi;
+			if (fw)
+				dm->fword = fw;
+			if (!fw || !(fi = opmfu_realloc(dm->fid, cap * sizeof(*fi))))
+				return nomem(o->path, err);
+			dm->fid = fi;
+			dm->cap_fast = cap;
+		}
+		memcpy(dm->fword + dm->n_fast * nw, w, nw * sizeof(*w));
+		dm->fid[dm->n_fast] = c[dm->id_cell].v.i;
+		if (opmfu_idtab_get(&dm->fast, h, fast_eq, &fp, (uint32_t)dm->n_fast) == OPMFU_IDTAB_NONE)
+			return nomem(o->path, err);
+		dm->n_fast++;
+		return OPMFU_OK;
+	}
+	dm->last_id = dm->fid[e];
+	for (k = 0; k < dm->n_cell; k++)
+		dm->last[k] = c[dm->cell[k]];
+	c[dm->id_cell] = opmfu_cell_int(dm->last_id);
+	return OPMFU_OK;
+}
+
+/* dim_id by the cells' bytes: the rank's id of the value, or a new one, written. */
+static enum opmfu_status dim_id_slow(struct db_writer *o, struct tab *tb, struct dim *dm, struct opmfu_err *err)
+{
+	const struct opmfu_store *st = tb->store;
+	struct opmfu_cell *c = tb->scells;
+	struct key_probe kp;
+	uint32_t id;
+	size_t k;
+
 	sbuf_reset(&o->key);
 	for (k = 0; k < dm->n_cell; k++)
 		key_add(&o->key, &c[dm->cell[k]], (unsigned char)st->cols[dm->cell[k]].type);

@@ -195,6 +195,8 @@ static void check_store(const struct opmfu_store *st)
 		CHECK_INT(d->n_cols, n);
 		for (k = 0; k < n && k < d->n_cols; k++)
 			CHECK_STR(d->cols[k], want[k]);
+		/* write_sqlite.c's MAX_DIM_CELLS */
+		CHECK(!part || n - 2 <= 16);
 	}
 	/* the row table's first column is the rank's, which the dimensions are keyed by */
 	CHECK_STR(st->cols[0].name, "rank_id");
