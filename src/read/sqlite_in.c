@@ -249,10 +249,44 @@ const char *opmfu_sqlite_in_hint(int code)
 	return "";
 }
 
+/* Whether main has a table (not a view) table with column col, or with any
+ * columns when col is NULL, found in the schema SQLite holds with no statement
+ * compiled: a probe by statement (compiling, locking, stepping) was a sixth of
+ * the cost of a small rank. 1 yes; 0 no, or not a table, or this SQLite lacks
+ * the lookup; -1 when the schema cannot be read (locked, corrupt, out of
+ * memory: SQLite's message is db's), which a query would only find again
+ * after waiting as long for the lock. */
+static int meta_has(sqlite3 *db, const char *table, const char *col)
+{
+#ifdef OPMFU_HAVE_COLUMN_METADATA
+	if (sqlite3_table_column_metadata(db, "main", table, col, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK)
+		return 1;
+	/* SQLITE_ERROR: no such table or column (or a schema SQLite refuses,
+	 * which the query says again) */
+	return sqlite3_errcode(db) == SQLITE_ERROR ? 0 : -1;
+#else
+	(void)db, (void)table, (void)col;
+	return 0;
+#endif
+}
+
+int opmfu_sqlite_has_columns(sqlite3 *db, const char *table, const char *const *cols)
+{
+	for (; *cols; cols++) {
+		int rc = meta_has(db, table, *cols);
+		if (rc != 1)
+			return rc;
+	}
+	return 1;
+}
+
 int opmfu_sqlite_has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *s = NULL;
-	int rc;
+	int rc = meta_has(db, name, NULL);
+	/* a table by the lookup; a view or an absent table by a query of the schema */
+	if (rc != 0)
+		return rc;
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &s,
 			       NULL) != SQLITE_OK)
 		return -1;

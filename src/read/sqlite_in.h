@@ -18,8 +18,8 @@
  *
  * immutable=1 also tells SQLite to trust the file not to change, so after
  * reading, opmfu_sqlite_in_check fails if the file (or its -wal) changed
- * meanwhile; it checks rollback-mode inputs alike, since a rank is read by
- * several statements that no one transaction spans.
+ * meanwhile; it checks rollback-mode inputs alike, since a rank may be read
+ * on two connections (one read transaction each) that no one transaction spans.
  */
 #ifndef OPMFU_SQLITE_IN_H
 #define OPMFU_SQLITE_IN_H
@@ -53,8 +53,16 @@ enum opmfu_status opmfu_sqlite_in_check(const char *path, const struct opmfu_sql
 const char *opmfu_sqlite_in_hint(int code);
 
 /* Whether db has a table or view called name: 1, 0, or -1 when SQLite
- * fails (its message is db's). */
+ * fails (its message is db's). A table is found as SQLite finds names
+ * (ASCII case ignored), a view by its exact name. */
 int opmfu_sqlite_has_table(sqlite3 *db, const char *name);
+
+/* 1 when table (not a view) has every column of the NULL-terminated cols,
+ * as SQLite matches names (ASCII case ignored), looked up without a
+ * statement; 0 otherwise, or when it cannot tell (a view, a SQLite without
+ * the lookup): then ask PRAGMA table_info, which says which column is
+ * missing; -1 when the schema cannot be read (SQLite's message is db's). */
+int opmfu_sqlite_has_columns(sqlite3 *db, const char *table, const char *const *cols);
 
 /*
  * Makes SQLite's own open() of any file (databases, journals; inputs and

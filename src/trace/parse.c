@@ -21,6 +21,45 @@ double opmfu_round(double x, int ndigits)
 	return isfinite(y) ? y : x;
 }
 
+/*
+ * The shortest digits of |x| when it has at most 3 decimals and |x| * 10^3 <
+ * 2^50 (the percentages rounded to 2 decimals that ModuleMFU prints), without
+ * formatting: the smallest d with m = rint(|x| 10^d) and m / 10^d == |x|.
+ * Both sides of that test are the correctly rounded value of m / 10^d (10^d
+ * and m are exact), as strtod of the text would be, so it is the round trip;
+ * and below 2^50 an integer nearer than a unit is the only candidate, so no
+ * text of fewer digits reads back either. Returns the digit count (digits
+ * without trailing zeros, *exp10 the decimal exponent), 0 when x is not such
+ * a number.
+ */
+static int short_digits(double x, char *digits, int *exp10)
+{
+	static const double p10[] = { 1, 10, 100, 1000 };
+	double ax = fabs(x);
+	int d, nd = 0, k;
+	char rev[20] = "";
+
+	for (d = 0; d < 4; d++) {
+		double y = ax * p10[d], m;
+		uint64_t u;
+		if (!(y < 1125899906842624.0)) /* 2^50 */
+			return 0;
+		m = rint(y);
+		if (m == 0 || m / p10[d] != ax)
+			continue;
+		for (u = (uint64_t)m; u; u /= 10)
+			rev[nd++] = (char)('0' + u % 10);
+		*exp10 = nd - 1 - d;
+		while (nd > 1 && rev[0] == '0') /* only when d is 0: 1200 is 12e2 */
+			memmove(rev, rev + 1, (size_t)--nd);
+		for (k = 0; k < nd; k++)
+			digits[k] = rev[nd - 1 - k];
+		digits[nd] = '\0';
+		return nd;
+	}
+	return 0;
+}
+
 int opmfu_format_pyfloat(double x, char *out)
 {
 	char buf[40];
@@ -32,21 +71,26 @@ int opmfu_format_pyfloat(double x, char *out)
 		return sprintf(out, x > 0 ? "inf" : "-inf");
 	if (x == 0)
 		return sprintf(out, signbit(x) ? "-0.0" : "0.0");
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*e", prec - 1, x);
-		if (strtod(buf, NULL) == x)
-			break;
-	}
-	/* buf is d.ddde[+-]XX with the shortest digits; lay it out as repr does */
+	/* lay the shortest digits out as repr does */
 	{
 		char digits[24];
-		int nd = 0, neg = buf[0] == '-';
-		const char *p = buf + neg, *e = strchr(buf, 'e');
-		for (; p < e; p++)
-			if (*p != '.')
-				digits[nd++] = *p;
-		digits[nd] = '\0';
-		exp10 = atoi(e + 1);
+		int nd = short_digits(x, digits, &exp10), neg = x < 0;
+		if (!nd) {
+			const char *p, *e;
+			for (prec = 1; prec <= 17; prec++) {
+				snprintf(buf, sizeof(buf), "%.*e", prec - 1, x);
+				if (strtod(buf, NULL) == x)
+					break;
+			}
+			/* buf is d.ddde[+-]XX */
+			p = buf + neg;
+			e = strchr(buf, 'e');
+			for (; p < e; p++)
+				if (*p != '.')
+					digits[nd++] = *p;
+			digits[nd] = '\0';
+			exp10 = atoi(e + 1);
+		}
 		n = 0;
 		if (neg)
 			out[n++] = '-';

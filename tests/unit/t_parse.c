@@ -136,6 +136,9 @@ static void test_pyfloat(void)
 		{ 100.0, "100.0" }, { 1e16, "1e+16" },    { 1.5e16, "1.5e+16" }, { 123456789012345.6, "123456789012345.6" },
 		{ 0.0001, "0.0001" }, { 0.00001, "1e-05" }, { 2.5e-07, "2.5e-07" }, { 0.0, "0.0" },
 		{ 33.33, "33.33" }, { 1234.5, "1234.5" }, { 9999999999999998.0, "9999999999999998.0" },
+		/* the fast path's: an integer with zeros, 2 decimals, a negative, below 2^50 */
+		{ 1200.0, "1200.0" }, { 0.29, "0.29" }, { 0.07, "0.07" }, { -12.5, "-12.5" },
+		{ 1125899906842623.0, "1125899906842623.0" }, { 0.005, "0.005" },
 	};
 	size_t i;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -146,6 +149,72 @@ static void test_pyfloat(void)
 	CHECK_STR(buf, "inf");
 	opmfu_format_pyfloat(NAN, buf);
 	CHECK_STR(buf, "nan");
+}
+
+/* The significant digits of a decimal text (sign, point, exponent and
+ * leading and trailing zeros left out) into out. */
+static void sig_digits(const char *s, char *out)
+{
+	int n = 0;
+	for (; *s && *s != 'e'; s++)
+		if (*s >= '0' && *s <= '9' && (n || *s != '0'))
+			out[n++] = *s;
+	while (n > 1 && out[n - 1] == '0')
+		n--;
+	out[n] = '\0';
+}
+
+/* opmfu_format_pyfloat against the definition of repr's digits, the slow
+ * way: the fewest digits of "%.*e" that strtod reads back as x. Its text
+ * must read back as x and have exactly those digits (values of the fast
+ * path of at most 3 decimals, both sides of its 2^50 bound, and any double). */
+static void test_pyfloat_shortest(void)
+{
+	static const double scale[] = { 1, 10, 100, 1000, 1e6, 1e12 };
+	uint64_t seed = 99;
+	int i, bad = 0;
+	for (i = 0; i < 300000; i++) {
+		char got[40], e[40], want[24], have[24];
+		double x;
+		int p;
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		switch (i % 5) {
+		case 0: /* a percentage rounded to 2 decimals, as ModuleMFU's */
+			x = opmfu_round((double)(seed >> 11) / 9007199254740992.0 * 150.0, 2);
+			break;
+		case 1: /* k / 10^d of any size */
+			x = (double)(seed >> (11 + (seed & 31))) / scale[(seed >> 5) % 6];
+			break;
+		case 2: /* near the fast path's bound, 2^50 / 10^d */
+			x = (1125899906842624.0 + (double)(int)((seed >> 20) % 2001) - 1000.0) / scale[(seed >> 8) % 4];
+			break;
+		case 3: { /* any finite double */
+			uint64_t b = seed;
+			memcpy(&x, &b, sizeof(x));
+			if (!isfinite(x))
+				continue;
+			break;
+		}
+		default: /* negative, small decimals */
+			x = -(double)((seed >> 33) % 100000) / scale[(seed >> 3) % 4];
+			break;
+		}
+		if (x == 0)
+			continue;
+		for (p = 1; p <= 17; p++) {
+			snprintf(e, sizeof(e), "%.*e", p - 1, x);
+			if (strtod(e, NULL) == x)
+				break;
+		}
+		opmfu_format_pyfloat(x, got);
+		sig_digits(e, want);
+		sig_digits(got, have);
+		if (strtod(got, NULL) != x || strcmp(want, have) != 0) {
+			if (bad++ < 5)
+				CHECK_STR(got, e); /* says which value */
+		}
+	}
+	CHECK_INT(bad, 0);
 }
 
 static long long ns_of(const char *txt, int *rc)
@@ -244,6 +313,7 @@ int main(void)
 	test_shape_room();
 	test_round();
 	test_pyfloat();
+	test_pyfloat_shortest();
 	test_ns_text();
 	return check_done();
 }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "read/sqlite_in.h"
+
 /* The first row's first column of sql as text into out, or "" */
 static void first_text(sqlite3 *db, const char *sql, char *out, size_t size)
 {
@@ -21,7 +23,10 @@ static int has_columns(sqlite3 *db, const char *table, const char *col)
 {
 	char sql[96];
 	sqlite3_stmt *s = NULL;
-	int found = 0;
+	const char *cols[] = { col, NULL };
+	int found = opmfu_sqlite_has_columns(db, table, cols);
+	if (found) /* 1, or -1: an optional table not waited for twice */
+		return found > 0;
 	snprintf(sql, sizeof(sql), "PRAGMA table_info(\"%s\")", table);
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK)
 		while (!found && sqlite3_step(s) == SQLITE_ROW) {

@@ -62,12 +62,29 @@ static int take(sqlite3 *db, const char *sql, int named, struct opmfu_trace *t)
 	return rc;
 }
 
-static int any_row(sqlite3 *db, const char *sql)
+/* Whether a string of t, which holds STRING_IDS' values, may be a step
+ * name: what "value LIKE 'ProfilerStep#%'" matches (ASCII case ignored, as
+ * LIKE does; not the locale's). Searched in memory: a second scan of
+ * STRING_IDS by that query cost a small rank more than reading its steps.
+ * A string the reader added itself may match too; then the query of
+ * PYTORCH_API below finds no step, as it would have anyway. */
+static int any_step_name(const struct opmfu_strtab *s)
 {
-	sqlite3_stmt *s = NULL;
-	int found = sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return found;
+	static const char want[] = "profilerstep#";
+	uint32_t sid, k;
+	for (sid = 1; sid < s->n; sid++) {
+		const char *v = opmfu_strtab_str(s, sid);
+		if (opmfu_strtab_len(s, sid) < sizeof(want) - 1)
+			continue;
+		for (k = 0; k < sizeof(want) - 1; k++) {
+			char c = v[k];
+			if ((c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c) != want[k])
+				break;
+		}
+		if (k == sizeof(want) - 1)
+			return 1;
+	}
+	return 0;
 }
 
 int opmfu_ascend_steps(sqlite3 *db, struct opmfu_trace *t)
@@ -75,7 +92,7 @@ int opmfu_ascend_steps(sqlite3 *db, struct opmfu_trace *t)
 	if (take(db, "SELECT startNs, endNs, id FROM STEP_TIME ORDER BY startNs", 0, t))
 		return -1;
 	/* PYTORCH_API is large: scanned again only when a step name exists */
-	if (!t->steps.n && any_row(db, "SELECT 1 FROM STRING_IDS WHERE value LIKE 'ProfilerStep#%'") &&
+	if (!t->steps.n && any_step_name(&t->strs) &&
 	    take(db, "SELECT startNs, endNs, (SELECT value FROM STRING_IDS WHERE id = name) FROM PYTORCH_API "
 		     "WHERE name IN (SELECT id FROM STRING_IDS WHERE value LIKE 'ProfilerStep#%')",
 		 1, t))

@@ -11,8 +11,9 @@
 
 #include "trace/trace.h"
 
-/* Fills t->steps (start order) from db. Rows of another shape or with bad
- * times are left out. Returns 0, or -1 when out of memory. */
+/* Fills t->steps (start order) from db, whose STRING_IDS t->strs holds
+ * already. Rows of another shape or with bad times are left out. Returns 0,
+ * or -1 when out of memory. */
 int opmfu_ascend_steps(sqlite3 *db, struct opmfu_trace *t);
 
 #endif

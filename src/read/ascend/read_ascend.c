@@ -70,6 +70,12 @@ static enum opmfu_status need_columns(struct reader *r, const char *table, const
 	const char *const *c;
 	unsigned have = 0, i;
 
+	switch (opmfu_sqlite_has_columns(r->db, table, cols)) {
+	case 1:
+		return OPMFU_OK;
+	case -1:
+		return sql_fail(r, "reading the schema");
+	}
 	snprintf(sql, sizeof(sql), "PRAGMA table_info(\"%s\")", table);
 	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return sql_fail(r, "reading the schema");
@@ -663,6 +669,12 @@ static enum opmfu_status open_reader(struct reader *r)
 	r->max_rows = r->in.st.st_size > 0 ? (size_t)((uint64_t)r->in.st.st_size / 8) : 0;
 	if (sqlite3_create_function(r->db, "opmfu_row", -1, SQLITE_UTF8, r, NULL, row_cb, row_final) != SQLITE_OK)
 		return sql_fail(r, "registering opmfu_row");
+	/* One read transaction for all of the rank's statements (closing the
+	 * connection ends it): in autocommit each one took and dropped the file
+	 * lock, looked for a hot journal and re-read the header. It starts with
+	 * the first read, which waits for a writer as any statement did. */
+	if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return sql_fail(r, "starting to read");
 	return OPMFU_OK;
 }
 
