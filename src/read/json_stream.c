@@ -277,9 +277,11 @@ static size_t scan(struct opmfu_json *j, const unsigned char *p, size_t i, size_
 			}
 			break;
 		case LX_STR: {
-			/* the string's body at memchr speed */
+			/* the string's body at memchr speed; a raw line feed
+			 * ends it here as it does in yajl (an error), so that
+			 * no token, held or not, runs over one (feed_tokens) */
 			const unsigned char *q = p + i;
-			while (q < p + n && *q != '"' && *q != '\\')
+			while (q < p + n && *q != '"' && *q != '\\' && *q != '\n')
 				q++;
 			i = (size_t)(q - p);
 			if (i == n)
@@ -296,7 +298,11 @@ static size_t scan(struct opmfu_json *j, const unsigned char *p, size_t i, size_
 			break;
 		}
 		case LX_ESC:
-			lx = LX_STR;
+			lx = c == '\n' ? LX_OUT : LX_STR; /* a line feed ends it (above) */
+			if (lx == LX_OUT && stop_at_end) {
+				j->lx = lx;
+				return i + 1;
+			}
 			break;
 		default: /* LX_BARE */
 			if (is_delim(c)) {
@@ -350,7 +356,7 @@ static enum opmfu_status feed_tokens(struct opmfu_json *j, const unsigned char *
 				     struct opmfu_err *err)
 {
 	enum opmfu_status st;
-	size_t i = 0, open = 0;
+	size_t i = 0, k, open = 0;
 
 	if (j->n_pend) {
 		/* the held token goes on into this chunk */
@@ -361,6 +367,19 @@ static enum opmfu_status feed_tokens(struct opmfu_json *j, const unsigned char *
 			return OPMFU_OK;
 		if ((st = flush_pend(j, err)))
 			return st;
+		if (i == n)
+			return OPMFU_OK;
+	}
+	/* A raw line feed is never inside a token of valid JSON (no string may
+	 * hold one; it ends a number or literal), and yajl stops at one that
+	 * is: the text up to the last one is whole tokens, given to yajl
+	 * unscanned. Only the last line is scanned (a minified text is one). */
+	for (k = n; k > i && p[k - 1] != '\n'; k--)
+		;
+	if (k > i) {
+		if ((st = parse(j, p + i, k - i, at + i, err)))
+			return st;
+		i = k;
 		if (i == n)
 			return OPMFU_OK;
 	}

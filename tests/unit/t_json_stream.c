@@ -103,6 +103,49 @@ static void cap_case(const char *prefix, int number, const char *suffix, size_t 
 	free(over);
 }
 
+/* A raw line feed in a string is yajl's "control character in string" at
+ * its byte, however the text is cut into feeds: json_stream.c gives yajl
+ * the text up to a chunk's last line feed unscanned, and its scanner ends a
+ * held token at one, so the fault is found where it is even in a string
+ * longer than the cap, when the line feed comes first; after the cap's
+ * bytes the cap is the fault (at the string's start, byte 7). */
+static void line_feed_case(size_t token, size_t lf)
+{
+	static const size_t chunks[] = { 0, 1, 2, 3, 7, 1000, 65536, 100000 };
+	char want[128];
+	struct opmfu_err e;
+	struct seen v;
+	size_t i, len;
+	char *text = doc("{\"a\":\n ", 0, token, "}\n", &len);
+
+	text[7 + lf] = '\n';
+	if (lf < CAP)
+		snprintf(want, sizeof(want), "invalid JSON at byte %zu: control character in string", 7 + lf);
+	else
+		snprintf(want, sizeof(want), "JSON token longer than 65536 bytes at byte 7");
+	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		CHECK_INT(parse(text, len, chunks[i], &v, &e), OPMFU_ERR_FORMAT);
+		CHECK_STR(e.msg, want);
+	}
+	free(text);
+}
+
+/* Lines of whole tokens: every value arrives whole at every feed size. */
+static void lines_case(void)
+{
+	static const char text[] = "{\"traceEvents\": [\n{\"ph\": \"X\", \"name\": \"aten::mm\",\n"
+				   "\"ts\": 1419247333430.849, \"dur\": 12},\n{\"args\": {\"Input Dims\": "
+				   "[[4096, 4096]]}}\n]}\n";
+	struct opmfu_err e;
+	struct seen v;
+	size_t chunk;
+
+	for (chunk = 1; chunk <= sizeof(text) - 1; chunk++) {
+		CHECK_INT(parse(text, sizeof(text) - 1, chunk, &v, &e), OPMFU_OK);
+		CHECK_INT(v.longest, 17); /* 1419247333430.849 */
+	}
+}
+
 int main(void)
 {
 	struct opmfu_json_value val[1];
@@ -115,6 +158,13 @@ int main(void)
 	cap_case("[1, ", 1, "]", 4);
 	cap_case("{", 0, ": 1}", 1);
 	cap_case("\xEF\xBB\xBF  [", 0, "]", 6);
+
+	/* line feeds: the string opens at byte 7 of '{"a":<LF> "' */
+	lines_case();
+	line_feed_case(10, 3);
+	line_feed_case(CAP + 1000, 100);
+	line_feed_case(CAP + 1000, CAP - 2);
+	line_feed_case(CAP + 1000, CAP + 500);
 
 	/* info.json's picker, text at once as --set and config.json give it */
 	text = doc("{\"DeviceInfo\":[{\"id\":0,\"ai_core_num\":", 0, CAP + 1, "}]}", &len);

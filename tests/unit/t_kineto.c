@@ -78,6 +78,37 @@ static void test_us_to_ns(void)
 	CHECK_INT(opmfu_kineto_int("1.0", 3, &v), -1);
 	CHECK_INT(opmfu_kineto_int("1e2", 3, &v), -1);
 	CHECK_INT(opmfu_kineto_int("", 0, &v), -1);
+	CHECK_INT(opmfu_kineto_int("123456789012345678", 18, &v), 0);
+	CHECK_INT(v, 123456789012345678LL);
+	CHECK_INT(opmfu_kineto_int("00017", 5, &v), 0);
+	CHECK_INT(v, 17);
+	CHECK_INT(opmfu_kineto_int("17x", 3, &v), -1);
+
+	/* Plain "I.F" (kineto_parse.c's short way) against the same digits as
+	 * "IFe-|F|" (the exponent rule): the same value, at the short way's
+	 * edges (15 and 16 integer digits, 1 to 6 fraction digits, a fourth
+	 * fraction digit of 4 and 5, carries into the microsecond). */
+	{
+		static const char *ints[] = { "0", "7", "1419247333430", "999999999999999", "1000000000000000",
+					      "9223372036854775" };
+		static const char *fracs[] = { "", "5", "04", "849", "9994", "9995", "12345", "999999", "000500" };
+		size_t a, b;
+		for (a = 0; a < sizeof(ints) / sizeof(ints[0]); a++)
+			for (b = 0; b < sizeof(fracs) / sizeof(fracs[0]); b++) {
+				char plain[64], expo[64];
+				int64_t want = -999;
+				if (*fracs[b])
+					snprintf(plain, sizeof(plain), "%s.%s", ints[a], fracs[b]);
+				else
+					snprintf(plain, sizeof(plain), "%s", ints[a]);
+				snprintf(expo, sizeof(expo), "%s%se-%zu", ints[a], fracs[b], strlen(fracs[b]));
+				(void)opmfu_kineto_us_to_ns(expo, strlen(expo), &want);
+				CHECK_INT(ns(plain), want);
+			}
+		/* and by hand, where the short way stops (16 digits go the long way) */
+		CHECK_INT(ns("999999999999999.9995"), 1000000000000000000LL);
+		CHECK_INT(ns("1000000000000000.0004"), 1000000000000000000LL);
+	}
 }
 
 static struct opmfu_dtype dt(const char *list)

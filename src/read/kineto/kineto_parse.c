@@ -87,12 +87,56 @@ static int digit_at(const char *s, const struct num *n, long k)
 	return k < ni ? s[n->ib + (size_t)k] - '0' : s[n->fb + (size_t)(k - ni)] - '0';
 }
 
+/* Plain digits s[*i..len) while they last, at most max of them, into *v
+ * (which they extend); returns how many. */
+static size_t digits(const char *s, size_t len, size_t *i, size_t max, int64_t *v)
+{
+	size_t k = 0;
+	while (*i < len && k < max && is_digit(s[*i])) {
+		*v = *v * 10 + (s[*i] - '0');
+		(*i)++;
+		k++;
+	}
+	return k;
+}
+
+/* What a trace's ts and dur nearly always are, "1419247333430.849" or
+ * "12": up to 15 integer digits, no sign, no exponent. The same value as
+ * the general rule below: the first three fraction digits, rounded half
+ * away from zero by the fourth. Returns -1 for anything else. */
+static int us_to_ns_plain(const char *s, size_t len, int64_t *ns)
+{
+	size_t i = 0, f;
+	int64_t v = 0, frac = 0;
+
+	if (digits(s, len, &i, 15, &v) == 0 || (i < len && s[i] != '.'))
+		return -1;
+	if (i < len) {
+		size_t dot = ++i;
+		f = digits(s, len, &i, 3, &frac);
+		if (f == 0)
+			return -1;
+		for (; f < 3; f++)
+			frac *= 10;
+		if (i < len && s[i] >= '5' && s[i] <= '9')
+			frac++;
+		while (i < len && is_digit(s[i]))
+			i++;
+		if (i < len || i == dot)
+			return -1;
+	}
+	*ns = v * 1000 + frac;
+	return 0;
+}
+
 int opmfu_kineto_us_to_ns(const char *s, size_t len, int64_t *ns)
 {
 	struct num n;
 	long point, k, nd;
 	int64_t v = 0;
 
+	if (s && !us_to_ns_plain(s, len, ns))
+		return 0;
 	if (!s || scan_number(s, len, &n))
 		return -1;
 	nd = (long)(n.ie - n.ib) + (long)(n.fe - n.fb);
@@ -121,6 +165,15 @@ int opmfu_kineto_int(const char *s, size_t len, int64_t *out)
 	size_t i;
 	int64_t v = 0;
 
+	/* up to 18 digits cannot overflow: the common case without scan_number */
+	if (s && len > 0 && len <= 18) {
+		i = 0;
+		if (digits(s, len, &i, 18, &v) == len) {
+			*out = v;
+			return 0;
+		}
+		v = 0;
+	}
 	if (!s || scan_number(s, len, &n) || n.fe != n.fb || n.exp != 0 || n.ie != len)
 		return -1;
 	for (i = n.ib; i < n.ie; i++)
