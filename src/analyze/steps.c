@@ -164,6 +164,10 @@ static int collect(struct build *b)
 	int peaks = opmfu_rank_any_peak(b->ops->pk);
 	size_t i;
 
+	/* room for every interval's two events at once, not doubling */
+	if (OPMFU_RESERVE(b->ev, b->cap_ev, 2 * (b->off_w + t->waits.n)))
+		return -1;
+
 	for (i = 0; i < t->n_links; i++) {
 		const struct opmfu_link *l = &t->links[i];
 		int kind = C_COMM;
@@ -689,7 +693,8 @@ enum opmfu_status opmfu_steps_run(const struct opmfu_ops *ops, struct opmfu_step
 	int rc = -1;
 
 	memset(&b, 0, sizeof(b));
-	if (prepare(&b, ops, res) || collect(&b) || opmfu_sort_array(b.ev, b.n_ev, sizeof(*b.ev), less_ev))
+	if (prepare(&b, ops, res) || collect(&b) ||
+	    opmfu_sort_array_lean(b.ev, b.n_ev, sizeof(*b.ev), less_ev))
 		goto out;
 	if (b.n_steps) {
 		if (step_windows(&b))
