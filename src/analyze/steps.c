@@ -693,8 +693,7 @@ enum opmfu_status opmfu_steps_run(const struct opmfu_ops *ops, struct opmfu_step
 	int rc = -1;
 
 	memset(&b, 0, sizeof(b));
-	if (prepare(&b, ops, res) || collect(&b) ||
-	    opmfu_sort_array_lean(b.ev, b.n_ev, sizeof(*b.ev), less_ev))
+	if (prepare(&b, ops, res) || collect(&b) || opmfu_sort_array(b.ev, b.n_ev, sizeof(*b.ev), less_ev))
 		goto out;
 	if (b.n_steps) {
 		if (step_windows(&b))

@@ -319,12 +319,10 @@ int opmfu_nest_sort(struct opmfu_nest_item *it, size_t n_mods, size_t n)
 {
 	/* Module ranges come as the profiler closed them (inner ones first),
 	 * the rest nearly in start order: sorting the modules alone first
-	 * leaves the natural merge sort a few long runs to merge, which an
-	 * index reads as sequentially as the items (and needs 8 bytes per item
-	 * where a copy of them needs 24) */
+	 * leaves the natural merge sort a few long runs to merge */
 	if (opmfu_sort_array(it, n_mods, sizeof(*it), less_item))
 		return -1;
-	return opmfu_sort_array_lean(it, n, sizeof(*it), less_item);
+	return opmfu_sort_array(it, n, sizeof(*it), less_item);
 }
 
 struct row_key {
