@@ -287,14 +287,19 @@ static int map_ops(struct build *b)
 static int make_units(struct build *b)
 {
 	size_t f, o;
+	/* each unit takes at least one op instance with links: room for all at
+	 * once, not doubling (a unit is 72 bytes, one per op instance) */
+	if (OPMFU_RESERVE(b->res->v, b->res->cap, b->n_by_start))
+		return -1;
 	for (f = 0; f < b->fl->n_facts; f++)
 		if (b->fl->facts[f].src == OPMFU_FLOPS_RECORD && record_unit(b, (uint32_t)f))
 			return -1;
 	for (o = 0; o < b->t->n_ops; o++)
 		if (b->off[o] < b->off[o + 1] && b->owner[o] == NONE && op_unit(b, (uint32_t)o))
 			return -1;
-	/* stable: units that start together keep the order they were made in */
-	if (opmfu_sort_array(b->res->v, b->res->n, sizeof(struct opmfu_unit), less_unit))
+	/* stable: units that start together keep the order they were made in;
+	 * through an index, not a copy of the units */
+	if (opmfu_sort_array_lean(b->res->v, b->res->n, sizeof(struct opmfu_unit), less_unit))
 		return -1;
 	/* a unit's step is its ops': the step marks are the host's */
 	for (o = 0; o < b->res->n; o++)

@@ -164,6 +164,10 @@ static int collect(struct build *b)
 	int peaks = opmfu_rank_any_peak(b->ops->pk);
 	size_t i;
 
+	/* room for every interval's two events at once, not doubling */
+	if (OPMFU_RESERVE(b->ev, b->cap_ev, 2 * (b->off_w + t->waits.n)))
+		return -1;
+
 	for (i = 0; i < t->n_links; i++) {
 		const struct opmfu_link *l = &t->links[i];
 		int kind = C_COMM;

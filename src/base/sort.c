@@ -152,6 +152,63 @@ int opmfu_sort_array(void *v, size_t n, size_t size, opmfu_less_elem_fn less)
 	return merge_sort(v, n, size, &o);
 }
 
+/* An index sort over the elements of an array. */
+struct by_elem {
+	const char *v;
+	size_t size;
+	opmfu_less_elem_fn less;
+};
+
+/* the index sort's order for opmfu_sort_array_lean, one call fewer than through opmfu_sort_idx */
+static int less_at(const struct order *o, const void *a, const void *b)
+{
+	const struct by_elem *e = o->ctx;
+	return e->less(e->v + (size_t)*(const uint32_t *)a * e->size, e->v + (size_t)*(const uint32_t *)b * e->size);
+}
+
+int opmfu_sort_array_lean(void *v, size_t n, size_t size, opmfu_less_elem_fn less)
+{
+	struct by_elem e = { v, size, less };
+	struct order o = { less_at, NULL, &e, NULL };
+	char *a = v, tmp[OPMFU_SORT_MAX_ELEM];
+	uint32_t *ord;
+	size_t i;
+
+	if (size == 0 || size > OPMFU_SORT_MAX_ELEM || n >= UINT32_MAX)
+		return -1;
+	if (n <= MIN_RUN)
+		return opmfu_sort_array(v, n, size, less); /* no memory needed */
+	if (!(ord = opmfu_malloc(n * sizeof(*ord))))
+		return -1;
+	for (i = 0; i < n; i++)
+		ord[i] = (uint32_t)i;
+	/* ties by position: the same order as opmfu_sort_array's */
+	if (merge_sort((char *)ord, n, sizeof(*ord), &o)) {
+		opmfu_free(ord);
+		return -1;
+	}
+	/* position k takes the element at ord[k]: follow each cycle once, a
+	 * placed position marked by ord[k] = k */
+	for (i = 0; i < n; i++) {
+		size_t k = i, j;
+		if (ord[i] == i)
+			continue;
+		memcpy(tmp, a + i * size, size);
+		for (;;) {
+			j = ord[k];
+			ord[k] = (uint32_t)k;
+			if (j == i) {
+				memcpy(a + k * size, tmp, size);
+				break;
+			}
+			memcpy(a + k * size, a + j * size, size);
+			k = j;
+		}
+	}
+	opmfu_free(ord);
+	return 0;
+}
+
 int opmfu_less_double(const void *a, const void *b)
 {
 	return *(const double *)a < *(const double *)b;

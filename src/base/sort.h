@@ -33,6 +33,15 @@ typedef int (*opmfu_less_elem_fn)(const void *a, const void *b);
  */
 int opmfu_sort_array(void *v, size_t n, size_t size, opmfu_less_elem_fn less);
 
+/*
+ * The same order as opmfu_sort_array, for large elements: sorts an index
+ * array (4 bytes per element and the sort's 4) and then moves each element
+ * once along the cycles of the permutation, instead of merging through a
+ * copy of the whole array. Returns -1 as opmfu_sort_array does (also for n
+ * of UINT32_MAX or more), with v unchanged.
+ */
+int opmfu_sort_array_lean(void *v, size_t n, size_t size, opmfu_less_elem_fn less);
+
 /* The ascending order of doubles, for opmfu_sort_array. */
 int opmfu_less_double(const void *a, const void *b);
 

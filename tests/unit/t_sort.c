@@ -1,7 +1,7 @@
 /*
  * t_sort.c - base/sort.c against a plain stable insertion sort: index sorts
- * and struct sorts of many sizes and shapes (random with many equal keys,
- * sorted, reversed, sorted runs, the short runs MIN_RUN extends), stability
+ * and struct sorts (merged, and lean: through an index) of many sizes and
+ * shapes (random with many equal keys, sorted, reversed, sorted runs, the short runs MIN_RUN extends), stability
  * checked through each element's original position, and allocation failure.
  */
 #include <stdint.h>
@@ -88,12 +88,14 @@ static void one(size_t n, int shape)
 	struct e24 *a = opmfu_malloc((n + 1) * sizeof(*a));
 	struct e32 *b = opmfu_malloc((n + 1) * sizeof(*b));
 	struct e12 *c = opmfu_malloc((n + 1) * sizeof(*c));
+	struct e24 *d = opmfu_malloc((n + 1) * sizeof(*d));
+	struct e12 *e = opmfu_malloc((n + 1) * sizeof(*e));
 	uint32_t *ix = opmfu_malloc((n + 1) * sizeof(*ix));
 	int64_t *key = opmfu_malloc((n + 1) * sizeof(*key)), *rk = opmfu_malloc((n + 1) * sizeof(*rk));
 	int64_t *rp = opmfu_malloc((n + 1) * sizeof(*rp));
 	size_t i, bad = 0;
 
-	if (!a || !b || !c || !ix || !key || !rk || !rp) {
+	if (!a || !b || !c || !d || !e || !ix || !key || !rk || !rp) {
 		CHECK(0);
 		goto out;
 	}
@@ -103,6 +105,8 @@ static void one(size_t n, int shape)
 		a[i] = (struct e24){ key[i], (int64_t)i, 0 };
 		b[i] = (struct e32){ key[i], (int64_t)i, -key[i], 0 };
 		c[i] = (struct e12){ (int32_t)key[i], (int32_t)i, 0 };
+		d[i] = a[i];
+		e[i] = c[i];
 		ix[i] = (uint32_t)i;
 	}
 	reference(rk, rp, n);
@@ -110,11 +114,15 @@ static void one(size_t n, int shape)
 	CHECK_INT(opmfu_sort_array(b, n, sizeof(*b), less_key32), 0);
 	CHECK_INT(opmfu_sort_array(c, n, sizeof(*c), less_key12), 0);
 	CHECK_INT(opmfu_sort_idx(ix, n, less_idx, key), 0);
+	CHECK_INT(opmfu_sort_array_lean(d, n, sizeof(*d), less_key24), 0);
+	CHECK_INT(opmfu_sort_array_lean(e, n, sizeof(*e), less_key12), 0);
 	for (i = 0; i < n; i++) {
 		bad += a[i].key != rk[i] || a[i].pos != rp[i];
 		bad += b[i].key != rk[i] || b[i].pos != rp[i] || b[i].more != -rk[i];
 		bad += c[i].key != rk[i] || c[i].pos != rp[i];
 		bad += ix[i] != (uint32_t)rp[i];
+		bad += d[i].key != rk[i] || d[i].pos != rp[i];
+		bad += e[i].key != rk[i] || e[i].pos != rp[i];
 	}
 	if (bad)
 		fprintf(stderr, "n %zu shape %d: %zu elements out of place\n", n, shape, bad);
@@ -123,6 +131,8 @@ out:
 	opmfu_free(a);
 	opmfu_free(b);
 	opmfu_free(c);
+	opmfu_free(d);
+	opmfu_free(e);
 	opmfu_free(ix);
 	opmfu_free(key);
 	opmfu_free(rk);
@@ -134,6 +144,7 @@ static void nomem(void)
 {
 	struct e24 a[100];
 	size_t i;
+	long k;
 	for (i = 0; i < 100; i++)
 		a[i] = (struct e24){ (int64_t)(100 - i), (int64_t)i, 0 };
 	opmfu_mem_fail_after(1);
@@ -141,6 +152,15 @@ static void nomem(void)
 	opmfu_mem_fail_after(0);
 	for (i = 0; i < 100; i++)
 		CHECK(a[i].key == (int64_t)(100 - i) && a[i].pos == (int64_t)i);
+	/* the lean sort: its index array, then the index sort's buffer */
+	for (k = 1; k <= 3; k++) {
+		opmfu_mem_fail_after(k);
+		CHECK_INT(opmfu_sort_array_lean(a, 100, sizeof(*a), less_key24), -1);
+		opmfu_mem_fail_after(0);
+		for (i = 0; i < 100; i++)
+			CHECK(a[i].key == (int64_t)(100 - i) && a[i].pos == (int64_t)i);
+	}
+	CHECK_INT(opmfu_sort_array_lean(a, 10, OPMFU_SORT_MAX_ELEM + 1, less_key24), -1);
 	/* elements larger than the sort takes */
 	CHECK_INT(opmfu_sort_array(a, 10, OPMFU_SORT_MAX_ELEM + 1, less_key24), -1);
 }
