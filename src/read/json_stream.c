@@ -582,7 +582,7 @@ static int pick_string(void *ctx, const unsigned char *s, size_t len)
 static int open_container(void *ctx, int is_object)
 {
 	struct opmfu_json_pick *p = ctx;
-	unsigned leads;
+	unsigned leads = 0; /* set by value_start but where it stops the parse */
 	if (!value_start(p, is_object ? OPMFU_JSON_OBJECT : OPMFU_JSON_ARRAY, NULL, 0, 0, &leads))
 		return 0;
 	if (p->depth < OPMFU_JSON_PATH_MAX) {
