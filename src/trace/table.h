@@ -116,6 +116,13 @@ struct opmfu_store {
 	void (*own_row)(const void *src, size_t i, struct opmfu_cell *cells);
 };
 
+/* Whether the store's cell k is a column of part: 0 the row table (its own
+ * columns and the dimensions' ids), d its dimension d. */
+static inline int opmfu_store_in(const struct opmfu_store *st, size_t k, unsigned part)
+{
+	return part ? st->cols[k].dim == part && !st->cols[k].id : st->cols[k].dim == 0 || st->cols[k].id;
+}
+
 static inline struct opmfu_cell opmfu_cell_int(int64_t v)
 {
 	struct opmfu_cell c = { { .i = v }, 0 };

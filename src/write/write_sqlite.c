@@ -355,7 +355,7 @@ static size_t store_cols(const struct opmfu_store *st, unsigned d, size_t *from)
 {
 	size_t k, n = 0;
 	for (k = 0; k < st->n_cols; k++)
-		if (d ? st->cols[k].dim == d && !st->cols[k].id : st->cols[k].dim == 0 || st->cols[k].id) {
+		if (opmfu_store_in(st, k, d)) {
 			if (from)
 				from[n] = k;
 			n++;
@@ -1222,7 +1222,7 @@ static size_t part_cols(const struct opmfu_table_def *def, size_t part, const ch
 		names[n++] = "id";
 	}
 	for (k = 0; k < st->n_cols && n < MAX_COPY_COLS; k++)
-		if (part ? st->cols[k].dim == part && !st->cols[k].id : st->cols[k].dim == 0 || st->cols[k].id)
+		if (opmfu_store_in(st, k, (unsigned)part))
 			names[n++] = st->cols[k].name;
 	return n;
 }

@@ -186,7 +186,7 @@ static void check_store(const struct opmfu_store *st)
 			want[n++] = "id";
 		}
 		for (k = 0; k < st->n_cols && n < MAX_COLS; k++)
-			if (part ? st->cols[k].dim == part && !st->cols[k].id : st->cols[k].dim == 0 || st->cols[k].id)
+			if (opmfu_store_in(st, k, (unsigned)part))
 				want[n++] = st->cols[k].name;
 		if (!d) {
 			fail("no CREATE TABLE in schema/out for", name, st->def->name);
