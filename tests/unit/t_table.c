@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/ops.h"
 #include "reference/module_table.h"
 #include "reference/operator_mfu.h"
 #include "base/mem.h"
@@ -325,6 +326,143 @@ static void test_run_tables(void)
 	unlink(path);
 }
 
+/* OpmfuOps, stored narrow behind its view (trace/table.h's store): rows put
+ * from cells (as opmfu merge puts a shard's), a rank taken back, the view
+ * giving every cell back as it was put and the dimensions keyed per rank. */
+#define OPS_NCOL 24
+static void ops_cells(struct opmfu_cell *c, int rank, const char *op, const char *mod, int64_t start, int64_t kns,
+		      int64_t flops, int64_t bytes, int64_t lost, double mfu)
+{
+	int k;
+	for (k = 0; k < OPS_NCOL; k++)
+		c[k] = opmfu_cell_null();
+	c[0] = opmfu_cell_int(rank);
+	c[1] = opmfu_cell_int(3);
+	c[2] = opmfu_cell_str(op);
+	c[3] = opmfu_cell_str(mod);
+	c[4] = opmfu_cell_int(start);
+	c[5] = opmfu_cell_int(start + kns + 5);
+	c[6] = opmfu_cell_int(1);
+	c[7] = opmfu_cell_str("gemm_kernel");
+	c[8] = opmfu_cell_int(kns);
+	c[10] = opmfu_cell_str(flops >= 0 ? "shape" : "none");
+	c[11] = opmfu_cell_str("fp16");
+	c[12] = opmfu_cell_real(989.5);
+	if (flops >= 0) {
+		c[9] = opmfu_cell_int(flops);
+		c[13] = opmfu_cell_real((double)flops / (double)kns / 1e3);
+		c[14] = opmfu_cell_real(mfu);
+	}
+	c[15] = opmfu_cell_int(lost);
+	if (bytes >= 0) {
+		c[17] = opmfu_cell_int(bytes);
+		if (flops >= 0 && bytes > 0)
+			c[18] = opmfu_cell_real((double)flops / (double)bytes);
+		c[19] = opmfu_cell_real((double)bytes / (double)kns / 1e3);
+		c[21] = opmfu_cell_int(kns / 3);
+		c[22] = opmfu_cell_real(1.0 / 3.0);
+		c[23] = opmfu_cell_int(kns - kns / 3);
+	} else {
+		c[23] = opmfu_cell_int(kns);
+	}
+	c[20] = opmfu_cell_str(bytes >= 0 ? "memory" : "unknown");
+}
+
+static void test_stored(void)
+{
+	const struct opmfu_writer_type *wt = opmfu_writer_type_find("db");
+	const struct opmfu_table_def *defs[] = { &opmfu_ops_def };
+	struct opmfu_cell_store cs[3], want;
+	struct opmfu_cell c[OPS_NCOL];
+	struct opmfu_writer *w = NULL;
+	struct opmfu_write_stats ks;
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	struct opmfu_table t;
+	sqlite3_stmt *s = NULL;
+	char path[4200];
+	size_t i, n = 0;
+	sqlite3 *db;
+	int r, k;
+
+	CHECK(opmfu_ops_def.store != NULL && opmfu_ops_def.n_cols == OPS_NCOL);
+	opmfu_cell_store_init(&want, &opmfu_ops_def);
+	for (r = 0; r < 3; r++) {
+		opmfu_cell_store_init(&cs[r], &opmfu_ops_def);
+		/* the same op twice (its texts copied apart: one kind by their bytes), another op,
+		 * a module of its own and none; lost_ns all of kernel_ns and not; bytes and none */
+		ops_cells(c, r, "aten::mm", "Model/Layer_0", 100, 30, 3000000, 4096, 10, 0.25);
+		CHECK_INT(opmfu_cell_store_add(&cs[r], c, &e), OPMFU_OK);
+		ops_cells(c, r, "aten::mm", "Model/Layer_0", 200, 40, 5000000, 8192, 40, 1.5);
+		CHECK_INT(opmfu_cell_store_add(&cs[r], c, &e), OPMFU_OK);
+		ops_cells(c, r, "aten::add", NULL, 300, 7, -1, -1, 7, 0);
+		CHECK_INT(opmfu_cell_store_add(&cs[r], c, &e), OPMFU_OK);
+		ops_cells(c, r, "aten::mm", "Model/Layer_1", 400, 9, 0, 0, 9, 0);
+		CHECK_INT(opmfu_cell_store_add(&cs[r], c, &e), OPMFU_OK);
+	}
+	snprintf(path, sizeof(path), "%s/stored.db", dir);
+	CHECK_INT(wt->open(&w, path, defs, 1, &e), OPMFU_OK);
+	for (r = 0; r < 3 && w; r++) {
+		t = opmfu_cell_store_table(&cs[r]);
+		CHECK_INT(opmfu_writer_put(w, r, &t, &e), OPMFU_OK);
+		if (r == 1) {
+			CHECK_INT(opmfu_writer_drop_rank(w, r, &e), OPMFU_OK);
+			continue;
+		}
+		CHECK_INT(opmfu_writer_keep_rank(w, r, &ks, &e), OPMFU_OK);
+		for (i = 0; i < cs[r].n_rows; i++)
+			CHECK_INT(opmfu_cell_store_add(&want, &cs[r].cells[i * OPS_NCOL], &e), OPMFU_OK);
+	}
+	CHECK_INT(opmfu_writer_commit(w, &e), OPMFU_OK);
+	opmfu_writer_close(w);
+
+	db = open_db(path);
+	CHECK(sqlite3_prepare_v2(db, "SELECT * FROM OpmfuOps", -1, &s, NULL) == SQLITE_OK);
+	while (s && sqlite3_step(s) == SQLITE_ROW && n < want.n_rows) {
+		const struct opmfu_cell *x = &want.cells[n++ * OPS_NCOL];
+		for (k = 0; k < OPS_NCOL; k++) {
+			int type = sqlite3_column_type(s, k);
+			if (x[k].null) {
+				CHECK_INT(type, SQLITE_NULL);
+			} else if (opmfu_ops_def.cols[k].type == OPMFU_COL_INT) {
+				CHECK_INT(type, SQLITE_INTEGER);
+				CHECK(sqlite3_column_int64(s, k) == x[k].v.i);
+			} else if (opmfu_ops_def.cols[k].type == OPMFU_COL_REAL) {
+				CHECK_INT(type, SQLITE_FLOAT);
+				CHECK_DBL(sqlite3_column_double(s, k), x[k].v.r);
+			} else {
+				CHECK_INT(type, SQLITE_TEXT);
+				CHECK_INT(sqlite3_column_bytes(s, k), x[k].v.t.n);
+				CHECK(!memcmp(sqlite3_column_text(s, k), x[k].v.t.s, x[k].v.t.n));
+			}
+		}
+	}
+	sqlite3_finalize(s);
+	CHECK_INT(n, 8);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps"), 8);
+	/* per kept rank two kinds: aten::mm's (its three rows: the same names, classes, peak and
+	 * bound) and aten::add's (source none, bound unknown); modules Layer_0, none, Layer_1;
+	 * nothing of rank 1 */
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_kinds WHERE rank_id = 0"), 2);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_modules WHERE rank_id = 0"), 3);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_kinds WHERE rank_id = 2"), 2);
+	CHECK_INT(count(db, "SELECT max(id) FROM OpmfuOps_modules WHERE rank_id = 2"), 3);
+	CHECK_INT(count(db, "SELECT count(DISTINCT kind) FROM OpmfuOps_rows WHERE rank_id = 2"), 2);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_rows WHERE rank_id = 1"), 0);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_kinds WHERE rank_id = 1"), 0);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_modules WHERE rank_id = 1"), 0);
+	/* from cells the peaks are unknown: the ratios are stored (aten::mm's three rows a rank);
+	 * lost_ns and recoverable_ns only where they are not all of kernel_ns */
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_rows WHERE mfu IS NOT NULL"), 6);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_kinds WHERE peak IS NOT NULL OR bw IS NOT NULL"), 0);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_rows WHERE lost_ns IS NULL"), 6);
+	CHECK_INT(count(db, "SELECT count(*) FROM OpmfuOps_rows WHERE recoverable_ns IS NULL"), 2);
+	sqlite3_close(db);
+	unlink(path);
+	for (r = 0; r < 3; r++)
+		opmfu_cell_store_release(&cs[r]);
+	opmfu_cell_store_release(&want);
+}
+
 /* ---- the xlsx writer ---- */
 
 /* Group g1 rows 2-4 (item a merged in 2-3, b alone in 4), g2 rows 5-6 (item
@@ -465,6 +603,7 @@ int main(int argc, char **argv)
 	test_store();
 	test_db();
 	test_run_tables();
+	test_stored();
 	test_xlsx();
 
 	if (!check_failures)
