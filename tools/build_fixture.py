@@ -70,6 +70,27 @@ def build_fixture(root, case, dst):
     build_tree(os.path.join(root, "fixtures", case, "tree"), dst, schema)
 
 
+# module_tree's rank-0 database (as SQL text) in its tree: tests edit its names
+MODULE_TREE_SQL = os.path.join("rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT", "ascend_pytorch_profiler_0.db.sql")
+
+
+def build_edited(src, rel, edits, work, dst, schema):
+    """Copies the fixture tree SRC into WORK, replaces each (old, new) of edits in its file REL
+    (a *.sql text), and builds WORK into DST; returns how often each old stood in the text."""
+    shutil.copytree(src, work)
+    path = os.path.join(work, rel)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    counts = []
+    for old, new in edits:
+        counts.append(text.count(old))
+        text = text.replace(old, new)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    build_tree(work, dst, schema)
+    return counts
+
+
 def main():
     src, dst, schema_path = sys.argv[1:4]
     with open(schema_path, encoding="utf-8") as f:

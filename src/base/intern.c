@@ -60,6 +60,12 @@ void opmfu_intern_release(struct opmfu_intern *ss)
 	ss->n = ss->cap = 0;
 }
 
+void opmfu_intern_clear(struct opmfu_intern *ss)
+{
+	ss->n = 0;
+	opmfu_idtab_clear(&ss->tab);
+}
+
 struct probe {
 	const struct opmfu_intern *ss;
 	const char *s;

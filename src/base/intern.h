@@ -43,6 +43,9 @@ struct opmfu_intern {
 void opmfu_intern_init(struct opmfu_intern *ss, struct opmfu_arena *ar);
 /* Releases the set; its strings stay in the arena. */
 void opmfu_intern_release(struct opmfu_intern *ss);
+/* Empties the set, keeping its memory: ids start again from 0. Its strings
+ * stay in the arena (which the caller may release). */
+void opmfu_intern_clear(struct opmfu_intern *ss);
 
 /* The id of s[0, len), added if new; OPMFU_IDTAB_NONE when out of memory
  * (the set stays usable). */

@@ -42,7 +42,9 @@ static enum opmfu_status sql_fail(sqlite3 *db, const char *path, const char *wha
 			     opmfu_sqlite_in_hint(sqlite3_extended_errcode(db)));
 }
 
-/* Whether the database has a table (or view) of that name, into *found. */
+/* Whether the database has a table or a view of that name, into *found: 0
+ * neither, HAS_TABLE, HAS_VIEW (a table stored narrow, trace/table.h). */
+enum { HAS_TABLE = 1, HAS_VIEW = 2 };
 static enum opmfu_status has_table(sqlite3 *db, const char *path, const char *table, int *found,
 				   struct opmfu_err *err)
 {
@@ -50,12 +52,13 @@ static enum opmfu_status has_table(sqlite3 *db, const char *path, const char *ta
 	int rc;
 
 	*found = 0;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &s,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT type = 'view' FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
+			       -1, &s, NULL) != SQLITE_OK)
 		return sql_fail(db, path, "reading the schema", err);
 	sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
-	*found = rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW)
+		*found = sqlite3_column_int(s, 0) ? HAS_VIEW : HAS_TABLE;
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return sql_fail(db, path, "reading the schema", err);
@@ -739,7 +742,9 @@ enum opmfu_status opmfu_results_cursor_open(const char *path, const struct opmfu
 		keep_columns(def, k, want, want_ctx, c->t[k].at, &c->t[k].rank_col);
 		sbuf_reset(&sb);
 		select_sql(&sb, def, c->t[k].at, NULL, 0);
-		sbuf_adds(&sb, " ORDER BY rowid");
+		/* a view has no rowid: it gives its rows in its row table's order */
+		if (have == HAS_TABLE)
+			sbuf_adds(&sb, " ORDER BY rowid");
 		if (sb.oom)
 			st = opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path, def->name);
 		else if (sqlite3_prepare_v2(c->db, sb.buf, -1, &c->t[k].s, NULL) != SQLITE_OK)

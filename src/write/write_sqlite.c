@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "base/idtab.h"
+#include "base/intern.h"
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "sql_out.h"
@@ -87,21 +88,21 @@ enum { BOUND_UNKNOWN, BOUND_INT, BOUND_DOUBLE, BOUND_TEXT, BOUND_NULL };
  * within the rank being put. */
 struct dim {
 	const char *name;
-	sqlite3_stmt *ins;         /* INSERT INTO name VALUES (rank, id, its columns) */
-	size_t *cell, n_cell;      /* the store's cells of its columns */
-	size_t id_cell;            /* the store's cell of its id in the row table */
-	struct opmfu_cell *last;   /* the previous row's cells: texts compared by address */
-	int64_t last_id;           /* 0: no previous row */
-	struct opmfu_idtab tab;    /* key -> id - 1 */
-	struct { size_t off, len; } *key; /* by id - 1, into keys */
-	size_t n_key, cap_key;
-	struct sbuf keys;
-	/* the same by the cells' identity (a text's address and length, a
-	 * number's bits), which the put's texts keep: most rows need no key */
-	struct opmfu_idtab fast;   /* identity -> its entry */
-	uint64_t *fword;           /* 2 n_cell words per entry */
-	int64_t *fid;              /* the entry's id */
-	size_t n_fast, cap_fast;
+	sqlite3_stmt *ins;       /* INSERT INTO name VALUES (rank, id, its columns) */
+	size_t *cell, n_cell;    /* the store's cells of its columns */
+	size_t id_cell;          /* the store's cell of its id in the row table */
+	/* the rank's values by the identity of their cells (a text's address
+	 * and length, which the put's texts keep; a number's bits): most rows
+	 * need no key */
+	struct opmfu_idtab fast; /* identity -> its entry */
+	uint64_t *fword;         /* 2 n_cell words per entry */
+	int64_t *fid;            /* the entry's id */
+	size_t n_fast, cap_fword, cap_fid;
+	size_t last;             /* the previous row's entry */
+	int64_t last_id;         /* its id; 0: no previous row */
+	/* the rank's values by their bytes (dimension id - 1) */
+	struct opmfu_arena ar;
+	struct opmfu_intern vals;
 };
 
 /* One table's statements. A stored table's inserts are into its row
@@ -280,6 +281,17 @@ static enum opmfu_status each_table(struct db_writer *o, void (*make)(const stru
 	return st;
 }
 
+/* The tables def keeps its rows in: part 0 its own (a stored one's row
+ * table), part k of a stored one its dimension k; NULL past the last. */
+static const char *part_table(const struct opmfu_table_def *def, size_t part)
+{
+	if (!def->store)
+		return part ? NULL : def->name;
+	if (part > def->store->n_dims)
+		return NULL;
+	return part ? def->store->dims[part - 1] : def->store->rows;
+}
+
 /* The DROPs of what def has in db's main (unqualified, a name main lacks
  * would find the attached one's): its table or view, whichever an earlier
  * run made, and its store's tables; into sb. 0, or -1 when db fails. */
@@ -299,11 +311,8 @@ static int drop_sql(sqlite3 *db, const struct opmfu_table_def *def, struct sbuf 
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return -1;
-	if (def->store) {
-		sbuf_addf(sb, "DROP TABLE IF EXISTS main.\"%s\";", def->store->rows);
-		for (k = 0; k < def->store->n_dims; k++)
-			sbuf_addf(sb, "DROP TABLE IF EXISTS main.\"%s\";", def->store->dims[k]);
-	}
+	for (k = 0; def->store && part_table(def, k); k++)
+		sbuf_addf(sb, "DROP TABLE IF EXISTS main.\"%s\";", part_table(def, k));
 	return 0;
 }
 
@@ -395,10 +404,8 @@ static int tab_init(struct tab *tb, const struct opmfu_table_def *def)
 		dm->n_cell = store_cols(st, (unsigned)d + 1, NULL);
 		if (dm->n_cell > MAX_DIM_CELLS) /* a store's mistake: t_analyses checks there is none */
 			return -1;
-		sbuf_init(&dm->keys);
-		opmfu_idtab_init(&dm->tab);
-		if (!(dm->cell = opmfu_calloc(dm->n_cell ? dm->n_cell : 1, sizeof(*dm->cell))) ||
-		    !(dm->last = opmfu_calloc(dm->n_cell ? dm->n_cell : 1, sizeof(*dm->last))))
+		opmfu_intern_init(&dm->vals, &dm->ar);
+		if (!(dm->cell = opmfu_calloc(dm->n_cell ? dm->n_cell : 1, sizeof(*dm->cell))))
 			return -1;
 		store_cols(st, (unsigned)d + 1, dm->cell);
 		for (k = 0; k < st->n_cols; k++)
@@ -426,10 +433,8 @@ static void tab_free(struct tab *tb)
 	tab_release(tb);
 	for (d = 0; tb->dims && d < tb->store->n_dims; d++) {
 		opmfu_free(tb->dims[d].cell);
-		opmfu_free(tb->dims[d].last);
-		opmfu_free(tb->dims[d].key);
-		opmfu_idtab_release(&tb->dims[d].tab);
-		sbuf_release(&tb->dims[d].keys);
+		opmfu_intern_release(&tb->dims[d].vals);
+		opmfu_arena_release(&tb->dims[d].ar);
 		opmfu_idtab_release(&tb->dims[d].fast);
 		opmfu_free(tb->dims[d].fword);
 		opmfu_free(tb->dims[d].fid);
@@ -566,17 +571,6 @@ static struct tab *find_tab(struct db_writer *o, const struct opmfu_table_def *d
 	return NULL;
 }
 
-/* Whether two cells of that type hold the same value (texts: the same
- * bytes at the same address, as the bound parameters are compared). */
-static int same_cell(const struct opmfu_cell *a, const struct opmfu_cell *b, unsigned char type)
-{
-	if (a->null || b->null)
-		return a->null == b->null;
-	if (type == OPMFU_COL_TEXT)
-		return a->v.t.s == b->v.t.s && a->v.t.n == b->v.t.n;
-	return !memcmp(&a->v, &b->v, sizeof(int64_t));
-}
-
 /* Appends a cell of that type to a key: a tag, then its 8 bytes or its
  * length and bytes. */
 static void key_add(struct sbuf *sb, const struct opmfu_cell *c, unsigned char type)
@@ -594,29 +588,17 @@ static void key_add(struct sbuf *sb, const struct opmfu_cell *c, unsigned char t
 	}
 }
 
-struct key_probe {
-	const struct dim *dm;
-	const char *s;
-	size_t n;
-};
-
-static int key_eq(const void *probe, uint32_t id)
-{
-	const struct key_probe *p = probe;
-	return p->dm->key[id].len == p->n && !memcmp(p->dm->keys.buf + p->dm->key[id].off, p->s, p->n);
-}
-
 /* Empties the dimensions: their ids start again (per rank). */
 static void dims_reset(struct tab *tb, int64_t rank)
 {
 	size_t d;
 	for (d = 0; d < tb->store->n_dims; d++) {
-		opmfu_idtab_clear(&tb->dims[d].tab);
-		opmfu_idtab_clear(&tb->dims[d].fast);
-		tb->dims[d].n_fast = 0;
-		tb->dims[d].n_key = 0;
-		tb->dims[d].last_id = 0;
-		sbuf_reset(&tb->dims[d].keys);
+		struct dim *dm = &tb->dims[d];
+		opmfu_idtab_clear(&dm->fast);
+		dm->n_fast = 0;
+		dm->last_id = 0;
+		opmfu_intern_clear(&dm->vals);
+		opmfu_arena_release(&dm->ar);
 	}
 	tb->dim_rank = rank;
 }
@@ -653,6 +635,8 @@ static int fast_eq(const void *probe, uint32_t e)
 	return !memcmp(p->dm->fword + e * n, p->w, n * sizeof(uint64_t));
 }
 
+/* A hash of identity words, a word at a time (opmfu_hash_bytes goes byte by
+ * byte: the identities of most rows are looked up, docs/performance.md). */
 static uint64_t words_hash(const uint64_t *w, size_t n)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL;
@@ -662,110 +646,66 @@ static uint64_t words_hash(const uint64_t *w, size_t n)
 	return opmfu_mix64(h);
 }
 
-static enum opmfu_status dim_id_slow(struct db_writer *o, struct tab *tb, struct dim *dm, struct opmfu_err *err);
-
-/* The id of the store row's value of dimension dm into its id cell: the
- * previous row's, or the one its cells' identity had, or the one it has in
- * the rank (dim_id_slow, which writes a new one). */
-static enum opmfu_status dim_id(struct db_writer *o, struct tab *tb, struct dim *dm, struct opmfu_err *err)
+/* The rank's id of the store row's value of dm by its bytes (dm->vals'
+ * id + 1); a value new in the rank is written to its dimension table. */
+static enum opmfu_status value_id(struct db_writer *o, struct tab *tb, struct dim *dm, int64_t *id,
+				  struct opmfu_err *err)
 {
-	const struct opmfu_store *st = tb->store;
-	struct opmfu_cell *c = tb->scells;
-	uint64_t w[2 * MAX_DIM_CELLS];
-	struct fast_probe fp = { dm, w };
-	enum opmfu_status rc;
-	uint64_t h;
-	uint32_t e;
-	size_t k, nw = 2 * dm->n_cell;
-
-	if (dm->last_id) {
-		for (k = 0; k < dm->n_cell; k++)
-			if (!same_cell(&dm->last[k], &c[dm->cell[k]], (unsigned char)st->cols[dm->cell[k]].type))
-				break;
-		if (k == dm->n_cell) {
-			c[dm->id_cell] = opmfu_cell_int(dm->last_id);
-			return OPMFU_OK;
-		}
-	}
-	identity(tb, dm, w);
-	h = words_hash(w, nw);
-	e = opmfu_idtab_find(&dm->fast, h, fast_eq, &fp);
-	if (e == OPMFU_IDTAB_NONE) {
-		if ((rc = dim_id_slow(o, tb, dm, err)))
-			return rc;
-		if (dm->n_fast == dm->cap_fast) {
-			size_t cap = dm->cap_fast ? 2 * dm->cap_fast : 64;
-			uint64_t *fw = opmfu_realloc(dm->fword, cap * nw * sizeof(*fw));
-			int64_t *fi;
-			if (fw)
-				dm->fword = fw;
-			if (!fw || !(fi = opmfu_realloc(dm->fid, cap * sizeof(*fi))))
-				return nomem(o->path, err);
-			dm->fid = fi;
-			dm->cap_fast = cap;
-		}
-		memcpy(dm->fword + dm->n_fast * nw, w, nw * sizeof(*w));
-		dm->fid[dm->n_fast] = c[dm->id_cell].v.i;
-		if (opmfu_idtab_get(&dm->fast, h, fast_eq, &fp, (uint32_t)dm->n_fast) == OPMFU_IDTAB_NONE)
-			return nomem(o->path, err);
-		dm->n_fast++;
-		return OPMFU_OK;
-	}
-	dm->last_id = dm->fid[e];
-	for (k = 0; k < dm->n_cell; k++)
-		dm->last[k] = c[dm->cell[k]];
-	c[dm->id_cell] = opmfu_cell_int(dm->last_id);
-	return OPMFU_OK;
-}
-
-/* dim_id by the cells' bytes: the rank's id of the value, or a new one, written. */
-static enum opmfu_status dim_id_slow(struct db_writer *o, struct tab *tb, struct dim *dm, struct opmfu_err *err)
-{
-	const struct opmfu_store *st = tb->store;
-	struct opmfu_cell *c = tb->scells;
-	struct key_probe kp;
-	uint32_t id;
-	size_t k;
+	const struct opmfu_cell *c = tb->scells;
+	size_t k, n = dm->vals.n;
+	uint32_t v;
 
 	sbuf_reset(&o->key);
 	for (k = 0; k < dm->n_cell; k++)
-		key_add(&o->key, &c[dm->cell[k]], (unsigned char)st->cols[dm->cell[k]].type);
-	if (o->key.oom)
+		key_add(&o->key, &c[dm->cell[k]], (unsigned char)tb->store->cols[dm->cell[k]].type);
+	if (o->key.oom || (v = opmfu_intern_add(&dm->vals, o->key.buf, o->key.len)) == OPMFU_IDTAB_NONE)
 		return nomem(o->path, err);
-	kp = (struct key_probe){ dm, o->key.buf, o->key.len };
-	if (dm->n_key == dm->cap_key) {
-		size_t cap = dm->cap_key ? 2 * dm->cap_key : 64;
-		void *p = opmfu_realloc(dm->key, cap * sizeof(*dm->key));
-		if (!p)
-			return nomem(o->path, err);
-		dm->key = p;
-		dm->cap_key = cap;
+	*id = (int64_t)v + 1;
+	if (v < n)
+		return OPMFU_OK;
+	sqlite3_bind_int64(dm->ins, 1, tb->dim_rank);
+	sqlite3_bind_int64(dm->ins, 2, *id);
+	for (k = 0; k < dm->n_cell; k++) {
+		unsigned char type = (unsigned char)tb->store->cols[dm->cell[k]].type;
+		bind_row(dm->ins, NULL, 2 + (int)k, 1, &type, &c[dm->cell[k]]);
 	}
-	id = opmfu_idtab_get(&dm->tab, opmfu_hash_bytes(kp.s, kp.n), key_eq, &kp, (uint32_t)dm->n_key);
-	if (id == OPMFU_IDTAB_NONE)
-		return nomem(o->path, err);
-	if (id == dm->n_key) {
-		/* new in the rank: kept, and written */
-		enum opmfu_status rc;
-		dm->key[id].off = dm->keys.len;
-		dm->key[id].len = kp.n;
-		sbuf_add(&dm->keys, kp.s, kp.n);
-		if (dm->keys.oom)
-			return nomem(o->path, err);
-		dm->n_key++;
-		sqlite3_bind_int64(dm->ins, 1, tb->dim_rank);
-		sqlite3_bind_int64(dm->ins, 2, (int64_t)id + 1);
-		for (k = 0; k < dm->n_cell; k++) {
-			unsigned char type = (unsigned char)st->cols[dm->cell[k]].type;
-			bind_row(dm->ins, NULL, 2 + (int)k, 1, &type, &c[dm->cell[k]]);
+	return step(o, dm->ins, dm->name, err);
+}
+
+/* The id of the store row's value of dimension dm into its id cell: by the
+ * identity of its cells (a text's address in the put's strings, a number's
+ * bits), the previous row's or one seen before in the rank; else by its
+ * bytes (value_id). */
+static enum opmfu_status dim_id(struct db_writer *o, struct tab *tb, struct dim *dm, struct opmfu_err *err)
+{
+	uint64_t w[2 * MAX_DIM_CELLS];
+	struct fast_probe fp = { dm, w };
+	enum opmfu_status rc;
+	size_t nw = 2 * dm->n_cell;
+	uint64_t h;
+	uint32_t e;
+
+	identity(tb, dm, w);
+	if (!dm->last_id || memcmp(w, dm->fword + dm->last * nw, nw * sizeof(*w))) {
+		h = words_hash(w, nw);
+		e = opmfu_idtab_find(&dm->fast, h, fast_eq, &fp);
+		if (e == OPMFU_IDTAB_NONE) {
+			int64_t id = 0;
+			e = (uint32_t)dm->n_fast;
+			if ((rc = value_id(o, tb, dm, &id, err)))
+				return rc;
+			if (OPMFU_GROW(dm->fword, dm->cap_fword, (dm->n_fast + 1) * nw) ||
+			    OPMFU_GROW(dm->fid, dm->cap_fid, dm->n_fast + 1) ||
+			    opmfu_idtab_get(&dm->fast, h, fast_eq, &fp, e) == OPMFU_IDTAB_NONE)
+				return nomem(o->path, err);
+			memcpy(dm->fword + (size_t)e * nw, w, nw * sizeof(*w));
+			dm->fid[e] = id;
+			dm->n_fast++;
 		}
-		if ((rc = step(o, dm->ins, dm->name, err)))
-			return rc;
+		dm->last = e;
+		dm->last_id = dm->fid[e];
 	}
-	dm->last_id = (int64_t)id + 1;
-	for (k = 0; k < dm->n_cell; k++)
-		dm->last[k] = c[dm->cell[k]];
-	c[dm->id_cell] = opmfu_cell_int(dm->last_id);
+	tb->scells[dm->id_cell] = opmfu_cell_int(dm->last_id);
 	return OPMFU_OK;
 }
 
@@ -814,7 +754,7 @@ static enum opmfu_status db_put(struct opmfu_writer *w, int rank, const struct o
 		memset(tb->bound, 0, BATCH * nc * sizeof(*tb->bound));
 	tb->put |= n > 0;
 	if (tb->store)
-		dims_reset(tb, INT64_MIN); /* a put is a rank's rows: ids of its own */
+		tb->dim_rank = INT64_MIN; /* a put is a rank's rows: its first row starts the ids again */
 	for (i = 0; i < n; i++) {
 		sqlite3_stmt *s = tb->ins;
 		const struct opmfu_cell *c;
@@ -858,13 +798,12 @@ static enum opmfu_status db_drop_rank(struct opmfu_writer *w, int rank, struct o
 	size_t i;
 
 	for (i = 0; i < o->n_tabs && st == OPMFU_OK; i++) {
-		const struct tab *tb = &o->tabs[i];
-		size_t k, n = tb->store ? 1 + tb->store->n_dims : 1;
+		const char *name;
+		size_t k;
 		if (!o->tabs[i].put)
 			continue;
 		o->tabs[i].put = 0;
-		for (k = 0; k < n && st == OPMFU_OK; k++) {
-			const char *name = k ? tb->store->dims[k - 1] : tb->name;
+		for (k = 0; st == OPMFU_OK && (name = part_table(o->tabs[i].def, k)); k++) {
 			sqlite3_stmt *s = NULL;
 			snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE \"rank_id\" = ?", name);
 			if (sqlite3_prepare_v2(o->db, sql, -1, &s, NULL) != SQLITE_OK)
@@ -893,13 +832,12 @@ static int is_busy(int rc)
 /* 1 when name is def's table (or view), or one its store keeps it in */
 static int is_of(const struct opmfu_table_def *def, const char *name)
 {
+	const char *t;
 	size_t k;
 	if (!strcmp(def->name, name))
 		return 1;
-	if (def->store && !strcmp(def->store->rows, name))
-		return 1;
-	for (k = 0; def->store && k < def->store->n_dims; k++)
-		if (!strcmp(def->store->dims[k], name))
+	for (k = 0; (t = part_table(def, k)); k++)
+		if (!strcmp(t, name))
 			return 1;
 	return 0;
 }
@@ -975,15 +913,15 @@ static int copy_tables(struct db_writer *o, sqlite3 *live, struct opmfu_err *err
 	sbuf_init(&sb);
 	for (i = 0; i < o->n_tabs && r == INSTALL_OK; i++) {
 		const struct opmfu_table_def *def = o->tabs[i].def;
-		size_t k, n = def->store ? 1 + def->store->n_dims : 1;
+		const char *name;
+		size_t k;
 		sbuf_reset(&sb);
 		if (drop_sql(live, def, &sb)) {
 			r = live_fail(o, live, "cannot read its tables", err);
 			break;
 		}
 		ddl_of(def, &sb);
-		for (k = 0; k < n; k++) {
-			const char *name = k ? def->store->dims[k - 1] : o->tabs[i].name;
+		for (k = 0; (name = part_table(def, k)); k++) {
 			sbuf_addf(&sb, ";INSERT INTO main.\"%s\" SELECT * FROM staged.\"%s\"", name, name);
 		}
 		if (sb.oom) {
@@ -1208,15 +1146,13 @@ static size_t part_cols(const struct opmfu_table_def *def, size_t part, const ch
 {
 	const struct opmfu_store *st = def->store;
 	size_t k, n = 0;
+	if (!(*table = part_table(def, part)))
+		return 0;
 	if (!st) {
-		*table = def->name;
-		for (k = 0; part == 0 && k < def->n_cols && n < MAX_COPY_COLS; k++)
+		for (k = 0; k < def->n_cols && n < MAX_COPY_COLS; k++)
 			names[n++] = def->cols[k].name;
 		return n;
 	}
-	if (part > st->n_dims)
-		return 0;
-	*table = part ? st->dims[part - 1] : st->rows;
 	if (part) {
 		names[n++] = "rank_id";
 		names[n++] = "id";

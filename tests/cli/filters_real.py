@@ -17,12 +17,14 @@ filter drops:
 
 Exit 77 (skipped) when ../shared/real is absent.
 usage: filters_real.py OPMFU SOURCE_ROOT"""
-import glob
 import os
 import sqlite3
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from real_traces import kineto_trace  # noqa: E402
 
 SHARES = ("share_idle_host", "share_idle_device")
 
@@ -38,9 +40,8 @@ def rows(db, sql):
 
 def main():
     opmfu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    trace_dir = os.path.join(os.path.dirname(root), "shared", "real", "kineto", "kineto_h100_qwen05b_infer")
-    found = glob.glob(os.path.join(trace_dir, "*.json.gz"))
-    if not found:
+    trace_dir, trace = kineto_trace(root, "kineto_h100_qwen05b_infer")
+    if not trace:
         print("no %s: skipped" % trace_dir)
         return 77
     fails = []
@@ -48,14 +49,15 @@ def main():
         dbs = {}
         for name, extra in (("full", []), ("step6", ["--steps", "6"])):
             out = os.path.join(tmp, name)
-            p = subprocess.run([opmfu, "analyze", found[0], "-o", out, "-q"] + extra, capture_output=True, text=True,
+            p = subprocess.run([opmfu, "analyze", trace, "-o", out, "-q"] + extra, capture_output=True, text=True,
                                timeout=300)
             if p.returncode:
                 print("opmfu %s exit %d: %s" % (name, p.returncode, p.stderr))
                 return 1
             dbs[name] = os.path.join(out, "cluster_analysis_output", "cluster_analysis.db")
-        full_ops = rows(dbs["full"], "SELECT * FROM OpmfuOps WHERE step = 6 ORDER BY rowid")
-        got_ops = rows(dbs["step6"], "SELECT * FROM OpmfuOps ORDER BY rowid")
+        # OpmfuOps is a view: its rows come in its row table's order (it has no rowid)
+        full_ops = rows(dbs["full"], "SELECT * FROM OpmfuOps WHERE step = 6")
+        got_ops = rows(dbs["step6"], "SELECT * FROM OpmfuOps")
         if not full_ops:
             fails.append("the full run has no op of step 6: the check would prove little")
         if got_ops != full_ops:

@@ -33,7 +33,7 @@ SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "golden"))
-from build_fixture import build_tree  # noqa: E402
+from build_fixture import build_edited, build_tree, MODULE_TREE_SQL  # noqa: E402
 from html_page import PageError, check_db, check_diff, parse, shown_name  # noqa: E402
 from run_golden import case_part, prepare  # noqa: E402
 
@@ -164,20 +164,14 @@ KERNEL = b"MatMulV3<script>alert(2)</script>\x9b&"
 
 
 def hostile_tree(schema, tmp):
-    src = os.path.join(tmp, "hostile_src")
-    shutil.copytree(os.path.join(ROOT, "fixtures", "module_tree", "tree"), src)
-    sql = os.path.join(src, "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT", "ascend_pytorch_profiler_0.db.sql")
-    with open(sql, encoding="utf-8") as f:
-        text = f.read()
-    for old, new in (("(3,'Model')", "(3,'%s')" % MODULE), ("(8,'aten::mm')", "(8,'%s')" % OP.replace("'", "''")),
-                     ("(18,'MatMulV3')", "(18,%s)" % KERNEL_SQL)):
-        if text.count(old) != 1:
-            fails.append("hostile: %s not once in module_tree's SQL" % old)
-        text = text.replace(old, new)
-    with open(sql, "w", encoding="utf-8") as f:
-        f.write(text)
+    edits = (("(3,'Model')", "(3,'%s')" % MODULE), ("(8,'aten::mm')", "(8,'%s')" % OP.replace("'", "''")),
+             ("(18,'MatMulV3')", "(18,%s)" % KERNEL_SQL))
     tree = os.path.join(tmp, "hostile")
-    build_tree(src, tree, schema)
+    counts = build_edited(os.path.join(ROOT, "fixtures", "module_tree", "tree"), MODULE_TREE_SQL, edits,
+                          os.path.join(tmp, "hostile_src"), tree, schema)
+    for (old, _), n in zip(edits, counts):
+        if n != 1:
+            fails.append("hostile: %s not once in module_tree's SQL" % old)
     return tree
 
 

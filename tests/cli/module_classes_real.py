@@ -24,7 +24,6 @@ Exit 77 (skipped) when ../shared/real is absent.
 usage: module_classes_real.py OPMFU SOURCE_ROOT"""
 import bisect
 import collections
-import glob
 import gzip
 import json
 import os
@@ -33,6 +32,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from real_traces import kineto_trace  # noqa: E402
 
 MATMUL = re.compile(r"gemm|flash|attention|fmha", re.I)
 
@@ -75,17 +77,16 @@ def classes_from_json(path):
 
 def main():
     opmfu, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    trace_dir = os.path.join(os.path.dirname(root), "shared", "real", "kineto", "kineto_h100_qwen05b_infer")
-    found = glob.glob(os.path.join(trace_dir, "*.json.gz"))
-    if not found:
+    trace_dir, trace = kineto_trace(root, "kineto_h100_qwen05b_infer")
+    if not trace:
         print("no %s: skipped" % trace_dir)
         return 77
-    incl, mm, total = classes_from_json(found[0])
+    incl, mm, total = classes_from_json(trace)
     fails = []
     with tempfile.TemporaryDirectory(prefix="opmfu-classes-") as tmp:
         tree = os.path.join(tmp, "in")
         os.mkdir(tree)
-        os.symlink(found[0], os.path.join(tree, os.path.basename(found[0])))
+        os.symlink(trace, os.path.join(tree, os.path.basename(trace)))
         p = subprocess.run([opmfu, "analyze", tree, "-o", os.path.join(tmp, "out"), "-q", "--export", "db"],
                            capture_output=True, text=True, timeout=300)
         if p.returncode:

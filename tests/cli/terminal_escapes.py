@@ -24,7 +24,7 @@ import tempfile
 OPMFU = os.path.abspath(sys.argv[1])
 ROOT = os.path.abspath(sys.argv[2])
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from build_fixture import build_tree  # noqa: E402
+from build_fixture import build_edited, build_tree, MODULE_TREE_SQL  # noqa: E402
 
 MODEL = "Model\x1b[2J\x1b]0;pwned\x07\u009b31m"
 MODEL_SHOWN = b"Model\\x1b[2J\\x1b]0;pwned\\x07\\u009b31m"
@@ -62,20 +62,14 @@ def main():
         schema = f.read()
     tmp = tempfile.mkdtemp(prefix="opmfu-term-")
     try:
-        src = os.path.join(tmp, "src")
-        shutil.copytree(os.path.join(ROOT, "fixtures", "module_tree", "tree"), src)
-        sql = os.path.join(src, "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT", "ascend_pytorch_profiler_0.db.sql")
-        with open(sql, encoding="utf-8") as f:
-            text = f.read()
-        for old, new in (("(3,'Model')", "(3,%s)" % sql_str(MODEL)), ("(8,'aten::mm')", "(8,%s)" % sql_str(OP)),
-                         ("(18,'MatMulV3')", "(18,'MatMulV3' || CAST(X'9B' AS TEXT) || '2J')")):
-            if old not in text:
-                fails.append("fixture: %s not in module_tree's SQL" % old)
-            text = text.replace(old, new)
-        with open(sql, "w", encoding="utf-8") as f:
-            f.write(text)
+        edits = (("(3,'Model')", "(3,%s)" % sql_str(MODEL)), ("(8,'aten::mm')", "(8,%s)" % sql_str(OP)),
+                 ("(18,'MatMulV3')", "(18,'MatMulV3' || CAST(X'9B' AS TEXT) || '2J')"))
         tree = os.path.join(tmp, "tree")
-        build_tree(src, tree, schema)
+        counts = build_edited(os.path.join(ROOT, "fixtures", "module_tree", "tree"), MODULE_TREE_SQL, edits,
+                              os.path.join(tmp, "src"), tree, schema)
+        for (old, _), n in zip(edits, counts):
+            if not n:
+                fails.append("fixture: %s not in module_tree's SQL" % old)
         with open(os.path.join(ROOT, "fixtures", "model_check", "tree", "tiny_llama.json"), encoding="utf-8") as f:
             cfg = json.load(f)
         cfg["model_type"] = TYPE

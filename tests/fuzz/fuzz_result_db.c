@@ -123,7 +123,7 @@ static void build_db(struct reader *r, const char *path, unsigned flags, size_t 
 {
 	unsigned omit = byte(r) | (flags >> 5 & 1) << 8, short_of = byte(r) | (flags >> 6 & 1) << 8;
 	sqlite3_stmt *ins[NTABLES] = { 0 };
-	size_t ncols[NTABLES], k, c;
+	size_t ncols[NTABLES], counted[NTABLES] = { 0 }, k;
 	sqlite3 *db;
 
 	FUZZ_ASSERT(sqlite3_open(path, &db) == SQLITE_OK);
@@ -136,18 +136,11 @@ static void build_db(struct reader *r, const char *path, unsigned flags, size_t 
 		ncols[k] = defs[k]->n_cols - !!(short_of & 1u << k);
 		ins[k] = fuzz_declare(db, defs[k], ncols[k]);
 	}
-	while (r->n) {
-		k = byte(r) % NTABLES;
-		if (!ins[k])
-			continue;
-		for (c = 0; c < ncols[k]; c++)
-			value(r, ins[k], (int)c + 1);
-		FUZZ_ASSERT(sqlite3_step(ins[k]) == SQLITE_DONE);
-		sqlite3_reset(ins[k]);
-		rows[k][0]++;
-	}
-	for (k = 0; k < NTABLES; k++)
+	fuzz_fill(r, ins, ncols, NTABLES, value, counted);
+	for (k = 0; k < NTABLES; k++) {
 		sqlite3_finalize(ins[k]);
+		rows[k][0] = counted[k];
+	}
 	FUZZ_ASSERT(sqlite3_exec(db, "COMMIT", 0, 0, 0) == SQLITE_OK);
 	/* the rows of ranks 0 and 1, as SQLite compares them (an INTEGER column's 1.0 is 1) */
 	for (k = 0; k < NTABLES; k++) {

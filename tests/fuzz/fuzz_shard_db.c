@@ -72,7 +72,7 @@ static size_t shard_defs(const struct opmfu_table_def **out)
 static void build_db(struct reader *r, const char *path)
 {
 	const struct opmfu_table_def *defs[MAX_T];
-	size_t nt = shard_defs(defs), ncols[MAX_T], k, c;
+	size_t nt = shard_defs(defs), ncols[MAX_T], k;
 	uint32_t omit = byte(r) | byte(r) << 8 | byte(r) << 16, short_of = byte(r) | byte(r) << 8 | byte(r) << 16;
 	sqlite3_stmt *ins[MAX_T] = { 0 };
 	sqlite3 *db;
@@ -86,15 +86,7 @@ static void build_db(struct reader *r, const char *path)
 		if (ncols[k])
 			ins[k] = fuzz_declare(db, defs[k], ncols[k]);
 	}
-	while (r->n) {
-		k = byte(r) % nt;
-		if (!ins[k])
-			continue;
-		for (c = 0; c < ncols[k]; c++)
-			value(r, ins[k], (int)c + 1);
-		FUZZ_ASSERT(sqlite3_step(ins[k]) == SQLITE_DONE);
-		sqlite3_reset(ins[k]);
-	}
+	fuzz_fill(r, ins, ncols, nt, value, NULL);
 	for (k = 0; k < nt; k++)
 		sqlite3_finalize(ins[k]);
 	FUZZ_ASSERT(sqlite3_exec(db, "COMMIT", 0, 0, 0) == SQLITE_OK);

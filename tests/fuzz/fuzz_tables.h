@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "fuzz.h"
+#include "fuzz_input.h"
 #include "trace/table.h"
 
 /* Creates def's table with its first ncols columns (INTEGER, REAL, TEXT)
@@ -32,6 +33,26 @@ static inline sqlite3_stmt *fuzz_declare(sqlite3 *db, const struct opmfu_table_d
 	FUZZ_ASSERT(snprintf(sql, sizeof(sql), "INSERT INTO \"%s\" VALUES (%s)", def->name, q) < (int)sizeof(sql));
 	FUZZ_ASSERT(sqlite3_prepare_v2(db, sql, -1, &ins, NULL) == SQLITE_OK);
 	return ins;
+}
+
+/* The rows the rest of the input describes, until it ends: a table byte (its
+ * index mod n; a table without an INSERT, left out, takes none), then ncols[k]
+ * values, each of the kind value() reads. counted[k] (NULL: not counted) gets
+ * table k's rows. */
+static inline void fuzz_fill(struct reader *r, sqlite3_stmt *const *ins, const size_t *ncols, size_t n,
+			     void (*value)(struct reader *, sqlite3_stmt *, int), size_t *counted)
+{
+	while (r->n) {
+		size_t k = byte(r) % n, c;
+		if (!ins[k])
+			continue;
+		for (c = 0; c < ncols[k]; c++)
+			value(r, ins[k], (int)c + 1);
+		FUZZ_ASSERT(sqlite3_step(ins[k]) == SQLITE_DONE);
+		sqlite3_reset(ins[k]);
+		if (counted)
+			counted[k]++;
+	}
 }
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * t_intern.c - base/intern (the arena: copies, NUL-terminated, long strings
  * in blocks of their own; the set: dense ids in order of first addition,
- * bytes not C strings, allocation failure leaving the set usable) and
+ * bytes not C strings, allocation failure leaving the set usable, a clear
+ * starting the ids again) and
  * base/lbound (every key of sorted arrays with runs, against a linear scan).
  */
 #include <stdint.h>
@@ -80,6 +81,17 @@ static void t_set(void)
 	CHECK_INT(bad, 0);
 	CHECK_INT(ss.n, 2504);
 	CHECK_STR(opmfu_intern_str(&ss, 2503), "k2499");
+	/* cleared (the database writer's dimensions, a set a rank): ids from 0 again, to strings
+	 * old or new, and none it held before found */
+	opmfu_intern_clear(&ss);
+	CHECK_INT(ss.n, 0);
+	opmfu_arena_release(&a); /* its strings are no longer the set's */
+	CHECK_INT(opmfu_intern_add(&ss, "k2499", 5), 0);
+	CHECK_INT(opmfu_intern_add(&ss, "new", 3), 1);
+	CHECK_INT(opmfu_intern_add(&ss, "mm", 2), 2);
+	CHECK_INT(opmfu_intern_add(&ss, "k2499", 5), 0);
+	CHECK_STR(opmfu_intern_str(&ss, 1), "new");
+	CHECK_INT(ss.n, 3);
 	opmfu_intern_release(&ss);
 	opmfu_arena_release(&a);
 }

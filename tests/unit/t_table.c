@@ -183,6 +183,26 @@ static long count(sqlite3 *db, const char *sql)
 	return n;
 }
 
+/* Column k of s's row is cell c of a column of that type, exactly: storage
+ * class and value. */
+static void check_cell(sqlite3_stmt *s, int k, const struct opmfu_cell *c, enum opmfu_coltype type)
+{
+	int got = sqlite3_column_type(s, k);
+	if (c->null) {
+		CHECK_INT(got, SQLITE_NULL);
+	} else if (type == OPMFU_COL_INT) {
+		CHECK_INT(got, SQLITE_INTEGER);
+		CHECK(sqlite3_column_int64(s, k) == c->v.i);
+	} else if (type == OPMFU_COL_REAL) {
+		CHECK_INT(got, SQLITE_FLOAT);
+		CHECK_DBL(sqlite3_column_double(s, k), c->v.r);
+	} else {
+		CHECK_INT(got, SQLITE_TEXT);
+		CHECK_INT(sqlite3_column_bytes(s, k), c->v.t.n);
+		CHECK(!memcmp(sqlite3_column_text(s, k), c->v.t.s, c->v.t.n));
+	}
+}
+
 /* The n rows of gen_row in OpmfuTest, exactly: storage class and value. */
 static void check_rows(sqlite3 *db, size_t n)
 {
@@ -195,22 +215,8 @@ static void check_rows(sqlite3 *db, size_t n)
 	CHECK(sqlite3_prepare_v2(db, "SELECT * FROM \"OpmfuTest\" ORDER BY rowid", -1, &s, NULL) == SQLITE_OK);
 	while (s && sqlite3_step(s) == SQLITE_ROW) {
 		gen_row(i, c, buf, sizeof(buf));
-		for (k = 0; k < NCOL; k++) {
-			int type = sqlite3_column_type(s, k);
-			if (c[k].null) {
-				CHECK_INT(type, SQLITE_NULL);
-			} else if (test_cols[k].type == OPMFU_COL_INT) {
-				CHECK_INT(type, SQLITE_INTEGER);
-				CHECK(sqlite3_column_int64(s, k) == c[k].v.i);
-			} else if (test_cols[k].type == OPMFU_COL_REAL) {
-				CHECK_INT(type, SQLITE_FLOAT);
-				CHECK_DBL(sqlite3_column_double(s, k), c[k].v.r);
-			} else {
-				CHECK_INT(type, SQLITE_TEXT);
-				CHECK_INT(sqlite3_column_bytes(s, k), c[k].v.t.n);
-				CHECK(!memcmp(sqlite3_column_text(s, k), c[k].v.t.s, c[k].v.t.n));
-			}
-		}
+		for (k = 0; k < NCOL; k++)
+			check_cell(s, k, &c[k], test_cols[k].type);
 		i++;
 	}
 	sqlite3_finalize(s);
@@ -419,22 +425,8 @@ static void test_stored(void)
 	CHECK(sqlite3_prepare_v2(db, "SELECT * FROM OpmfuOps", -1, &s, NULL) == SQLITE_OK);
 	while (s && sqlite3_step(s) == SQLITE_ROW && n < want.n_rows) {
 		const struct opmfu_cell *x = &want.cells[n++ * OPS_NCOL];
-		for (k = 0; k < OPS_NCOL; k++) {
-			int type = sqlite3_column_type(s, k);
-			if (x[k].null) {
-				CHECK_INT(type, SQLITE_NULL);
-			} else if (opmfu_ops_def.cols[k].type == OPMFU_COL_INT) {
-				CHECK_INT(type, SQLITE_INTEGER);
-				CHECK(sqlite3_column_int64(s, k) == x[k].v.i);
-			} else if (opmfu_ops_def.cols[k].type == OPMFU_COL_REAL) {
-				CHECK_INT(type, SQLITE_FLOAT);
-				CHECK_DBL(sqlite3_column_double(s, k), x[k].v.r);
-			} else {
-				CHECK_INT(type, SQLITE_TEXT);
-				CHECK_INT(sqlite3_column_bytes(s, k), x[k].v.t.n);
-				CHECK(!memcmp(sqlite3_column_text(s, k), x[k].v.t.s, x[k].v.t.n));
-			}
-		}
+		for (k = 0; k < OPS_NCOL; k++)
+			check_cell(s, k, &x[k], opmfu_ops_def.cols[k].type);
 	}
 	sqlite3_finalize(s);
 	CHECK_INT(n, 8);
