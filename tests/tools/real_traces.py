@@ -1,12 +1,15 @@
-"""The real traces of ../shared/real beside the source tree (tests that need them skip,
-exit 77, when they are absent)."""
+"""The real traces of ../shared/real beside the source tree."""
 import glob
 import os
+import sys
 
 
 def kineto_trace(root, name):
-    """(folder, the first *.json.gz in it or None) of ../shared/real/kineto/NAME beside the
-    source tree root."""
+    """The first *.json.gz of ../shared/real/kineto/NAME beside the source tree root; when there
+    is none, says so and exits 77 (the test is skipped)."""
     folder = os.path.join(os.path.dirname(os.path.abspath(root)), "shared", "real", "kineto", name)
     found = sorted(glob.glob(os.path.join(folder, "*.json.gz")))
-    return folder, found[0] if found else None
+    if not found:
+        print("no %s: skipped" % folder)
+        sys.exit(77)
+    return found[0]
