@@ -381,17 +381,21 @@ static int want_col(void *ctx, size_t k, const char *col);
 static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, struct opmfu_err *err)
 {
 	struct opmfu_results_cursor *cur = NULL;
-	enum opmfu_status st = opmfu_results_cursor_open(s->path, m->defs, m->n_defs, want_col, m, &cur, err);
+	enum opmfu_status st = OPMFU_OK;
 	size_t i;
+	/* the cursor checks the shard's tables first. Its ranks are one block
+	 * of the run's rank order: its rows go after the shard before's. Copied
+	 * before any row is put, the first shard's pages can be the output's
+	 * (the database writer's seed). */
+	st = opmfu_results_cursor_open(s->path, m->defs, m->n_defs, want_col, m, &cur, err);
+	for (i = 0; i < m->ws->n && st == OPMFU_OK && m->n_copied; i++)
+		st = m->ws->v[i]->type->copy(m->ws->v[i], s->path, m->copied, m->n_copied, err);
 	for (i = 0; i < s->n && st == OPMFU_OK; i++)
 		st = merge_rank(m, cur, s, s->ranks[i], err);
 	if (st == OPMFU_OK)
 		st = opmfu_results_cursor_close(cur, err);
 	else
 		opmfu_results_cursor_close(cur, NULL);
-	/* the shard's ranks are one block of the run's rank order: its rows go after the shard before's */
-	for (i = 0; i < m->ws->n && st == OPMFU_OK && m->n_copied; i++)
-		st = m->ws->v[i]->type->copy(m->ws->v[i], s->path, m->copied, m->n_copied, err);
 	return st;
 }
 

@@ -132,6 +132,7 @@ struct db_writer {
 	struct opmfu_cell *cells; /* one row of the widest table */
 	struct sbuf key;          /* a dimension's key being looked up */
 	int in_txn;
+	int touched; /* a row was put or copied: a shard's pages can no longer be the file's (seed) */
 };
 
 extern const struct opmfu_writer_type opmfu_writer_db;
@@ -316,7 +317,9 @@ static int drop_sql(sqlite3 *db, const struct opmfu_table_def *def, struct sbuf 
 	return 0;
 }
 
-/* Prepares the one-row and the batch INSERT of every table. */
+/* Prepares the one-row INSERT of every table (the batch one when a put
+ * first fills a batch: most tables never do, and a merge of small ranks
+ * spent a tenth of its time parsing SQL). */
 static enum opmfu_status prepare_inserts(struct db_writer *o, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
@@ -337,12 +340,6 @@ static enum opmfu_status prepare_inserts(struct db_writer *o, struct opmfu_err *
 			st = fail(o, "cannot prepare inserts", err);
 			break;
 		}
-		sbuf_reset(&sb);
-		insert_sql(tb->name, tb->n_ins, BATCH, &sb);
-		if (sb.oom)
-			st = nomem(o->path, err);
-		else if (sqlite3_prepare_v2(o->db, sb.buf, -1, &tb->ins_batch, NULL) != SQLITE_OK)
-			st = fail(o, "cannot prepare inserts", err);
 		for (d = 0; tb->store && d < tb->store->n_dims && st == OPMFU_OK; d++) {
 			sbuf_reset(&sb);
 			insert_sql(tb->dims[d].name, 2 + tb->dims[d].n_cell, 1, &sb);
@@ -750,9 +747,22 @@ static enum opmfu_status db_put(struct opmfu_writer *w, int rank, const struct o
 		return opmfu_err_set(err, OPMFU_ERR_USAGE, "%s: table %s was not opened", o->path, t->def->name);
 	/* another put's strings live elsewhere: forget what is bound (only
 	 * batches use it: most puts are of a few rows, and this is per put) */
+	if (batched && !tb->ins_batch) {
+		struct sbuf sb;
+		sbuf_init(&sb);
+		insert_sql(tb->name, nc, BATCH, &sb);
+		st = sb.oom ? nomem(o->path, err)
+			    : sqlite3_prepare_v2(o->db, sb.buf, -1, &tb->ins_batch, NULL) != SQLITE_OK
+				      ? fail(o, "cannot prepare inserts", err)
+				      : OPMFU_OK;
+		sbuf_release(&sb);
+		if (st)
+			return st;
+	}
 	if (batched)
 		memset(tb->bound, 0, BATCH * nc * sizeof(*tb->bound));
 	tb->put |= n > 0;
+	o->touched |= n > 0;
 	if (tb->store)
 		tb->dim_rank = INT64_MIN; /* a put is a rank's rows: its first row starts the ids again */
 	for (i = 0; i < n; i++) {
@@ -1210,6 +1220,137 @@ static void copy_sql(sqlite3 *db, struct sbuf *sb, const char *table, const char
 	sbuf_addf(sb, " FROM shard.\"%s\"%s", table, rowid ? " ORDER BY rowid" : "");
 }
 
+/* Whether name is a table or view one of defs keeps its rows in (or is). */
+static int kept_name(const struct opmfu_table_def *const *defs, size_t n, const char *name)
+{
+	size_t i, k;
+	for (i = 0; i < n; i++) {
+		const char *part;
+		if (!strcmp(defs[i]->name, name))
+			return 1;
+		for (k = 0; (part = part_table(defs[i], k)); k++)
+			if (!strcmp(part, name))
+				return 1;
+	}
+	return 0;
+}
+
+/* The CREATE text of name in db's schema into sb (empty: none); -1 on error. */
+static int schema_sql(sqlite3 *db, const char *name, struct sbuf *sb)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+	sbuf_reset(sb);
+	if (sqlite3_prepare_v2(db, "SELECT sql FROM main.sqlite_master WHERE name = ?1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		sbuf_adds(sb, (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Whether the shard's tables (and view) that defs keep rows in were made by
+ * the staged file's own CREATE texts, and it holds no table of SQLite's
+ * own (statistics, sequences) that a copy of its pages would bring along. */
+static int same_schema(struct db_writer *o, sqlite3 *src, const struct opmfu_table_def *const *defs, size_t n)
+{
+	struct sbuf a, b;
+	sqlite3_stmt *s = NULL;
+	size_t i, k;
+	int same = 1;
+	const char *name;
+
+	sbuf_init(&a);
+	sbuf_init(&b);
+	for (i = 0; i < n && same; i++)
+		for (k = 0; same && (name = k ? part_table(defs[i], k - 1) : defs[i]->name); k++)
+			same = !schema_sql(o->db, name, &a) && !schema_sql(src, name, &b) && !a.oom && !b.oom &&
+			       a.len && a.len == b.len && !memcmp(a.buf, b.buf, a.len);
+	sbuf_release(&a);
+	sbuf_release(&b);
+	if (!same || sqlite3_prepare_v2(src, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE "
+				       "'sqlite\\_%' ESCAPE '\\'", -1, &s, NULL) != SQLITE_OK)
+		same = 0;
+	else
+		same = sqlite3_step(s) == SQLITE_DONE;
+	sqlite3_finalize(s);
+	return same;
+}
+
+/* What the staged file, now a copy of a shard's, must not keep (the shard's
+ * other tables and views, anything made on them) dropped, and the output's
+ * tables that defs do not copy made again, empty. */
+static enum opmfu_status reshape(struct db_writer *o, const struct opmfu_table_def *const *defs, size_t n,
+				 struct opmfu_err *err)
+{
+	static const char *const kinds[] = { "trigger", "index", "view", "table" };
+	enum opmfu_status st = exec(o, "BEGIN IMMEDIATE", "cannot copy rows", err);
+	sqlite3_stmt *s = NULL;
+	struct sbuf sb;
+	size_t i;
+
+	sbuf_init(&sb);
+	if (!st && sqlite3_prepare_v2(o->db, "SELECT type, name FROM main.sqlite_master WHERE name NOT LIKE "
+				      "'sqlite\\_%' ESCAPE '\\'", -1, &s, NULL) != SQLITE_OK)
+		st = fail(o, "cannot read the copied shard's tables", err);
+	while (!st && sqlite3_step(s) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(s, 0), *name = (const char *)sqlite3_column_text(s, 1);
+		for (i = 0; type && name && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (!strcmp(type, kinds[i]) && (i < 2 || !kept_name(defs, n, name)))
+				sbuf_addf(&sb, "DROP %s IF EXISTS main.\"%s\";", kinds[i], name);
+	}
+	sqlite3_finalize(s);
+	for (i = 0; !st && i < o->n_tabs; i++)
+		if (!kept_name(defs, n, o->tabs[i].def->name)) {
+			ddl_of(o->tabs[i].def, &sb);
+			sbuf_adds(&sb, ";");
+		}
+	if (!st && sb.oom)
+		st = nomem(o->path, err);
+	else if (!st && sqlite3_exec(o->db, sb.buf ? sb.buf : "", NULL, NULL, NULL) != SQLITE_OK)
+		st = fail(o, "cannot make the output's tables", err);
+	sbuf_release(&sb);
+	if (!st)
+		st = exec(o, "COMMIT", "cannot copy rows", err);
+	else if (!sqlite3_get_autocommit(o->db))
+		sqlite3_exec(o->db, "ROLLBACK", NULL, NULL, NULL);
+	return st;
+}
+
+/* The first shard, when nothing is in the staged file yet: SQLite's backup
+ * copies its pages whole, rows never decoded nor inserted, and reshape()
+ * leaves the output's tables. Outside a transaction. *done 0: the shard
+ * cannot be taken so (another schema, or unreadable: the row copy says). */
+static enum opmfu_status seed(struct db_writer *o, const char *path, const struct opmfu_table_def *const *defs,
+			      size_t n, int *done, struct opmfu_err *err)
+{
+	sqlite3 *src = NULL;
+	sqlite3_backup *b;
+	int rc;
+
+	*done = 0;
+	if (sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    !same_schema(o, src, defs, n)) {
+		sqlite3_close(src);
+		return OPMFU_OK;
+	}
+	if (!(b = sqlite3_backup_init(o->db, "main", src, "main"))) {
+		sqlite3_close(src);
+		return fail(o, "cannot copy rows", err);
+	}
+	rc = sqlite3_backup_step(b, -1);
+	if (sqlite3_backup_finish(b) != SQLITE_OK || rc != SQLITE_DONE) {
+		enum opmfu_status st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot copy it: %s", path,
+						     sqlite3_errmsg(o->db));
+		sqlite3_close(src);
+		return st;
+	}
+	sqlite3_close(src);
+	*done = 1;
+	return reshape(o, defs, n, err);
+}
+
 /* One ATTACH for every table of the shard (its schema is read once). */
 static enum opmfu_status db_copy(struct opmfu_writer *w, const char *path, const struct opmfu_table_def *const *defs,
 				 size_t n, struct opmfu_err *err)
@@ -1237,6 +1378,12 @@ static enum opmfu_status db_copy(struct opmfu_writer *w, const char *path, const
 		return st;
 	o->in_txn = 0;
 	sbuf_init(&sb);
+	if (!o->touched) {
+		int done;
+		o->touched = 1;
+		if ((st = seed(o, path, defs, n, &done, err)) || done)
+			goto begin;
+	}
 	if (sqlite3_prepare_v2(o->db, "ATTACH DATABASE ?1 AS shard", -1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
 		st = opmfu_err_set(err, OPMFU_ERR_SQLITE, "%s: cannot read it: %s", path, sqlite3_errmsg(o->db));
@@ -1261,9 +1408,10 @@ static enum opmfu_status db_copy(struct opmfu_writer *w, const char *path, const
 									    NULL, NULL) != SQLITE_OK && !st)
 		st = fail(o, "cannot copy rows", err);
 	sqlite3_finalize(s);
-	sbuf_release(&sb);
 	if (attached && sqlite3_exec(o->db, "DETACH DATABASE shard", NULL, NULL, NULL) != SQLITE_OK && !st)
 		st = fail(o, "cannot detach a shard", err);
+begin:
+	sbuf_release(&sb);
 	if (!st && (st = exec(o, "BEGIN IMMEDIATE", "cannot start a transaction", err)) == OPMFU_OK)
 		o->in_txn = 1;
 	return st;

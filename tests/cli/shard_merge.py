@@ -226,6 +226,43 @@ def main():
         if os.path.exists(dbs(os.path.join(work, "model_no"))):
             fail("a refused --model merge wrote its result")
 
+        # the database alone: the first shard's pages become the output's (SQLite's backup), and
+        # what it holds besides the copied tables goes (docs/scale.md). Its other tool's table,
+        # index, view and trigger are not in the merge, whose tables equal the single run's; the
+        # pages they and the shard's own tables held are free in the output (freelist_count), which
+        # a result built row by row never has. A first shard whose OperatorMFU was made by another
+        # CREATE text (same columns) is copied row by row: the same tables, no free page.
+        def merged_db(name, sql):
+            d = os.path.join(work, "seed_" + name)
+            shutil.copytree(os.path.join(work, "n2_s1"), d)
+            con = sqlite3.connect(dbs(d))
+            con.executescript(sql)
+            con.commit()
+            con.close()
+            out = os.path.join(work, "seed_" + name + "_m")
+            run([opmfu, "merge", os.path.join(work, "n2_s2"), d, "-o", out, "-q"])
+            con = sqlite3.connect(dbs(out))
+            names = sorted(r for (r,) in con.execute("SELECT name FROM sqlite_master"))
+            free = con.execute("PRAGMA freelist_count").fetchone()[0]
+            con.close()
+            if md5s(root, single) != md5s(root, out):
+                fail("seed %s: table md5s differ from the single run's" % name)
+            want = sorted(r for (r,) in sqlite3.connect(dbs(single)).execute("SELECT name FROM sqlite_master"))
+            if names != want:
+                fail("seed %s: the merge holds %r, want the single run's %r" % (name, names, want))
+            return free
+
+        free = merged_db("other", "CREATE TABLE other_tool(x); INSERT INTO other_tool "
+                         "SELECT randomblob(1000) FROM OperatorMFU; CREATE INDEX other_ix ON OperatorMFU(op_name); "
+                         "CREATE VIEW other_v AS SELECT 1; CREATE TRIGGER other_t AFTER INSERT ON OpmfuSteps "
+                         "BEGIN DELETE FROM other_tool; END;")
+        if free == 0:
+            fail("seed other: no free page in the merge: the first shard was not taken whole")
+        free = merged_db("ddl", "ALTER TABLE OperatorMFU RENAME TO old_mfu; CREATE TABLE OperatorMFU AS "
+                         "SELECT * FROM old_mfu ORDER BY rowid; DROP TABLE old_mfu; VACUUM;")
+        if free != 0:
+            fail("seed ddl: %d free pages: a shard of another CREATE text was taken whole" % free)
+
         # a rank that fails (its database junk): its shard is written (exit 3, as analyze), and the
         # merge equals the single run, which also exits 3
         broken = os.path.join(work, "broken")
