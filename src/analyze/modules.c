@@ -47,26 +47,31 @@ static int nest(struct build *b)
 {
 	const struct opmfu_ranges *mods = &b->t->mods;
 	size_t n_mods = mods->n, n = n_mods + b->ops->n, i, top = 0, k = 0;
-	struct opmfu_nest_item *it = opmfu_malloc((n + 1) * sizeof(*it));
+	const struct opmfu_nest ns = { mods->v,
+				       n_mods,
+				       b->ops->v,
+				       sizeof(*b->ops->v),
+				       offsetof(struct opmfu_unit, start),
+				       offsetof(struct opmfu_unit, end),
+				       NULL };
+	uint32_t *ord = opmfu_malloc((n + 1) * sizeof(*ord));
 	uint32_t *stack = opmfu_malloc((n_mods + 1) * sizeof(*stack));
 	int rc = -1;
 
-	if (!it || !stack || n >= NONE)
+	if (!ord || !stack || n >= NONE)
 		goto out;
-	for (i = 0; i < n_mods; i++)
-		it[i] = (struct opmfu_nest_item){ mods->v[i].start, mods->v[i].end, (uint32_t)i, 0 };
-	for (i = 0; i < b->ops->n; i++)
-		it[n_mods + i] = (struct opmfu_nest_item){ b->ops->v[i].start, b->ops->v[i].end, (uint32_t)(n_mods + i), 0 };
-	if (opmfu_nest_sort(it, n_mods, n))
+	if (opmfu_nest_order(&ns, ord, n))
 		goto out;
 	for (i = 0; i < n; i++) {
-		uint32_t up;
+		uint32_t up, id = ord[i];
+		int64_t start, end;
+		opmfu_nest_span(&ns, id, &start, &end);
 		/* the top contains the item when it ends no earlier (it starts no later) */
-		while (top && mods->v[stack[top - 1]].end < it[i].end)
+		while (top && mods->v[stack[top - 1]].end < end)
 			top--;
 		up = top ? stack[top - 1] : NONE;
-		if (it[i].id < n_mods) {
-			uint32_t m = it[i].id;
+		if (id < n_mods) {
+			uint32_t m = id;
 			b->parent[m] = up;
 			b->depth[m] = (uint32_t)top + 1;
 			/* deeper than the cap (the reference's, SPEC 3.3): folded into
@@ -81,14 +86,14 @@ static int nest(struct build *b)
 			stack[top++] = m;
 		} else {
 			/* a module index until the paths are made */
-			b->ops->v[it[i].id - n_mods].module = up == NONE ? NONE : b->eff[up];
+			b->ops->v[id - n_mods].module = up == NONE ? NONE : b->eff[up];
 			if (up != NONE && b->eff[up] != up)
 				b->res->units_folded++;
 		}
 	}
 	rc = 0;
 out:
-	opmfu_free(it);
+	opmfu_free(ord);
 	opmfu_free(stack);
 	return rc;
 }

@@ -1,7 +1,10 @@
 /*
  * steps.c - OpmfuSteps (steps.h): windows cut on the device timeline, then
  * one sweep over every device interval's start and end in time order that
- * puts each ns of each window in one category.
+ * puts each ns of each window in one category. The ends are two sorted
+ * lists of the intervals (by start, by end) merged as the sweep goes: 9
+ * bytes an interval and a sort's 4, where both ends as 16-byte records took
+ * 32 and their sort through a copy 32 more, the top of a large rank's memory.
  */
 #include "analyze/steps.h"
 
@@ -20,15 +23,6 @@ enum { C_FLOPS, C_MATMUL, C_MEMBOUND, C_OTHER, C_COMM, C_COPY, C_N };
 /* a collective's waiting task: no category of its own, it marks exposed communication as waiting */
 #define C_WAIT C_N
 
-/* One end of a device interval. 16 bytes. */
-struct ev {
-	int64_t t;
-	uint32_t item; /* whose: a link, then the KERNEL, COMM and MEMCPY ranges (struct build) */
-	int8_t kind;   /* C_* */
-	int8_t delta;  /* +1 start, -1 end */
-	uint8_t pad[2];
-};
-
 /* A window: the part of the device timeline a row covers. */
 struct win {
 	int64_t start, end;
@@ -42,8 +36,11 @@ struct build {
 	size_t n_steps;                /* t->steps.n */
 	size_t off_k, off_c, off_m, off_w; /* the first item of each kind of range */
 	uint8_t *mm;                   /* per sid: 0 not yet asked, 1 not a matmul name, 2 one */
-	struct ev *ev;
-	size_t n_ev, cap_ev;
+	/* the device intervals that take time, as items: a link, then the KERNEL, COMM, MEMCPY and
+	 * COMM_WAIT ranges (from off_k, off_c, off_m, off_w); by (start, item) and by (end, item) */
+	uint32_t *by_start, *by_end;
+	size_t n_iv;
+	uint8_t *kind;                 /* per item: C_* (C_WAIT for a waiting task) */
 	int64_t *first, *last;         /* per step: its attributed device work's first start, last end */
 	double *attr_ns;               /* per step: that work's time */
 	struct win *win;
@@ -115,15 +112,45 @@ static int mm_sid(struct build *b, uint32_t sid)
 	return b->mm[sid] == 2;
 }
 
-static int add_ev(struct build *b, int64_t start, int64_t end, uint32_t item, int kind)
+/* The span of an item. */
+static void item_span(const struct build *b, uint32_t item, int64_t *start, int64_t *end)
+{
+	const struct opmfu_trace *t = b->t;
+	const struct opmfu_range *r;
+	if (item < b->off_k) {
+		*start = t->links[item].k_start;
+		*end = t->links[item].k_end;
+		return;
+	}
+	r = item < b->off_c   ? &t->kernels.v[item - b->off_k]
+	    : item < b->off_m ? &t->comm.v[item - b->off_c]
+	    : item < b->off_w ? &t->memcpy.v[item - b->off_m]
+			      : &t->waits.v[item - b->off_w];
+	*start = r->start;
+	*end = r->end;
+}
+
+static int64_t item_start(const struct build *b, uint32_t item)
+{
+	int64_t s, e;
+	item_span(b, item, &s, &e);
+	return s;
+}
+
+static int64_t item_end(const struct build *b, uint32_t item)
+{
+	int64_t s, e;
+	item_span(b, item, &s, &e);
+	return e;
+}
+
+/* Items come in increasing order: the lists start in item order. */
+static void add_ev(struct build *b, int64_t start, int64_t end, uint32_t item, int kind)
 {
 	if (end <= start)
-		return 0; /* takes no time */
-	if (OPMFU_GROW(b->ev, b->cap_ev, b->n_ev + 2))
-		return -1;
-	b->ev[b->n_ev++] = (struct ev){ start, item, (int8_t)kind, 1, { 0, 0 } };
-	b->ev[b->n_ev++] = (struct ev){ end, item, (int8_t)kind, -1, { 0, 0 } };
-	return 0;
+		return; /* takes no time */
+	b->kind[item] = (uint8_t)kind;
+	b->by_start[b->n_iv++] = item;
 }
 
 /* When an item's work was launched; OPMFU_NO_LAUNCH: unknown. */
@@ -164,8 +191,9 @@ static int collect(struct build *b)
 	int peaks = opmfu_rank_any_peak(b->ops->pk);
 	size_t i;
 
-	/* room for every interval's two events at once, not doubling */
-	if (OPMFU_RESERVE(b->ev, b->cap_ev, 2 * (b->off_w + t->waits.n)))
+	/* room for every interval at once, not doubling */
+	if (!(b->by_start = opmfu_malloc((b->off_w + t->waits.n + 1) * sizeof(*b->by_start))) ||
+	    !(b->kind = opmfu_malloc(b->off_w + t->waits.n + 1)))
 		return -1;
 
 	for (i = 0; i < t->n_links; i++) {
@@ -193,35 +221,41 @@ static int collect(struct build *b)
 		/* a collective's whole span stands for its tasks only when the trace has no tasks */
 		if (kind == C_COMM && t->comm_from_tasks)
 			continue;
-		if (add_ev(b, l->k_start, l->k_end, (uint32_t)i, kind))
-			return -1;
+		add_ev(b, l->k_start, l->k_end, (uint32_t)i, kind);
 	}
 	for (i = 0; i < t->kernels.n; i++) {
 		const struct opmfu_range *r = &t->kernels.v[i];
-		if (add_ev(b, r->start, r->end, (uint32_t)(b->off_k + i), mm_sid(b, r->name) ? C_MATMUL : C_OTHER))
-			return -1;
+		add_ev(b, r->start, r->end, (uint32_t)(b->off_k + i), mm_sid(b, r->name) ? C_MATMUL : C_OTHER);
 	}
 	for (i = 0; i < t->comm.n; i++)
-		if (add_ev(b, t->comm.v[i].start, t->comm.v[i].end, (uint32_t)(b->off_c + i), C_COMM))
-			return -1;
+		add_ev(b, t->comm.v[i].start, t->comm.v[i].end, (uint32_t)(b->off_c + i), C_COMM);
 	for (i = 0; i < t->memcpy.n; i++)
-		if (add_ev(b, t->memcpy.v[i].start, t->memcpy.v[i].end, (uint32_t)(b->off_m + i), C_COPY))
-			return -1;
+		add_ev(b, t->memcpy.v[i].start, t->memcpy.v[i].end, (uint32_t)(b->off_m + i), C_COPY);
 	for (i = 0; i < t->waits.n; i++)
-		if (add_ev(b, t->waits.v[i].start, t->waits.v[i].end, (uint32_t)(b->off_w + i), C_WAIT))
-			return -1;
+		add_ev(b, t->waits.v[i].start, t->waits.v[i].end, (uint32_t)(b->off_w + i), C_WAIT);
 	return 0;
 }
 
-/* (time, ends before starts: touching intervals do not overlap, item) */
-static int less_ev(const void *pa, const void *pb)
+/* Stable sorts from item order: ties stay by item. */
+static int by_start(const void *ctx, uint32_t a, uint32_t b)
 {
-	const struct ev *a = pa, *b = pb;
-	if (a->t != b->t)
-		return a->t < b->t;
-	if (a->delta != b->delta)
-		return a->delta < b->delta;
-	return a->item < b->item;
+	return item_start(ctx, a) < item_start(ctx, b);
+}
+
+static int by_end(const void *ctx, uint32_t a, uint32_t b)
+{
+	return item_end(ctx, a) < item_end(ctx, b);
+}
+
+/* The intervals by start and by end. The sweep merges the two, ends before
+ * starts at the same time (touching intervals do not overlap): the order
+ * (time, end before start, item). */
+static int sort_ends(struct build *b)
+{
+	if (!(b->by_end = opmfu_malloc((b->n_iv + 1) * sizeof(*b->by_end))))
+		return -1;
+	memcpy(b->by_end, b->by_start, b->n_iv * sizeof(*b->by_end));
+	return opmfu_sort_idx(b->by_start, b->n_iv, by_start, b) || opmfu_sort_idx(b->by_end, b->n_iv, by_end, b);
 }
 
 /* ---- windows ---- */
@@ -335,7 +369,7 @@ static int step_windows(struct build *b)
 			struct opmfu_step_row *s = &res->v[i];
 			s->start = t->steps.v[i].start > prev ? t->steps.v[i].start : prev;
 			s->end = t->steps.v[i].end > s->start ? t->steps.v[i].end : s->start;
-			if (!b->n_ev)
+			if (!b->n_iv)
 				s->end = s->start; /* nothing ran at all */
 			prev = s->end;
 		}
@@ -443,15 +477,13 @@ static int64_t put(struct build *b, size_t *w, int64_t a, int64_t z, int c, int 
 }
 
 /* A gap from g0 is the host's when the work that ends it was launched
- * after g0 (the earliest launch among what starts at ev[i].t). */
-static int host_late(const struct build *b, size_t i, int64_t g0)
+ * after g0 (the earliest launch among what starts at t: by_start[i ..),
+ * the first interval not started yet, on). */
+static int host_late(const struct build *b, size_t i, int64_t t, int64_t g0)
 {
-	int64_t t = b->ev[i].t, first = OPMFU_NO_LAUNCH;
-	for (; i < b->n_ev && b->ev[i].t == t; i++) {
-		int64_t l;
-		if (b->ev[i].delta < 0)
-			continue;
-		l = launch_of(b, b->ev[i].item);
+	int64_t first = OPMFU_NO_LAUNCH;
+	for (; i < b->n_iv && item_start(b, b->by_start[i]) == t; i++) {
+		int64_t l = launch_of(b, b->by_start[i]);
 		if (l != OPMFU_NO_LAUNCH && (first == OPMFU_NO_LAUNCH || l < first))
 			first = l;
 	}
@@ -475,14 +507,18 @@ static int exposed(struct opmfu_steps *res, int64_t a, int64_t z)
 static int sweep(struct build *b)
 {
 	int count[C_N + 1] = { 0 }, active = 0; /* intervals open, by kind (and waits) and in all */
-	size_t i, w = 0;
+	size_t is = 0, ie = 0, w = 0, n = b->n_iv;
 	int64_t prev, gap0 = INT64_MIN;
 
 	if (!b->n_win)
 		return 0;
-	prev = b->n_ev && b->ev[0].t < b->win[0].start ? b->ev[0].t : b->win[0].start;
-	for (i = 0; i < b->n_ev; i++) {
-		int64_t t = b->ev[i].t;
+	prev = n && item_start(b, b->by_start[0]) < b->win[0].start ? item_start(b, b->by_start[0]) : b->win[0].start;
+	/* every interval starts before it ends: the ends are the last to run out */
+	while (ie < n) {
+		int64_t te = item_end(b, b->by_end[ie]), ts = is < n ? item_start(b, b->by_start[is]) : INT64_MAX;
+		int end = is == n || te <= ts, delta = end ? -1 : 1;
+		int64_t t = end ? te : ts;
+		int kind = b->kind[end ? b->by_end[ie++] : b->by_start[is++]];
 		if (t > prev) {
 			int c;
 			if (active) {
@@ -501,14 +537,16 @@ static int sweep(struct build *b)
 				if (c == OPMFU_T_COMM && exposed(b->res, prev, t))
 					return -1;
 			} else {
-				c = gap0 != INT64_MIN && host_late(b, i, gap0) ? OPMFU_T_IDLE_HOST : OPMFU_T_IDLE;
+				/* this event is taken: a start is at is - 1, else the starts at t begin at is */
+				int late = gap0 != INT64_MIN && host_late(b, end ? is : is - 1, t, gap0);
+				c = late ? OPMFU_T_IDLE_HOST : OPMFU_T_IDLE;
 				put(b, &w, prev, t, c, -1);
 			}
 			prev = t;
 		}
-		count[b->ev[i].kind] += b->ev[i].delta;
-		if (b->ev[i].kind != C_WAIT)
-			active += b->ev[i].delta;
+		count[kind] += delta;
+		if (kind != C_WAIT)
+			active += delta;
 		if (!active)
 			gap0 = t; /* a gap begins */
 	}
@@ -693,15 +731,16 @@ enum opmfu_status opmfu_steps_run(const struct opmfu_ops *ops, struct opmfu_step
 	int rc = -1;
 
 	memset(&b, 0, sizeof(b));
-	if (prepare(&b, ops, res) || collect(&b) || opmfu_sort_array(b.ev, b.n_ev, sizeof(*b.ev), less_ev))
+	if (prepare(&b, ops, res) || collect(&b) || sort_ends(&b))
 		goto out;
 	if (b.n_steps) {
 		if (step_windows(&b))
 			goto out;
 		backlog(&b);
-	} else if (b.n_ev) {
-		res->v[0].start = b.ev[0].t;
-		res->v[0].end = b.ev[b.n_ev - 1].t;
+	} else if (b.n_iv) {
+		/* the first start and the last end */
+		res->v[0].start = item_start(&b, b.by_start[0]);
+		res->v[0].end = item_end(&b, b.by_end[b.n_iv - 1]);
 	}
 	if (list_windows(&b))
 		goto out;
@@ -711,7 +750,9 @@ enum opmfu_status opmfu_steps_run(const struct opmfu_ops *ops, struct opmfu_step
 	add_units(&b, res);
 	rc = sum_up(res);
 out:
-	opmfu_free(b.ev);
+	opmfu_free(b.by_start);
+	opmfu_free(b.by_end);
+	opmfu_free(b.kind);
 	opmfu_free(b.mm);
 	opmfu_free(b.first);
 	opmfu_free(b.last);

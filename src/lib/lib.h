@@ -111,6 +111,9 @@ void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 /* Stage 3: module MFU (SPEC 3), and what the rank's report says. */
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr);
 void opmfu_rank_work_release(struct rank_work *w);
+/* Returns to the system the heap pages free after a large rank's step (its
+ * read, a stage, a stage's tables written). */
+void opmfu_rank_trim(const struct rank_work *w);
 
 /* Analyses and writes every rank of list (the rank pool, lib/pool.c), with
  * the writers it opens into ws. */

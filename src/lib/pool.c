@@ -527,6 +527,7 @@ static enum opmfu_status write_stage(struct opmfu_report *rep, struct rank_work 
 	for (k = 0; k < n && st == OPMFU_OK; k++)
 		st = opmfu_pool_put(rep, ws, rank, &t[k], err);
 	opmfu_analyses_written(stage, &w->ctx);
+	opmfu_rank_trim(w);
 	return st;
 }
 

@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "analyze/modules.h"
 #include "analyze/ops.h"
@@ -77,6 +80,27 @@ static void no_peak(const struct peak_choice *pc, struct opmfu_rank_report *rr)
 	snprintf(rr->warning, sizeof(rr->warning), "MFU left empty (%s)", rr->reason);
 }
 
+/*
+ * A rank of at least this many links hands the pages its last step freed
+ * back to the system before the next allocates (docs/performance.md, "One
+ * rank's memory"): the CLI keeps glibc from trimming on free (for speed), so
+ * what the read freed (the join's arrays, the reader helper's rows in that
+ * thread's own arena, which the worker cannot reuse) stayed resident under
+ * everything after it. Small ranks skip it: their pages are few and the
+ * per-rank overhead counts.
+ */
+#define TRIM_LINKS 65536
+
+void opmfu_rank_trim(const struct rank_work *w)
+{
+#ifdef __GLIBC__
+	if (w->trace.n_links >= TRIM_LINKS)
+		(void)malloc_trim(0);
+#else
+	(void)w;
+#endif
+}
+
 /* Stage 1: read, peaks, FLOPs, kernel MFU. */
 void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
 			struct opmfu_rank_report *rr)
@@ -120,6 +144,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	rr->seconds[OPMFU_STAGE_READ] = t1 - t0;
 	if (!st)
 		opmfu_trace_clamp(&w->trace);
+	opmfu_rank_trim(w);
 	/* SPEC 22: before anything counts the trace, so every table sees only what is kept */
 	if (!st)
 		st = opmfu_trace_filter(&w->trace, &f, &e);
@@ -154,10 +179,15 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 
 	/* R first: the FLOPs stage makes S from it */
 	if (!(st = opmfu_op_mfu_prepare(&w->trace, &w->op, &e)) &&
-	    !(st = opmfu_flops_run(&w->flops, &w->trace, w->op.r, w->op.n_r, &e)) &&
-	    !(st = opmfu_op_mfu_run(&w->trace, &w->flops, &pc->prec, &w->op, &e)))
-		st = opmfu_analyses_run(OPMFU_STAGE_OPS, &w->ctx, &e);
+	    !(st = opmfu_flops_run(&w->flops, &w->trace, w->op.r, w->op.n_r, &e))) {
+		/* the shape formulas were its only reader: 20 bytes a kernel less under every later stage */
+		opmfu_free(w->trace.kx);
+		w->trace.kx = NULL;
+		if (!(st = opmfu_op_mfu_run(&w->trace, &w->flops, &pc->prec, &w->op, &e)))
+			st = opmfu_analyses_run(OPMFU_STAGE_OPS, &w->ctx, &e);
+	}
 	rr->seconds[OPMFU_STAGE_KERNEL] = opmfu_now_s() - t1;
+	opmfu_rank_trim(w);
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -305,6 +335,7 @@ void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 	t0 = opmfu_now_s();
 	st = opmfu_analyses_run(OPMFU_STAGE_UNITS, &w->ctx, &e);
 	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
+	opmfu_rank_trim(w);
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -327,6 +358,7 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	t0 = opmfu_now_s();
 	st = opmfu_analyses_run(OPMFU_STAGE_LAST, &w->ctx, &e);
 	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;
+	opmfu_rank_trim(w);
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;

@@ -303,26 +303,31 @@ out:
 
 /* ---- 3. the tree (SPEC 3.2) and its depth-first rows (SPEC 3.3) ---- */
 
-/* start ascending, end descending, modules first (lower ids), then the
+/* start ascending, end descending, modules first (lower items), then the
  * caller's order */
-static int less_item(const void *pa, const void *pb)
+static int less_item(const void *ctx, uint32_t a, uint32_t b)
 {
-	const struct opmfu_nest_item *a = pa, *b = pb;
-	if (a->start != b->start)
-		return a->start < b->start;
-	if (a->end != b->end)
-		return a->end > b->end;
-	return a->id < b->id;
+	int64_t sa, ea, sb, eb;
+	opmfu_nest_span(ctx, a, &sa, &ea);
+	opmfu_nest_span(ctx, b, &sb, &eb);
+	if (sa != sb)
+		return sa < sb;
+	if (ea != eb)
+		return ea > eb;
+	return a < b;
 }
 
-int opmfu_nest_sort(struct opmfu_nest_item *it, size_t n_mods, size_t n)
+int opmfu_nest_order(const struct opmfu_nest *ns, uint32_t *ord, size_t n)
 {
+	size_t i;
+	for (i = 0; i < n; i++)
+		ord[i] = (uint32_t)i;
 	/* Module ranges come as the profiler closed them (inner ones first),
 	 * the rest nearly in start order: sorting the modules alone first
 	 * leaves the natural merge sort a few long runs to merge */
-	if (opmfu_sort_array(it, n_mods, sizeof(*it), less_item))
+	if (opmfu_sort_idx(ord, ns->n_mods < n ? ns->n_mods : n, less_item, ns))
 		return -1;
-	return opmfu_sort_array(it, n, sizeof(*it), less_item);
+	return opmfu_sort_idx(ord, n, less_item, ns);
 }
 
 struct row_key {
@@ -340,22 +345,23 @@ static int less_row_key(const void *pa, const void *pb)
 	return a->pos < b->pos;
 }
 
-/* Walks the sorted items with a stack of the open modules (the root below
+/* Walks the items in order with a stack of the open modules (the root below
  * it contains everything): parents and depths of modules, a row per op node
  * directly under a module of depth <= OPMFU_MODULE_MAX_DEPTH. */
-static void walk(struct opmfu_module_tree *mt, const struct opmfu_trace *t, const struct opmfu_nest_item *it,
-		 size_t n_items, uint32_t *stack)
+static void walk(struct opmfu_module_tree *mt, const struct opmfu_trace *t, const struct opmfu_nest *ns,
+		 const uint32_t *ord, size_t n_items, uint32_t *stack)
 {
 	size_t n_mods = t->mods.n, i, sp = 0;
 
 	for (i = 0; i < n_items; i++) {
-		uint32_t parent;
-		while (sp > 0 && !(t->mods.v[stack[sp - 1]].start <= it[i].start &&
-				   t->mods.v[stack[sp - 1]].end >= it[i].end))
+		uint32_t parent, id = ord[i];
+		int64_t start, end;
+		opmfu_nest_span(ns, id, &start, &end);
+		while (sp > 0 && !(t->mods.v[stack[sp - 1]].start <= start && t->mods.v[stack[sp - 1]].end >= end))
 			sp--;
 		parent = sp ? stack[sp - 1] : NONE;
-		if (it[i].id < n_mods) {
-			uint32_t m = it[i].id;
+		if (id < n_mods) {
+			uint32_t m = id;
 			mt->mod_parent[m] = parent;
 			mt->mod_depth[m] = parent == NONE ? 1 : mt->mod_depth[parent] + 1;
 			stack[sp++] = m;
@@ -364,17 +370,18 @@ static void walk(struct opmfu_module_tree *mt, const struct opmfu_trace *t, cons
 		} else if (mt->mod_depth[parent] > OPMFU_MODULE_MAX_DEPTH) {
 			mt->ops_too_deep++;
 		} else {
-			mt->row_node[mt->n_rows] = it[i].id - (uint32_t)n_mods;
+			mt->row_node[mt->n_rows] = id - (uint32_t)n_mods;
 			mt->row_mod[mt->n_rows++] = parent;
 		}
 	}
 }
 
 /* Rows sorted stably by (module start, op start): ties keep depth-first
- * order. it (at least n_rows items) is scratch. */
-static int sort_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t, struct opmfu_nest_item *it)
+ * order. Sorted through an index: the keys are the most it holds. */
+static int sort_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t)
 {
 	struct row_key *rk = opmfu_malloc((mt->n_rows + 1) * sizeof(*rk));
+	uint32_t *tmp = NULL;
 	size_t i;
 	int rc = -1;
 
@@ -383,54 +390,56 @@ static int sort_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t, 
 	for (i = 0; i < mt->n_rows; i++)
 		rk[i] = (struct row_key){ t->mods.v[mt->row_mod[i]].start,
 					  t->links[mt->node_link[mt->row_node[i]]].op_start, (uint32_t)i };
-	if (opmfu_sort_array(rk, mt->n_rows, sizeof(*rk), less_row_key))
+	if (opmfu_sort_array_lean(rk, mt->n_rows, sizeof(*rk), less_row_key) ||
+	    !(tmp = opmfu_malloc((mt->n_rows + 1) * sizeof(*tmp))))
 		goto out;
-	/* permute through the item array */
-	for (i = 0; i < mt->n_rows; i++) {
-		it[i].start = mt->row_node[rk[i].pos];
-		it[i].end = mt->row_mod[rk[i].pos];
-	}
-	for (i = 0; i < mt->n_rows; i++) {
-		mt->row_node[i] = (uint32_t)it[i].start;
-		mt->row_mod[i] = (uint32_t)it[i].end;
-	}
+	/* each array permuted through the one scratch */
+	for (i = 0; i < mt->n_rows; i++)
+		tmp[i] = mt->row_node[rk[i].pos];
+	memcpy(mt->row_node, tmp, mt->n_rows * sizeof(*tmp));
+	for (i = 0; i < mt->n_rows; i++)
+		tmp[i] = mt->row_mod[rk[i].pos];
+	memcpy(mt->row_mod, tmp, mt->n_rows * sizeof(*tmp));
 	rc = 0;
 out:
+	opmfu_free(tmp);
 	opmfu_free(rk);
 	return rc;
 }
 
 static int build_rows(struct opmfu_module_tree *mt, const struct opmfu_trace *t)
 {
-	size_t n_mods = t->mods.n, n_items = n_mods + mt->n_nodes, i;
-	struct opmfu_nest_item *it = NULL;
-	uint32_t *stack = NULL;
+	size_t n_mods = t->mods.n, n_items = n_mods + mt->n_nodes;
+	struct opmfu_nest ns = { t->mods.v,
+				 n_mods,
+				 t->links,
+				 sizeof(*t->links),
+				 offsetof(struct opmfu_link, op_start),
+				 offsetof(struct opmfu_link, op_end),
+				 mt->node_link };
+	uint32_t *ord = NULL, *stack = NULL;
 	int rc = -1;
 
 	if (n_items >= NONE - 1)
 		return -1;
-	it = opmfu_malloc(n_items * sizeof(*it));
+	ord = opmfu_malloc((n_items + 1) * sizeof(*ord));
 	stack = opmfu_malloc((n_mods + 1) * sizeof(*stack));
 	mt->mod_parent = opmfu_malloc((n_mods + 1) * sizeof(*mt->mod_parent));
 	mt->mod_depth = opmfu_malloc((n_mods + 1) * sizeof(*mt->mod_depth));
 	mt->row_node = opmfu_malloc((mt->n_nodes + 1) * sizeof(*mt->row_node));
 	mt->row_mod = opmfu_malloc((mt->n_nodes + 1) * sizeof(*mt->row_mod));
-	if (!it || !stack || !mt->mod_parent || !mt->mod_depth || !mt->row_node || !mt->row_mod)
+	if (!ord || !stack || !mt->mod_parent || !mt->mod_depth || !mt->row_node || !mt->row_mod)
 		goto out;
-	for (i = 0; i < n_mods; i++)
-		it[i] = (struct opmfu_nest_item){ t->mods.v[i].start, t->mods.v[i].end, (uint32_t)i, 0 };
-	for (i = 0; i < mt->n_nodes; i++) {
-		const struct opmfu_link *l = &t->links[mt->node_link[i]];
-		it[n_mods + i] = (struct opmfu_nest_item){ l->op_start, l->op_end, (uint32_t)(n_mods + i), 0 };
-	}
-	if (opmfu_nest_sort(it, n_mods, n_items))
+	if (opmfu_nest_order(&ns, ord, n_items))
 		goto out;
-	walk(mt, t, it, n_items, stack);
-	if (sort_rows(mt, t, it))
+	walk(mt, t, &ns, ord, n_items, stack);
+	opmfu_free(ord);
+	ord = NULL;
+	if (sort_rows(mt, t))
 		goto out;
 	rc = 0;
 out:
-	opmfu_free(it);
+	opmfu_free(ord);
 	opmfu_free(stack);
 	return rc;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/intern.h"
 #include "base/sbuf.h"
@@ -59,19 +60,40 @@ int opmfu_module_tree_build(struct opmfu_module_tree *mt, const struct opmfu_tra
 
 /*
  * Module ranges and other spans on one timeline, for a walk with a stack of
- * the open modules: sorted by opmfu_nest_sort, a container comes before what
- * it contains, so the innermost open module that ends no earlier holds an
- * item.
+ * the open modules: in opmfu_nest_order's order a container comes before
+ * what it contains, so the innermost open module that ends no earlier holds
+ * an item. Item k < n_mods is module k (mods[k]); item n_mods + i is the
+ * caller's span i, the int64 start and end at off_start and off_end in the
+ * record base + stride * (via ? via[i] : i). The items are read where they
+ * are, not copied: a copy (24 bytes an item) and its sort were the top of a
+ * large rank's memory.
  */
-struct opmfu_nest_item {
-	int64_t start, end;
-	uint32_t id; /* < the number of modules: a module index; else the caller's */
-	uint32_t pad;
+struct opmfu_nest {
+	const struct opmfu_range *mods;
+	size_t n_mods;
+	const void *base;
+	size_t stride, off_start, off_end;
+	const uint32_t *via; /* NULL: span i is record i */
 };
 
-/* Sorts it[0 .. n) (the modules first, it[0 .. n_mods)) by (start
- * ascending, end descending, id). Returns 0, or -1 when out of memory. */
-int opmfu_nest_sort(struct opmfu_nest_item *it, size_t n_mods, size_t n);
+static inline void opmfu_nest_span(const struct opmfu_nest *ns, uint32_t k, int64_t *start, int64_t *end)
+{
+	const char *p;
+	size_t i;
+	if (k < ns->n_mods) {
+		*start = ns->mods[k].start;
+		*end = ns->mods[k].end;
+		return;
+	}
+	i = k - ns->n_mods;
+	p = (const char *)ns->base + ns->stride * (ns->via ? ns->via[i] : i);
+	memcpy(start, p + ns->off_start, sizeof(*start));
+	memcpy(end, p + ns->off_end, sizeof(*end));
+}
+
+/* ord[0 .. n) (n items, the modules first) the items by (start ascending,
+ * end descending, item). Returns 0, or -1 when out of memory. */
+int opmfu_nest_order(const struct opmfu_nest *ns, uint32_t *ord, size_t n);
 
 /* The string of sid ("" for none) and its length. */
 static inline const char *opmfu_module_str(const struct opmfu_trace *t, uint32_t sid, size_t *len)

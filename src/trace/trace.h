@@ -53,7 +53,8 @@ enum opmfu_range_kind {
 /*
  * What the shape FLOPs formulas (SPEC 9) need of a compute link beyond its
  * shapes and dtypes, parallel to links[0 .. n_compute) when the reader has
- * it (t->kx non-NULL). All sids; 0: unknown. 20 bytes.
+ * it (t->kx non-NULL). All sids; 0: unknown. 20 bytes. The FLOPs stage is
+ * its only reader: a rank frees it (t->kx NULL) once that stage has run.
  */
 struct opmfu_kext {
 	uint32_t type;        /* the op type the shapes describe: Ascend opType ("MatMulV2"), Kineto the

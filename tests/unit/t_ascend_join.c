@@ -4,7 +4,8 @@
  * ids (joined in id order), an id with two framework ops (in start order),
  * rows no task reaches, an unreadable time, both communication sources, and
  * the same with ids too sparse for the direct tables (hash mode), and with
- * row-count hints (opmfu_ajoin_expect) too small, exact and too large.
+ * row-count hints (opmfu_ajoin_expect) too small, exact and too large; info
+ * rows shared by kernels kept once.
  */
 #include <string.h>
 
@@ -70,7 +71,12 @@ static void run(int64_t k, size_t hint)
 	CHECK_INT(opmfu_ajoin_add_task(&j, 99 * k, 1400, 1500, 0, 1, 101 * k, 0), 0); /* schedule task */
 	CHECK_INT(opmfu_ajoin_add_comm(&j, N(77), 2000, 2100, 0, 1, 100 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_comm(&j, N(78), 2100, 2200, 1, 1, 103 * k), 0);  /* bad time */
+	if (hint > 16) /* room made once, exactly as announced: no growth */
+		CHECK_INT(j.cap_info, hint);
 	CHECK_INT(opmfu_ajoin_index_conns(&j), 0);
+	/* then each distinct info row once (the three differ by name) */
+	CHECK_INT(j.n_info, 3);
+	CHECK_INT(j.cap_info, 3);
 
 	/* CONNECTION_IDS: id, connectionId; conn 100 under ids 5 and 3 (joined as 3, 5) */
 	if (hint)
@@ -81,8 +87,7 @@ static void run(int64_t k, size_t hint)
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 7 * k, 102 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 9 * k, 101 * k), 0);
 	CHECK_INT(opmfu_ajoin_add_connection(&j, 11 * k, 103 * k), 0);
-	if (hint > 16) { /* room made once, exactly as announced: no growth */
-		CHECK_INT(j.cap_info, hint);
+	if (hint > 16) {
 		CHECK_INT(j.src[OPMFU_SRC_COMPUTE].cap, hint);
 		CHECK_INT(j.cap_ci, hint);
 	}
@@ -134,8 +139,54 @@ static void run(int64_t k, size_t hint)
 	opmfu_trace_release(&t);
 }
 
+/* Kernels with the same info row share one copy of it after index_conns,
+ * and each link still carries its own kernel's strings. */
+static void t_info_shared(void)
+{
+	struct opmfu_ajoin j;
+	struct opmfu_trace t;
+	/* X, Y (another name), X again, X' (X with other output dtypes) */
+	const struct opmfu_aj_info x = { N(10), N(1), N(2), N(3), N(4), N(5), N(6), N(7) },
+				   y = { N(11), N(1), N(2), N(3), N(4), N(5), N(6), N(7) },
+				   x2 = { N(10), N(1), N(2), N(3), N(4), N(5), N(6), N(8) };
+	struct opmfu_aj_api api[4];
+	static const uint32_t k_name[] = { 10, 11, 10, 10 }, out_dtypes[] = { 7, 7, 7, 8 };
+	int64_t i;
+
+	opmfu_ajoin_init(&j);
+	opmfu_trace_init(&t);
+	CHECK_INT(opmfu_ajoin_add_info(&j, 1, &x), 0);
+	CHECK_INT(opmfu_ajoin_add_info(&j, 2, &y), 0);
+	CHECK_INT(opmfu_ajoin_add_info(&j, 3, &x), 0);
+	CHECK_INT(opmfu_ajoin_add_info(&j, 4, &x2), 0);
+	CHECK_INT(opmfu_ajoin_index_info(&j), 0);
+	/* task gid g on connection 100 + g, whose id g has one op at 10 * g */
+	for (i = 1; i <= 4; i++)
+		CHECK_INT(opmfu_ajoin_add_task(&j, i, 1000 * i, 1000 * i + 10, 0, 1, 100 + i, 0), 0);
+	CHECK_INT(opmfu_ajoin_index_conns(&j), 0);
+	/* X, Y, X': X's second row is X's */
+	CHECK_INT(j.n_info, 3);
+	for (i = 1; i <= 4; i++)
+		CHECK_INT(opmfu_ajoin_add_connection(&j, i, 100 + i), 0);
+	CHECK_INT(opmfu_ajoin_index_connections(&j), 0);
+	for (i = 0; i < 4; i++)
+		api[i] = (struct opmfu_aj_api){ i + 1, 10 * (i + 1), 10 * (i + 1) + 5, N(50 + i), 0 };
+	CHECK_INT(opmfu_ajoin_set_api(&j, api_rows(api, 4), 4), 0);
+	CHECK_INT(opmfu_ajoin_emit(&j, &t), 0);
+	CHECK_INT(t.n_compute, 4);
+	for (i = 0; i < 4 && t.n_links == 4 && t.kx; i++) {
+		CHECK_INT(t.links[i].k_name, k_name[i]);
+		CHECK_INT(t.links[i].op_name, 50 + i);
+		CHECK_INT(t.kx[i].out_dtypes, out_dtypes[i]);
+		CHECK_INT(t.kx[i].type, 4);
+	}
+	opmfu_ajoin_release(&j);
+	opmfu_trace_release(&t);
+}
+
 int main(void)
 {
+	t_info_shared();
 	static const size_t hints[] = { 0, 1, 3, 1000 };
 	size_t h;
 	for (h = 0; h < sizeof(hints) / sizeof(hints[0]); h++) {

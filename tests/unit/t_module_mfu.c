@@ -4,7 +4,8 @@
  * different parents, a module called with different op sequences (m_0/m_1),
  * identical calls merging, ops outside every module, avg_mfu formatting,
  * communication kernels, the depth limit, numpy's mean, out-of-memory
- * paths and a large trace; the module tree and paths underneath. Every
+ * paths and a large trace; the module tree and paths underneath, and the
+ * nesting order (opmfu_nest_order) on spans read through an index. Every
  * expectation is derived in the comments.
  */
 #include <math.h>
@@ -679,8 +680,36 @@ static void t_large(void)
 	finish();
 }
 
+/* opmfu_nest_order reads the caller's spans where they are (through via)
+ * and orders all items by (start ascending, end descending, item). */
+static void t_nest_order(void)
+{
+	struct rec {
+		int64_t pad, s, e;
+	} recs[] = { { 0, 10, 60 }, { 0, 5, 7 }, { 0, 10, 50 } };
+	struct opmfu_range mods[] = { { 0, 100, 0, 0, 0 }, { 10, 50, 0, 0, 0 }, { 10, 60, 0, 0, 0 } };
+	const uint32_t via[] = { 2, 0, 1 };
+	const struct opmfu_nest ns = { mods, 3, recs, sizeof(recs[0]), offsetof(struct rec, s), offsetof(struct rec, e),
+				       via };
+	/* items: modules 0 (0,100), 1 (10,50), 2 (10,60); spans 3 = recs[2] (10,50), 4 = recs[0]
+	 * (10,60), 5 = recs[1] (5,7). By start: 0; then 5 (start 5); at start 10 the longer first
+	 * (end 60: module 2 before span 4, the lower item), then end 50 (module 1, span 3) */
+	static const uint32_t want[] = { 0, 5, 2, 4, 1, 3 };
+	uint32_t ord[6];
+	int64_t s, e;
+	size_t i;
+
+	CHECK_INT(opmfu_nest_order(&ns, ord, 6), 0);
+	for (i = 0; i < 6; i++)
+		CHECK_INT(ord[i], want[i]);
+	opmfu_nest_span(&ns, 4, &s, &e);
+	CHECK_INT(s, 10);
+	CHECK_INT(e, 60);
+}
+
 int main(void)
 {
+	t_nest_order();
 	t_nesting();
 	t_tree();
 	t_ties();

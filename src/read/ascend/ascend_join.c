@@ -414,6 +414,66 @@ out:
 	return rc;
 }
 
+struct info_probe {
+	const struct opmfu_aj_info *v, *key;
+};
+
+static int info_eq(const void *probe, uint32_t id)
+{
+	const struct info_probe *p = probe;
+	return !memcmp(&p->v[id], p->key, sizeof(*p->key));
+}
+
+static uint64_t info_hash(const struct opmfu_aj_info *in)
+{
+	return opmfu_mix64(((uint64_t)in->name << 32 | in->in_shapes) ^
+			   opmfu_mix64(((uint64_t)in->dtype << 32 | in->out_shapes) ^
+				       opmfu_mix64(((uint64_t)in->type << 32 | in->in_formats) ^
+						   opmfu_mix64((uint64_t)in->out_formats << 32 | in->out_dtypes))));
+}
+
+/* Kernels of one name, shapes, dtypes and formats share one info row: each
+ * distinct row is kept once (compacted in place, in order of first use) and
+ * the compute tasks point at it, so that the rows (32 bytes per kernel) do
+ * not sit under the links being emitted. */
+static int dedupe_info(struct opmfu_ajoin *j)
+{
+	struct opmfu_aj_src *src = &j->src[OPMFU_SRC_COMPUTE];
+	struct opmfu_idtab tab;
+	uint32_t *map = opmfu_malloc((j->n_info + 1) * sizeof(*map));
+	size_t i, n = 0;
+	int rc = -1;
+
+	opmfu_idtab_init(&tab);
+	if (!map)
+		return -1;
+	for (i = 0; i < j->n_info; i++) {
+		struct info_probe p = { j->info, &j->info[i] };
+		uint32_t id = opmfu_idtab_get(&tab, info_hash(&j->info[i]), info_eq, &p, (uint32_t)n);
+		if (id == OPMFU_IDTAB_NONE)
+			goto out;
+		/* the new row is in place before the next lookup compares with it (n <= i) */
+		if (id == n)
+			j->info[n++] = j->info[i];
+		map[i] = id;
+	}
+	for (i = 0; i < src->n; i++)
+		src->v[i].ref = map[src->v[i].ref];
+	j->n_info = n;
+	if (n) {
+		struct opmfu_aj_info *shrunk = opmfu_realloc(j->info, n * sizeof(*shrunk));
+		if (shrunk) {
+			j->info = shrunk;
+			j->cap_info = n;
+		}
+	}
+	rc = 0;
+out:
+	opmfu_idtab_release(&tab);
+	opmfu_free(map);
+	return rc;
+}
+
 int opmfu_ajoin_index_conns(struct opmfu_ajoin *j)
 {
 	int s;
@@ -424,7 +484,7 @@ int opmfu_ajoin_index_conns(struct opmfu_ajoin *j)
 	opmfu_free(j->info_sorted);
 	j->info_gid = NULL;
 	j->info_sorted = NULL;
-	if (expand_sched(j) || keyidx_alloc(&j->conns))
+	if (dedupe_info(j) || expand_sched(j) || keyidx_alloc(&j->conns))
 		return -1;
 	for (s = 0; s < 3; s++)
 		for (i = 0; i < j->src[s].n; i++)
@@ -577,6 +637,9 @@ int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t
 	for (i = 0; i < n; i++)
 		j->api[i] = rows[ord[i]];
 	j->n_api = n;
+	/* the links reach the rows by id slot from here on: the ids' index (4 bytes per id in their
+	 * range when direct) would only sit under the links being emitted */
+	keyidx_release(&j->ids);
 	rc = 0;
 out:
 	opmfu_free(rows);

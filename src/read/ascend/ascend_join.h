@@ -63,7 +63,9 @@ int opmfu_ajoin_words(struct opmfu_strtab *strs, uint32_t *words);
 
 struct opmfu_ajoin {
 	uint32_t words[OPMFU_AJ_W_N]; /* opmfu_ajoin_words; 0: none (no collective is sized) */
-	/* COMPUTE_TASK_INFO rows: globalTaskId and the strings of the kernel */
+	/* COMPUTE_TASK_INFO rows: globalTaskId and the strings of the kernel; from
+	 * opmfu_ajoin_index_conns on, each distinct row once (no globalTaskId),
+	 * which the compute tasks' ref index */
 	int64_t *info_gid;
 	struct opmfu_aj_info {
 		uint32_t name, in_shapes, dtype, out_shapes; /* dtype: index into the trace's dtypes */
@@ -199,7 +201,8 @@ int opmfu_ajoin_want_api(const struct opmfu_ajoin *j, int64_t id);
 /*
  * The PYTORCH_API rows, in table order, as an array the join takes over
  * (allocated with opmfu_malloc; it is freed or kept by the join). Rows not
- * wanted are dropped here, so the caller may pass them unfiltered.
+ * wanted are dropped here, so the caller may pass them unfiltered. Once it
+ * has succeeded the ids' index is gone: opmfu_ajoin_want_api answers no more.
  */
 int opmfu_ajoin_set_api(struct opmfu_ajoin *j, struct opmfu_aj_api *rows, size_t n);
 
