@@ -496,12 +496,20 @@ static size_t str_stop(const unsigned char *p, size_t i, size_t n)
 {
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	while (n - i >= 8) {
-		uint64_t x, q, b;
+		uint64_t x, q, b, m;
 		memcpy(&x, p + i, 8);
 		q = x ^ (ones * '"');
 		b = x ^ (ones * '\\');
-		if ((((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & highs)
+		m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & highs;
+		if (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* the lowest flagged byte is a match (a borrow only flags
+			 * bytes above one) */
+			return i + (size_t)__builtin_ctzll(m) / 8;
+#else
 			break;
+#endif
+		}
 		i += 8;
 	}
 	while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20)
@@ -651,6 +659,11 @@ static int fast_run(struct opmfu_json *j, const unsigned char *p, size_t n, size
 		const unsigned char *s = NULL;
 		size_t len = 0;
 		unsigned char c = p[i];
+		/* runs of indentation before the dispatch */
+		while (c == ' ' && ++i < n)
+			c = p[i];
+		if (i == n)
+			break;
 		switch (c) {
 		case ' ': case '\t': case '\n': case '\r':
 			i++;

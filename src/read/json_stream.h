@@ -1,5 +1,7 @@
 /*
- * json_stream.h - JSON through yajl, the one JSON library of read/
+ * json_stream.h - JSON through yajl, the one JSON library of read/, and
+ * an own parser for the subset that Kineto traces are written in, which
+ * hands over to yajl at the first token it does not take
  * (docs/architecture.md): a parser fed in chunks, which holds no more than
  * one token plus what its callbacks keep (files of any size, from zlib or a
  * plain read), and on it a picker that takes a few values by path from a
