@@ -231,14 +231,86 @@ static enum opmfu_status parse(struct opmfu_json *j, const unsigned char *p, siz
 	return syntax_error(j, p, n, err);
 }
 
+/* ---- yajl's callbacks: the caller's, except while yajl reads the prefix
+ * that puts it in the own parser's state (to_yajl) ---- */
+
+static int y_null(void *c)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_null || j->cb->yajl_null(j->ctx);
+}
+
+static int y_bool(void *c, int b)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_boolean || j->cb->yajl_boolean(j->ctx, b);
+}
+
+static int y_number(void *c, const char *s, size_t n)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_number || j->cb->yajl_number(j->ctx, s, n);
+}
+
+static int y_string(void *c, const unsigned char *s, size_t n)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_string || j->cb->yajl_string(j->ctx, s, n);
+}
+
+static int y_start_map(void *c)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_start_map || j->cb->yajl_start_map(j->ctx);
+}
+
+static int y_map_key(void *c, const unsigned char *s, size_t n)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_map_key || j->cb->yajl_map_key(j->ctx, s, n);
+}
+
+static int y_end_map(void *c)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_end_map || j->cb->yajl_end_map(j->ctx);
+}
+
+static int y_start_array(void *c)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_start_array || j->cb->yajl_start_array(j->ctx);
+}
+
+static int y_end_array(void *c)
+{
+	struct opmfu_json *j = c;
+	return j->muted || !j->cb->yajl_end_array || j->cb->yajl_end_array(j->ctx);
+}
+
+static const yajl_callbacks y_callbacks = {
+	y_null, y_bool, NULL, NULL, y_number, y_string, y_start_map, y_map_key, y_end_map, y_start_array, y_end_array
+};
+
+static const yajl_callbacks no_callbacks;
+
+/* The own parser's states: yajl's (yajl_parser.c) for the innermost
+ * container, or the document before and after its value. */
+enum { FS_START, FS_DONE, FS_MAP_START, FS_MAP_NEED_KEY, FS_MAP_SEP, FS_MAP_NEED_VAL, FS_MAP_GOT_VAL,
+       FS_ARR_START, FS_ARR_NEED_VAL, FS_ARR_GOT_VAL };
+
 enum opmfu_status opmfu_json_init(struct opmfu_json *j, const yajl_callbacks *cb, void *ctx,
 				  struct opmfu_err *err)
 {
 	yajl_alloc_funcs af = { yajl_malloc_cb, yajl_realloc_cb, yajl_free_cb, NULL };
 
 	memset(j, 0, sizeof(*j));
+	j->cb = cb ? cb : &no_callbacks;
+	j->ctx = ctx;
+	j->fast = 1;
+	j->fstate = FS_START;
 	af.ctx = j;
-	if (guarded_alloc(j, cb, &af, ctx))
+	if (guarded_alloc(j, &y_callbacks, &af, j))
 		return out_of_memory(j, err);
 	return OPMFU_OK;
 }
@@ -327,10 +399,12 @@ static enum opmfu_status too_long(struct opmfu_json *j, struct opmfu_err *err)
 	return fail(j, OPMFU_ERR_FORMAT, err);
 }
 
-/* Appends p[0..n) to the held token. */
-static enum opmfu_status hold(struct opmfu_json *j, const unsigned char *p, size_t n, struct opmfu_err *err)
+/* Appends p[0..n) to the held token; capped: the token's own bytes (not
+ * the one after it that the own parser takes with it). */
+static enum opmfu_status hold_some(struct opmfu_json *j, const unsigned char *p, size_t n, int capped,
+				   struct opmfu_err *err)
 {
-	if (n > OPMFU_JSON_TOKEN_MAX - j->n_pend)
+	if (capped && n > OPMFU_JSON_TOKEN_MAX - j->n_pend)
 		return too_long(j, err);
 	if (opmfu_grow((void **)&j->pend, &j->cap_pend, j->n_pend + n, 1)) {
 		opmfu_err_set(&j->why, OPMFU_ERR_NOMEM, "out of memory parsing JSON");
@@ -341,6 +415,11 @@ static enum opmfu_status hold(struct opmfu_json *j, const unsigned char *p, size
 	return OPMFU_OK;
 }
 
+static enum opmfu_status hold(struct opmfu_json *j, const unsigned char *p, size_t n, struct opmfu_err *err)
+{
+	return hold_some(j, p, n, 1, err);
+}
+
 /* The held token to yajl. */
 static enum opmfu_status flush_pend(struct opmfu_json *j, struct opmfu_err *err)
 {
@@ -349,6 +428,356 @@ static enum opmfu_status flush_pend(struct opmfu_json *j, struct opmfu_err *err)
 		return OPMFU_OK;
 	j->n_pend = 0;
 	return parse(j, j->pend, n, j->pend_at, err);
+}
+
+/* ---- the own parser ---- */
+
+/* Hands the document to yajl where the own parser stands (between two
+ * tokens): yajl reads, with the callbacks muted, a prefix that leaves it in
+ * the same state (open containers, and where the innermost one is), made of
+ * tokens that end without looking at the next byte. The text before that
+ * point is not at hand: only yajl's walk back over a misspelt literal
+ * (syntax_error) looks before it, and stops there either way, as the byte
+ * before a token the own parser leaves is never a letter. */
+static enum opmfu_status to_yajl(struct opmfu_json *j, struct opmfu_err *err)
+{
+	static const char *const inner[] = {
+		[FS_START] = "", [FS_DONE] = "[]", [FS_MAP_START] = "{", [FS_MAP_NEED_KEY] = "{\"\":\"\",",
+		[FS_MAP_SEP] = "{\"\"", [FS_MAP_NEED_VAL] = "{\"\":", [FS_MAP_GOT_VAL] = "{\"\":\"\"",
+		[FS_ARR_START] = "[", [FS_ARR_NEED_VAL] = "[\"\",", [FS_ARR_GOT_VAL] = "[\"\"",
+	};
+	unsigned char pre[4 * OPMFU_JSON_FAST_DEPTH + 8];
+	size_t n = 0, d, k;
+	enum opmfu_status st;
+
+	j->fast = 0;
+	for (d = 0; d + 1 < j->depth; d++) {
+		const char *w = j->stack[d] == '{' ? "{\"\":" : "[";
+		k = strlen(w);
+		memcpy(pre + n, w, k);
+		n += k;
+	}
+	k = strlen(inner[j->fstate]);
+	memcpy(pre + n, inner[j->fstate], k);
+	n += k;
+	if (!n)
+		return OPMFU_OK;
+	j->muted = 1;
+	st = parse(j, pre, n, 0, err);
+	j->muted = 0;
+	j->n_tail = 0;
+	return st;
+}
+
+/* Results of the own parser over a buffer: all read; a token runs past its
+ * end (held until it ends); yajl reads on from a token; a callback stopped
+ * the parse; out of memory. */
+enum { FR_OK, FR_HOLD, FR_YAJL, FR_STOP, FR_NOMEM };
+
+static int is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* A byte after a number or literal that yajl, too, reads as its end. */
+static int ends_bare(unsigned char c)
+{
+	return is_ws(c) || c == ',' || c == ']' || c == '}';
+}
+
+static int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The first byte of p[i..n) that is '"', '\\' or below 0x20 (n: none), eight
+ * bytes a step while none is. */
+static size_t str_stop(const unsigned char *p, size_t i, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	while (n - i >= 8) {
+		uint64_t x, q, b, m;
+		memcpy(&x, p + i, 8);
+		q = x ^ (ones * '"');
+		b = x ^ (ones * '\\');
+		m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & highs;
+		if (m) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* the lowest flagged byte is a match (a borrow only flags
+			 * bytes above one) */
+			return i + (size_t)__builtin_ctzll(m) / 8;
+#else
+			break;
+#endif
+		}
+		i += 8;
+	}
+	while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20)
+		i++;
+	return i;
+}
+
+/* Appends p[0..n) to the decoded string (*len bytes so far). */
+static int dec_put(struct opmfu_json *j, size_t *len, const unsigned char *p, size_t n)
+{
+	if (opmfu_grow((void **)&j->dec, &j->cap_dec, *len + n + 1, 1))
+		return -1;
+	memcpy(j->dec + *len, p, n);
+	*len += n;
+	return 0;
+}
+
+/* The string opening at p[i]: *s, *len its text (decoded into j->dec when
+ * it has escapes: the ones yajl decodes byte for byte; \u is yajl's), *end
+ * past its closing quote. */
+static int lex_string(struct opmfu_json *j, const unsigned char *p, size_t i, size_t n, size_t *end,
+		      const unsigned char **s, size_t *len)
+{
+	size_t q = str_stop(p, i + 1, n), from = i + 1, d = 0;
+
+	if (q == n)
+		return FR_HOLD;
+	if (p[q] == '"') {
+		*s = p + i + 1;
+		*len = q - i - 1;
+		*end = q + 1;
+		return FR_OK;
+	}
+	while (p[q] == '\\') {
+		unsigned char c;
+		if (q + 1 >= n)
+			return FR_HOLD;
+		switch (p[q + 1]) {
+		case '"': c = '"'; break;
+		case '\\': c = '\\'; break;
+		case '/': c = '/'; break;
+		case 'b': c = '\b'; break;
+		case 'f': c = '\f'; break;
+		case 'n': c = '\n'; break;
+		case 'r': c = '\r'; break;
+		case 't': c = '\t'; break;
+		default: return FR_YAJL;
+		}
+		if (dec_put(j, &d, p + from, q - from) || dec_put(j, &d, &c, 1))
+			return FR_NOMEM;
+		from = q + 2;
+		if ((q = str_stop(p, from, n)) == n)
+			return FR_HOLD;
+	}
+	if (p[q] != '"')
+		return FR_YAJL; /* a control character: yajl's error */
+	if (dec_put(j, &d, p + from, q - from))
+		return FR_NOMEM;
+	*s = j->dec;
+	*len = d;
+	*end = q + 1;
+	return FR_OK;
+}
+
+/* The number starting at p[i] (yajl's grammar), *end where it ends. */
+static int lex_number(const unsigned char *p, size_t i, size_t n, size_t *end)
+{
+	size_t q = i;
+	if (p[q] == '-' && ++q == n)
+		return FR_HOLD;
+	if (p[q] == '0')
+		q++;
+	else if (p[q] >= '1' && p[q] <= '9')
+		while (++q < n && is_digit(p[q]))
+			;
+	else
+		return FR_YAJL;
+	if (q == n)
+		return FR_HOLD;
+	if (p[q] == '.') {
+		if (++q == n)
+			return FR_HOLD;
+		if (!is_digit(p[q]))
+			return FR_YAJL;
+		while (++q < n && is_digit(p[q]))
+			;
+		if (q == n)
+			return FR_HOLD;
+	}
+	if (p[q] == 'e' || p[q] == 'E') {
+		if (++q == n)
+			return FR_HOLD;
+		if ((p[q] == '+' || p[q] == '-') && ++q == n)
+			return FR_HOLD;
+		if (!is_digit(p[q]))
+			return FR_YAJL;
+		while (++q < n && is_digit(p[q]))
+			;
+		if (q == n)
+			return FR_HOLD;
+	}
+	if (!ends_bare(p[q]))
+		return FR_YAJL;
+	*end = q;
+	return FR_OK;
+}
+
+/* The literal w (wl bytes) at p[i], followed by a byte that ends it. */
+static int lex_word(const unsigned char *p, size_t i, size_t n, const char *w, size_t wl, size_t *end)
+{
+	if (n - i <= wl)
+		return memcmp(p + i, w, n - i) ? FR_YAJL : FR_HOLD;
+	if (memcmp(p + i, w, wl) || !ends_bare(p[i + wl]))
+		return FR_YAJL;
+	*end = i + wl;
+	return FR_OK;
+}
+
+static int value_state(int s)
+{
+	return s == FS_START || s == FS_MAP_NEED_VAL || s == FS_ARR_START || s == FS_ARR_NEED_VAL;
+}
+
+/* A value was read: the state of its container, as yajl moves it. */
+static void got_value(struct opmfu_json *j)
+{
+	j->fstate = j->fstate == FS_START ? FS_DONE : j->fstate == FS_MAP_NEED_VAL ? FS_MAP_GOT_VAL : FS_ARR_GOT_VAL;
+}
+
+static void pop(struct opmfu_json *j)
+{
+	j->depth--;
+	j->fstate = !j->depth ? FS_DONE : j->stack[j->depth - 1] == '{' ? FS_MAP_GOT_VAL : FS_ARR_GOT_VAL;
+}
+
+/* Reads p[0..n), at offset at, calling back as yajl would, token by token;
+ * *stop: where a token it does not read whole starts (final: p is all there
+ * is for now, so a number or literal at its end is yajl's). */
+static int fast_run(struct opmfu_json *j, const unsigned char *p, size_t n, size_t at, int final, size_t *stop)
+{
+	const yajl_callbacks *cb = j->cb;
+	void *ctx = j->ctx;
+	size_t i = 0, e = 0;
+	int r = FR_YAJL;
+
+	while (i < n) {
+		const unsigned char *s = NULL;
+		size_t len = 0;
+		unsigned char c = p[i];
+		/* runs of indentation before the dispatch */
+		while (c == ' ' && ++i < n)
+			c = p[i];
+		if (i == n)
+			break;
+		switch (c) {
+		case ' ': case '\t': case '\n': case '\r':
+			i++;
+			continue;
+		case '"':
+			if ((r = lex_string(j, p, i, n, &e, &s, &len)))
+				goto out;
+			j->tok_end = at + e;
+			if (j->fstate == FS_MAP_START || j->fstate == FS_MAP_NEED_KEY) {
+				if (cb->yajl_map_key && !cb->yajl_map_key(ctx, s, len))
+					return FR_STOP;
+				j->fstate = FS_MAP_SEP;
+			} else if (value_state(j->fstate)) {
+				if (cb->yajl_string && !cb->yajl_string(ctx, s, len))
+					return FR_STOP;
+				got_value(j);
+			} else {
+				r = FR_YAJL;
+				goto out;
+			}
+			i = e;
+			continue;
+		case '{': case '[':
+			if (!value_state(j->fstate) || j->depth == OPMFU_JSON_FAST_DEPTH) {
+				r = FR_YAJL;
+				goto out;
+			}
+			j->tok_end = at + i + 1;
+			if (c == '{' ? cb->yajl_start_map && !cb->yajl_start_map(ctx)
+				     : cb->yajl_start_array && !cb->yajl_start_array(ctx))
+				return FR_STOP;
+			got_value(j);
+			j->stack[j->depth++] = c;
+			j->fstate = c == '{' ? FS_MAP_START : FS_ARR_START;
+			i++;
+			continue;
+		case '}':
+			if (j->fstate != FS_MAP_START && j->fstate != FS_MAP_GOT_VAL) {
+				r = FR_YAJL;
+				goto out;
+			}
+			j->tok_end = at + i + 1;
+			if (cb->yajl_end_map && !cb->yajl_end_map(ctx))
+				return FR_STOP;
+			pop(j);
+			i++;
+			continue;
+		case ']':
+			if (j->fstate != FS_ARR_START && j->fstate != FS_ARR_GOT_VAL) {
+				r = FR_YAJL;
+				goto out;
+			}
+			j->tok_end = at + i + 1;
+			if (cb->yajl_end_array && !cb->yajl_end_array(ctx))
+				return FR_STOP;
+			pop(j);
+			i++;
+			continue;
+		case ',':
+			if (j->fstate == FS_MAP_GOT_VAL)
+				j->fstate = FS_MAP_NEED_KEY;
+			else if (j->fstate == FS_ARR_GOT_VAL)
+				j->fstate = FS_ARR_NEED_VAL;
+			else {
+				r = FR_YAJL;
+				goto out;
+			}
+			i++;
+			continue;
+		case ':':
+			if (j->fstate != FS_MAP_SEP) {
+				r = FR_YAJL;
+				goto out;
+			}
+			j->fstate = FS_MAP_NEED_VAL;
+			i++;
+			continue;
+		case 't': case 'f': case 'n':
+			if ((r = lex_word(p, i, n, c == 't' ? "true" : c == 'f' ? "false" : "null", c == 'f' ? 5 : 4, &e)))
+				goto out;
+			if (!value_state(j->fstate)) {
+				r = FR_YAJL;
+				goto out;
+			}
+			j->tok_end = at + e;
+			if (c == 'n' ? cb->yajl_null && !cb->yajl_null(ctx)
+				     : cb->yajl_boolean && !cb->yajl_boolean(ctx, c == 't'))
+				return FR_STOP;
+			got_value(j);
+			i = e;
+			continue;
+		case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8':
+		case '9':
+			if ((r = lex_number(p, i, n, &e)))
+				goto out;
+			if (!value_state(j->fstate)) {
+				r = FR_YAJL;
+				goto out;
+			}
+			j->tok_end = at + e;
+			if (cb->yajl_number && !cb->yajl_number(ctx, (const char *)p + i, e - i))
+				return FR_STOP;
+			got_value(j);
+			i = e;
+			continue;
+		default:
+			r = FR_YAJL;
+			goto out;
+		}
+	}
+	return FR_OK;
+out:
+	*stop = i;
+	return r == FR_HOLD && final ? FR_YAJL : r;
 }
 
 /* p[0..n), at offset at, to yajl, tokens whole. */
@@ -393,6 +822,77 @@ static enum opmfu_status feed_tokens(struct opmfu_json *j, const unsigned char *
 	return hold(j, p + open, n - open, err);
 }
 
+static enum opmfu_status fast_fault(struct opmfu_json *j, int r, struct opmfu_err *err)
+{
+	if (r == FR_STOP)
+		return fail(j, j->st ? j->st : OPMFU_ERR_FORMAT, err);
+	opmfu_err_set(&j->why, OPMFU_ERR_NOMEM, "out of memory parsing JSON");
+	return fail(j, OPMFU_ERR_NOMEM, err);
+}
+
+/* p[0..n), at offset at, to the own parser, or to yajl from the first token
+ * it leaves. A token split over feeds is held as feed_tokens holds it. */
+static enum opmfu_status fast_feed(struct opmfu_json *j, const unsigned char *p, size_t n, size_t at,
+				   struct opmfu_err *err)
+{
+	enum opmfu_status st;
+	size_t i = 0, k = 0, open = 0;
+	int r;
+
+	if (j->n_pend) {
+		/* the held token goes on into this chunk; a number or literal
+		 * with the byte that ends it, when that is one it may end with */
+		int bare = j->pend[0] != '"';
+		size_t took = 0;
+		i = scan(j, p, 0, n, 1, &open);
+		if ((st = hold(j, p, i, err)))
+			return st;
+		if (j->lx == LX_OUT && bare && i < n && ends_bare(p[i])) {
+			if ((st = hold_some(j, p + i, 1, 0, err)))
+				return st;
+			took = 1;
+		}
+		if (j->lx != LX_OUT)
+			return OPMFU_OK;
+		r = fast_run(j, j->pend, j->n_pend, j->pend_at, 1, &k);
+		if (r == FR_STOP || r == FR_NOMEM)
+			return fast_fault(j, r, err);
+		if (r == FR_YAJL) {
+			/* yajl gets the bytes in the calls the yajl path makes (its
+			 * offsets after a token split over calls depend on them):
+			 * the held token alone, then the chunk from after it */
+			size_t m = j->n_pend - took;
+			j->n_pend = 0;
+			if ((st = to_yajl(j, err)))
+				return st;
+			if (k < m && (st = parse(j, j->pend + k, m - k, j->pend_at + k, err)))
+				return st;
+			return i < n ? feed_tokens(j, p + i, n - i, at + i, err) : OPMFU_OK;
+		}
+		j->n_pend = 0;
+		i += took;
+		if (i == n)
+			return OPMFU_OK;
+	}
+	r = fast_run(j, p + i, n - i, at + i, 0, &k);
+	k += i;
+	switch (r) {
+	case FR_OK:
+		return OPMFU_OK;
+	case FR_HOLD:
+		j->lx = LX_OUT;
+		scan(j, p, k, n, 0, &open);
+		j->pend_at = at + k;
+		return hold(j, p + k, n - k, err);
+	case FR_YAJL:
+		if ((st = to_yajl(j, err)))
+			return st;
+		return feed_tokens(j, p + k, n - k, at + k, err);
+	default:
+		return fast_fault(j, r, err);
+	}
+}
+
 enum opmfu_status opmfu_json_feed(struct opmfu_json *j, const void *buf, size_t n, struct opmfu_err *err)
 {
 	const unsigned char *p = buf;
@@ -411,8 +911,13 @@ enum opmfu_status opmfu_json_feed(struct opmfu_json *j, const void *buf, size_t 
 		}
 		if (j->bom < 3 && n == 0)
 			return OPMFU_OK;
-		if (j->bom < 3 && j->bom > 0 && (st = parse(j, bom, (size_t)j->bom, 0, err)))
-			return st;
+		if (j->bom < 3 && j->bom > 0) {
+			/* yajl's error on the bytes */
+			if (j->fast && (st = to_yajl(j, err)))
+				return st;
+			if ((st = parse(j, bom, (size_t)j->bom, 0, err)))
+				return st;
+		}
 		j->bom = -1;
 	}
 	/* Only a token a feed ends inside is measured (the scan of the rest
@@ -424,7 +929,7 @@ enum opmfu_status opmfu_json_feed(struct opmfu_json *j, const void *buf, size_t 
 		size_t k = n < OPMFU_JSON_TOKEN_MAX ? n : OPMFU_JSON_TOKEN_MAX;
 		at = j->fed;
 		j->fed += k;
-		if ((st = feed_tokens(j, p, k, at, err)))
+		if ((st = j->fast ? fast_feed(j, p, k, at, err) : feed_tokens(j, p, k, at, err)))
 			return st;
 		p += k;
 		n -= k;
@@ -437,6 +942,13 @@ enum opmfu_status opmfu_json_finish(struct opmfu_json *j, struct opmfu_err *err)
 	enum opmfu_status st;
 	if (j->st)
 		return fail(j, j->st, err);
+	if (j->fast) {
+		/* the value read whole: yajl's finish would find it complete */
+		if (j->fstate == FS_DONE && !j->n_pend && j->bom <= 0)
+			return OPMFU_OK;
+		if ((st = to_yajl(j, err)))
+			return st;
+	}
 	if (j->bom > 0 && j->bom < 3 && (st = parse(j, bom, (size_t)j->bom, 0, err)))
 		return st;
 	j->bom = -1;
@@ -453,6 +965,9 @@ void opmfu_json_release(struct opmfu_json *j)
 	free_blocks(j);
 	opmfu_free(j->pend);
 	j->pend = NULL;
+	opmfu_free(j->dec);
+	j->dec = NULL;
+	j->cap_dec = 0;
 	j->n_pend = j->cap_pend = 0;
 }
 
@@ -494,6 +1009,8 @@ int opmfu_json_stop(struct opmfu_json *j, enum opmfu_status status, const char *
 
 size_t opmfu_json_offset(const struct opmfu_json *j)
 {
+	if (j->fast)
+		return j->tok_end;
 	return j->chunk_at + yajl_get_bytes_consumed(j->h);
 }
 

@@ -1,5 +1,7 @@
 /*
- * json_stream.h - JSON through yajl, the one JSON library of read/
+ * json_stream.h - JSON through yajl, the one JSON library of read/, and
+ * an own parser for the subset that Kineto traces are written in, which
+ * hands over to yajl at the first token it does not take
  * (docs/architecture.md): a parser fed in chunks, which holds no more than
  * one token plus what its callbacks keep (files of any size, from zlib or a
  * plain read), and on it a picker that takes a few values by path from a
@@ -15,6 +17,9 @@
 
 #include "base/err.h"
 
+/* Nesting json_stream.c's own parser follows; deeper, yajl reads on. */
+#define OPMFU_JSON_FAST_DEPTH 64
+
 /*
  * A yajl parser. Malformed input is OPMFU_ERR_FORMAT, "invalid JSON at
  * byte N: what" with N counted from the first byte fed; a UTF-8 byte order
@@ -22,6 +27,23 @@
  * not move between init and release.
  */
 struct opmfu_json {
+	/* The document is read by json_stream.c's own parser (fast: 1) while
+	 * it stays in a subset it knows is yajl's (plain whitespace, strings
+	 * with simple escapes, numbers and literals followed by whitespace,
+	 * ',', ']' or '}', nesting up to OPMFU_JSON_FAST_DEPTH). At anything
+	 * else, valid or not, yajl is put in the same state and reads on from
+	 * that token (fast: 0), so errors, their offsets and the callbacks are
+	 * yajl's. Setting fast to 0 right after init reads with yajl alone. */
+	int fast;
+	int fstate;            /* the innermost container's state (json_stream.c) */
+	size_t depth;          /* containers open */
+	unsigned char stack[OPMFU_JSON_FAST_DEPTH]; /* each one's kind, '{' or '[' */
+	size_t tok_end;        /* offset after the token being called back for */
+	unsigned char *dec;    /* a string with escapes, decoded */
+	size_t cap_dec;
+	const yajl_callbacks *cb; /* the caller's callbacks and their ctx */
+	void *ctx;
+	int muted;             /* yajl reads the prefix that sets its state */
 	yajl_handle h;
 	void *blocks;         /* every block yajl holds (json_stream.c) */
 	jmp_buf oom;          /* where an allocation failing inside yajl returns */
@@ -53,7 +75,8 @@ struct opmfu_json {
 
 /* Callbacks (yajl's, with ctx) see the values in document order; a callback
  * that returns 0 must have called opmfu_json_stop. Numbers come through
- * yajl_number only, as their text. */
+ * yajl_number only, as their text (yajl_integer and yajl_double are not
+ * called). cb must outlive j. */
 enum opmfu_status opmfu_json_init(struct opmfu_json *j, const yajl_callbacks *cb, void *ctx,
 				  struct opmfu_err *err);
 /* Parses n more bytes. */

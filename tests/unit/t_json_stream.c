@@ -146,6 +146,46 @@ static void lines_case(void)
 	}
 }
 
+/* Malformed text that json_stream.c's own parser leaves to yajl at the
+ * token it does not take: yajl's message at the byte where the fault is,
+ * whatever the feeds' sizes (the offsets by hand below). */
+static void handoff_case(const char *text, const char *want)
+{
+	struct opmfu_err e;
+	struct seen v;
+	size_t chunk, len = strlen(text);
+	for (chunk = 0; chunk <= len; chunk++) {
+		CHECK_INT(parse(text, len, chunk, &v, &e), OPMFU_ERR_FORMAT);
+		CHECK_STR(e.msg, want);
+	}
+}
+
+/* Text the own parser reads whole: it does not hand over, and escapes are
+ * decoded as yajl decodes them (\u by yajl, after a hand-over). */
+static void fast_case(void)
+{
+	static const char text[] = "{\"a\\n\": [\"x\\\"y\\/\", -0.5e+3, true, null]}";
+	struct opmfu_json j;
+	struct opmfu_err e;
+	struct seen v;
+
+	memset(&v, 0, sizeof(v));
+	memset(&e, 0, sizeof(e));
+	CHECK_INT(opmfu_json_init(&j, &callbacks, &v, &e), OPMFU_OK);
+	CHECK_INT(opmfu_json_feed(&j, text, sizeof(text) - 1, &e), OPMFU_OK);
+	CHECK_INT(opmfu_json_finish(&j, &e), OPMFU_OK);
+	CHECK_INT(j.fast, 1);
+	CHECK_INT(v.longest, 7); /* -0.5e+3 */
+	opmfu_json_release(&j);
+	memset(&v, 0, sizeof(v));
+	CHECK_INT(opmfu_json_init(&j, &callbacks, &v, &e), OPMFU_OK);
+	CHECK_INT(opmfu_json_feed(&j, "[\"\\u00e9\"]", 10, &e), OPMFU_OK);
+	CHECK_INT(opmfu_json_finish(&j, &e), OPMFU_OK);
+	CHECK_INT(j.fast, 0);
+	CHECK_INT(v.longest, 2); /* U+00E9 in UTF-8 */
+	opmfu_json_release(&j);
+}
+
 int main(void)
 {
 	struct opmfu_json_value val[1];
@@ -158,6 +198,18 @@ int main(void)
 	cap_case("[1, ", 1, "]", 4);
 	cap_case("{", 0, ": 1}", 1);
 	cap_case("\xEF\xBB\xBF  [", 0, "]", 6);
+
+	/* a ']' where a value must be: at it (byte 6) */
+	handoff_case("[1, 2,]", "invalid JSON at byte 6: unexpected character");
+	/* a value where the ':' must be: at it (byte 5) */
+	handoff_case("{\"a\" 1}", "invalid JSON at byte 5: expected ':'");
+	/* a misspelt literal: where the word starts (byte 6) */
+	handoff_case("{\"a\": tru}", "invalid JSON at byte 6: unexpected character");
+	/* 01 is 0 then 1: the 1 (byte 2) where ',' or ']' must be */
+	handoff_case("[01]", "invalid JSON at byte 2: expected ',' or ']'");
+	/* the document ends inside an array: at its end (byte 6) */
+	handoff_case("[1, 2 ", "invalid JSON at byte 6: unexpected end of input");
+	fast_case();
 
 	/* line feeds: the string opens at byte 7 of '{"a":<LF> "' */
 	lines_case();

@@ -252,11 +252,15 @@ static const char *put_file(const char *name, const char *text, size_t len, int 
 	return path[k];
 }
 
+/* 2: a gzip'd file is inflated on a thread of its own (kineto_input.c) */
+static int read_threads = 1;
+
 static enum opmfu_status read_trace(const char *path, struct opmfu_trace *t, struct opmfu_err *e)
 {
+	struct opmfu_read_opts o = { read_threads, NULL, NULL };
 	opmfu_trace_init(t);
 	memset(e, 0, sizeof(*e));
-	return opmfu_read_kineto(path, t, NULL, e);
+	return opmfu_read_kineto(path, t, &o, e);
 }
 
 static const char *str(const struct opmfu_trace *t, uint32_t sid)
@@ -885,6 +889,12 @@ int main(void)
 	test_args();
 	test_faults();
 	test_gzip();
+	/* the same traces and faults with the text inflated on a second thread */
+	read_threads = 2;
+	test_trace_a(1);
+	test_trace_b(1);
+	test_gzip();
+	read_threads = 1;
 	test_nomem();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK_INT(system(cmd), 0);

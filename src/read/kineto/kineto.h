@@ -64,6 +64,8 @@ struct kin_in {
 	unsigned char *zbuf;
 	uint64_t zread;  /* bytes read from the file */
 	uint64_t out;    /* bytes of text handed out */
+	unsigned char *obuf;   /* opmfu_kin_in_next's text without a ring */
+	struct kin_ring *ring; /* inflating on a thread (kineto_input.c) */
 };
 
 /* Opens path (gzip when it starts with 1f 8b). On failure in must still be
@@ -72,6 +74,14 @@ enum opmfu_status opmfu_kin_in_open(struct kin_in *in, const char *path, struct 
 /* Up to cap bytes of text into buf; *n == 0 at the end. Errors name the
  * file: read errors, corrupt or truncated gzip data. */
 enum opmfu_status opmfu_kin_in_read(struct kin_in *in, void *buf, size_t cap, size_t *n, struct opmfu_err *err);
+/* A gzip'd file is inflated on a thread of its own from now on, a few
+ * chunks ahead of opmfu_kin_in_next (when the thread cannot start, on the
+ * caller's as before). */
+void opmfu_kin_in_ahead(struct kin_in *in);
+/* The next chunk of text, *p valid until the next call or close; *n == 0
+ * at the end. Errors as opmfu_kin_in_read's, in the same order. Not mixed
+ * with opmfu_kin_in_read. */
+enum opmfu_status opmfu_kin_in_next(struct kin_in *in, const unsigned char **p, size_t *n, struct opmfu_err *err);
 void opmfu_kin_in_close(struct kin_in *in);
 
 /* ---- what the parse keeps (kineto_events.c) ---- */

@@ -13,9 +13,28 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "base/thread.h"
 #include "read/dirwalk.h"
 
 #define ZBUF_SIZE (256 * 1024)
+#define OUT_SIZE (256 * 1024)
+#define RING 4 /* chunks inflated ahead, the one being parsed included */
+
+/* The inflating thread's chunks: slot k % RING holds chunk k; chunks below
+ * made are inflated, below taken handed out (the last of those still being
+ * parsed). The thread stops at the end, at a fault (kept with its chunk, to
+ * be told in order) or when told to. */
+struct kin_ring {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned char *slot[RING];
+	size_t len[RING];
+	enum opmfu_status st[RING];
+	struct opmfu_err err[RING];
+	uint64_t made, taken;
+	int stop;
+};
 
 static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
 {
@@ -162,8 +181,121 @@ enum opmfu_status opmfu_kin_in_read(struct kin_in *in, void *buf, size_t cap, si
 	return OPMFU_OK;
 }
 
+static void *ring_run(void *arg)
+{
+	struct kin_in *in = arg;
+	struct kin_ring *r = in->ring;
+	for (;;) {
+		unsigned k;
+		int last;
+		pthread_mutex_lock(&r->mu);
+		/* the chunk being parsed is not overwritten: RING - 1 ahead */
+		while (!r->stop && r->made - r->taken >= RING - 1)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->mu);
+			return NULL;
+		}
+		k = (unsigned)(r->made % RING);
+		pthread_mutex_unlock(&r->mu);
+		memset(&r->err[k], 0, sizeof(r->err[k]));
+		r->st[k] = inflate_some(in, r->slot[k], OUT_SIZE, &r->len[k], &r->err[k]);
+		last = r->st[k] || r->len[k] == 0;
+		pthread_mutex_lock(&r->mu);
+		r->made++;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		if (last)
+			return NULL;
+	}
+}
+
+static void ring_free(struct kin_ring *r)
+{
+	unsigned k;
+	for (k = 0; k < RING; k++)
+		opmfu_free(r->slot[k]);
+	opmfu_free(r);
+}
+
+void opmfu_kin_in_ahead(struct kin_in *in)
+{
+	struct kin_ring *r;
+	unsigned k;
+
+	if (!in->gz || in->ring || !(r = opmfu_calloc(1, sizeof(*r))))
+		return;
+	for (k = 0; k < RING; k++)
+		if (!(r->slot[k] = opmfu_malloc(OUT_SIZE))) {
+			ring_free(r);
+			return;
+		}
+	if (pthread_mutex_init(&r->mu, NULL)) {
+		ring_free(r);
+		return;
+	}
+	if (pthread_cond_init(&r->cv, NULL)) {
+		pthread_mutex_destroy(&r->mu);
+		ring_free(r);
+		return;
+	}
+	in->ring = r;
+	if (opmfu_thread_start(&r->th, ring_run, in)) {
+		in->ring = NULL;
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->mu);
+		ring_free(r);
+	}
+}
+
+enum opmfu_status opmfu_kin_in_next(struct kin_in *in, const unsigned char **p, size_t *n, struct opmfu_err *err)
+{
+	struct kin_ring *r = in->ring;
+	unsigned k;
+
+	if (!r) {
+		if (!in->obuf && !(in->obuf = opmfu_malloc(OUT_SIZE)))
+			return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading the trace", in->path);
+		*p = in->obuf;
+		return opmfu_kin_in_read(in, in->obuf, OUT_SIZE, n, err);
+	}
+	pthread_mutex_lock(&r->mu);
+	if (r->taken > 0 && r->made >= r->taken) {
+		/* the chunk handed out last is parsed: its slot is free */
+		k = (unsigned)((r->taken - 1) % RING);
+		if (r->st[k] || r->len[k] == 0) {
+			/* the end or a fault, told again */
+			pthread_mutex_unlock(&r->mu);
+			*n = 0;
+			*p = r->slot[k];
+			return r->st[k] ? opmfu_err_set(err, r->st[k], "%s", r->err[k].msg) : OPMFU_OK;
+		}
+	}
+	while (r->made <= r->taken)
+		pthread_cond_wait(&r->cv, &r->mu);
+	k = (unsigned)(r->taken++ % RING);
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	*p = r->slot[k];
+	*n = r->len[k];
+	return r->st[k] ? opmfu_err_set(err, r->st[k], "%s", r->err[k].msg) : OPMFU_OK;
+}
+
 void opmfu_kin_in_close(struct kin_in *in)
 {
+	if (in->ring) {
+		struct kin_ring *r = in->ring;
+		pthread_mutex_lock(&r->mu);
+		r->stop = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->th, NULL);
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->mu);
+		ring_free(r);
+		in->ring = NULL;
+	}
+	opmfu_free(in->obuf);
 	if (in->z_live)
 		inflateEnd(&in->z);
 	if (in->fd >= 0)

@@ -11,8 +11,6 @@
 #include "read/kineto/kineto.h"
 #include "read/kineto/kineto_parse.h"
 
-#define CHUNK (256 * 1024)
-
 /* The device that ran most kernels (ties: the lowest id). */
 static int main_device(const struct kin_parse *p)
 {
@@ -108,19 +106,20 @@ static void set_note(struct opmfu_trace *t, const struct kin_parse *p, const str
 	}
 }
 
-/* Streams the file through the parse. */
-static enum opmfu_status parse_file(struct kin_parse *p, const char *path, struct opmfu_err *err)
+/* Streams the file through the parse; with a second thread, a gzip'd file
+ * is inflated on it meanwhile (the parse's callbacks stay on this one). */
+static enum opmfu_status parse_file(struct kin_parse *p, const char *path, int threads, struct opmfu_err *err)
 {
 	struct kin_in in;
-	unsigned char *buf = opmfu_malloc(CHUNK);
+	const unsigned char *buf;
 	enum opmfu_status st;
 	size_t n;
 
-	if (!buf)
-		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading the trace", path);
 	st = opmfu_kin_in_open(&in, path, err);
+	if (!st && threads > 1)
+		opmfu_kin_in_ahead(&in);
 	while (!st) {
-		if ((st = opmfu_kin_in_read(&in, buf, CHUNK, &n, err)))
+		if ((st = opmfu_kin_in_next(&in, &buf, &n, err)))
 			break;
 		if (n == 0) {
 			if ((st = opmfu_json_finish(&p->json, err)))
@@ -131,7 +130,6 @@ static enum opmfu_status parse_file(struct kin_parse *p, const char *path, struc
 			opmfu_err_prefix(err, "%s", path);
 	}
 	opmfu_kin_in_close(&in);
-	opmfu_free(buf);
 	return st ? st : opmfu_kin_parse_check(p, err);
 }
 
@@ -150,7 +148,7 @@ static enum opmfu_status read_file(const char *path, int rank, struct opmfu_trac
 			    "shapes (profile with record_shapes=True)";
 	st = opmfu_kin_parse_init(&p, t, path, err);
 	if (!st)
-		st = parse_file(&p, path, err);
+		st = parse_file(&p, path, o ? o->threads : 1, err);
 	if (!st)
 		st = opmfu_kin_link(&p, &c, err);
 	if (!st && o && o->on_links)
