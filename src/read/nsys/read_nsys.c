@@ -144,6 +144,31 @@ static int int_col(sqlite3_stmt *s, int i, int64_t *out)
 	return -1;
 }
 
+/*
+ * Room for as many rows as table's largest rowid (one B-tree descent), at
+ * most what the file can hold (no row takes fewer than 8 bytes of it): the
+ * array a scan fills then skips the copies and fresh pages of growing by
+ * doubling, and the NVTX scan's thread fills one the rank's thread made (a
+ * thread's own allocations come from its own heap, which the rank's later
+ * stages cannot reuse). Only virtual memory: pages never written are not
+ * resident. 0 (no hint) for a view, a WITHOUT ROWID table or an error.
+ */
+static size_t rows_hint(struct nsys_read *r, const char *table)
+{
+	char sql[128];
+	sqlite3_stmt *s = NULL;
+	sqlite3_int64 n = 0;
+	uint64_t most = r->in.st.st_size > 0 ? (uint64_t)r->in.st.st_size / 8 : 0;
+
+	snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM %s", table);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (n <= 0)
+		return 0;
+	return (size_t)((uint64_t)n < most ? (uint64_t)n : most);
+}
+
 /* ---- the export's version ---- */
 
 static void read_version(struct nsys_read *r)
@@ -352,12 +377,15 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* For the note: the kernels' total time and the launches, the runtime calls
- * read whose correlationId is a kernel's (one sort, one search a call).
- * Returns 0, or -1 when out of memory. */
+ * read whose correlationId is a kernel's. Both tables come in correlationId
+ * order as CUDA hands the ids out: then one merge walk, without a sort;
+ * else a sort and one search a call. Returns 0, or -1 when out of memory. */
 static int count_launches(struct nsys_read *r)
 {
+	const struct kin_launch *l = r->p.launches;
 	int64_t *corr;
-	size_t i, n = 0;
+	size_t i, j, n = 0;
+	int sorted = 1;
 
 	r->kernel_ns = 0;
 	r->n_launches = 0;
@@ -368,12 +396,25 @@ static int count_launches(struct nsys_read *r)
 	if (!(corr = opmfu_malloc(r->p.n_kernels * sizeof(*corr))))
 		return -1;
 	for (i = 0; i < r->p.n_kernels; i++)
-		if (r->p.kernels[i].corr != INT64_MIN)
+		if (r->p.kernels[i].corr != INT64_MIN) {
 			corr[n++] = r->p.kernels[i].corr;
-	qsort(corr, n, sizeof(*corr), cmp_i64);
-	for (i = 0; i < r->p.n_launches; i++)
-		if (n && bsearch(&r->p.launches[i].corr, corr, n, sizeof(*corr), cmp_i64))
-			r->n_launches++;
+			sorted &= n < 2 || corr[n - 2] <= corr[n - 1];
+		}
+	if (!sorted)
+		qsort(corr, n, sizeof(*corr), cmp_i64);
+	for (i = 1; i < r->p.n_launches && l[i - 1].corr <= l[i].corr; i++)
+		;
+	if (i == r->p.n_launches) {
+		for (i = j = 0; i < r->p.n_launches; i++) {
+			while (j < n && corr[j] < l[i].corr)
+				j++;
+			r->n_launches += j < n && corr[j] == l[i].corr;
+		}
+	} else {
+		for (i = 0; i < r->p.n_launches; i++)
+			if (n && bsearch(&l[i].corr, corr, n, sizeof(*corr), cmp_i64))
+				r->n_launches++;
+	}
 	opmfu_free(corr);
 	return 0;
 }
@@ -463,6 +504,7 @@ struct nvtx_read {
 	struct opmfu_idtab thread_tab;
 	size_t n_rows, n_bad;
 	int64_t nccl_domain;     /* domainId of the NCCL domain; -1: none */
+	int nccl_known;          /* nccl_domain looked up */
 	struct opmfu_err err;
 	enum opmfu_status st;
 };
@@ -516,9 +558,12 @@ static int nvtx_thread(struct nvtx_read *v, int64_t g, uint32_t *out)
 	return 0;
 }
 
+/* A scan of the whole table: made only once a range of a domain other
+ * than the default one asks (PyTorch's are all in the default). */
 static void find_nccl_domain(struct nvtx_read *v)
 {
 	sqlite3_stmt *s = NULL;
+	v->nccl_known = 1;
 	v->nccl_domain = -1;
 	if (sqlite3_prepare_v2(v->db, "SELECT domainId FROM " T_NVTX " WHERE eventType = 75 AND text = 'NCCL'", -1,
 			       &s, NULL) == SQLITE_OK &&
@@ -567,14 +612,13 @@ static int add_range(struct nvtx_read *v, int64_t start, int64_t end, uint32_t t
 	return 0;
 }
 
-/* The scan, on v->db: the NCCL domain, then the ranges. */
+/* The scan, on v->db. */
 static enum opmfu_status nvtx_scan(struct nvtx_read *v)
 {
 	sqlite3_stmt *s = NULL;
 	struct sbuf shapes;
 	int rc;
 
-	find_nccl_domain(v);
 	if (sqlite3_prepare_v2(v->db, v->sql, -1, &s, NULL) != SQLITE_OK)
 		return nvtx_fail(v, "reading " T_NVTX);
 	sqlite3_bind_int64(s, 1, v->pid);
@@ -590,6 +634,8 @@ static enum opmfu_status nvtx_scan(struct nvtx_read *v)
 		}
 		if (int_col(s, 4, &dom))
 			dom = 0;
+		if (dom != 0 && !v->nccl_known)
+			find_nccl_domain(v);
 		/* PyTorch writes to the default domain (0); other domains (CCCL's
 		 * "cub::DeviceReduce::Sum") are libraries' own, not ops, NCCL's
 		 * excepted */
@@ -643,6 +689,7 @@ static int nvtx_init(struct nsys_read *r, struct nvtx_read *v)
 	r->err = err;
 	if (v->st)
 		return -1;
+	(void)OPMFU_RESERVE(v->ops, v->cap_ops, rows_hint(r, T_NVTX)); /* a hint: may fail */
 	/* registered strings (textId) where the text is not given inline */
 	snprintf(v->sql, sizeof(v->sql),
 		 "SELECT n.start, n.end, n.globalTid, %s, %s FROM " T_NVTX " n%s WHERE n.eventType IN (%d, %d, %d, %d) "
