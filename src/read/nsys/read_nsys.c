@@ -145,12 +145,11 @@ static int int_col(sqlite3_stmt *s, int i, int64_t *out)
 }
 
 /*
- * Room for as many rows as table's largest rowid (one B-tree descent), at
- * most what the file can hold (no row takes fewer than 8 bytes of it): the
- * array a scan fills then skips the copies and fresh pages of growing by
- * doubling, and the NVTX scan's thread fills one the rank's thread made (a
- * thread's own allocations come from its own heap, which the rank's later
- * stages cannot reuse). Only virtual memory: pages never written are not
+ * How many rows table may hold: its largest rowid (one B-tree descent), at
+ * most what the file can hold (no row takes fewer than 8 bytes of it). The
+ * NVTX thread fills an array the rank's thread reserved so: grown on that
+ * thread it would come from the thread's own heap, which the rank's later
+ * stages cannot reuse. Only virtual memory: pages never written are not
  * resident. 0 (no hint) for a view, a WITHOUT ROWID table or an error.
  */
 static size_t rows_hint(struct nsys_read *r, const char *table)
@@ -689,7 +688,6 @@ static int nvtx_init(struct nsys_read *r, struct nvtx_read *v)
 	r->err = err;
 	if (v->st)
 		return -1;
-	(void)OPMFU_RESERVE(v->ops, v->cap_ops, rows_hint(r, T_NVTX)); /* a hint: may fail */
 	/* registered strings (textId) where the text is not given inline */
 	snprintf(v->sql, sizeof(v->sql),
 		 "SELECT n.start, n.end, n.globalTid, %s, %s FROM " T_NVTX " n%s WHERE n.eventType IN (%d, %d, %d, %d) "
@@ -950,8 +948,10 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 		/* NVTX_EVENTS is the largest scan: on a second thread when the
 		 * caller gives one */
 		nvtx = nvtx_init(&r, &v);
-		if (nvtx == 1 && o && o->threads > 1 && opmfu_thread_start(&th, nvtx_run, &v) == 0)
-			started = 1;
+		if (nvtx == 1 && o && o->threads > 1) {
+			(void)OPMFU_RESERVE(v.ops, v.cap_ops, rows_hint(&r, T_NVTX)); /* a hint: may fail */
+			started = opmfu_thread_start(&th, nvtx_run, &v) == 0;
+		}
 	}
 	if (!st && has_table(&r, T_KERNEL))
 		st = read_kernels(&r);
