@@ -22,6 +22,7 @@
 
 #include "base/mem.h"
 #include "base/sbuf.h"
+#include "base/thread.h"
 #include "read/kineto/kineto.h"
 #include "read/kineto/kineto_parse.h"
 #include "read/nsys/nsys.h"
@@ -56,10 +57,9 @@ struct nsys_read {
 	int64_t device, pid;    /* the (device, process) read; -1: none (no kernels) */
 	int has_pid;            /* the kernel table has globalPid */
 	int n_parts;            /* (device, process) pairs in the file */
-	size_t n_copies, n_nvtx, n_nvtx_ops, n_nccl_ranges, n_runtime;
+	size_t n_copies, n_nvtx, n_runtime;
 	size_t n_launches;      /* runtime calls whose correlationId is a kernel's read (for the note) */
 	int64_t kernel_ns;      /* the kernels' total time, end - start (for the note) */
-	int64_t nccl_domain;    /* domainId of the NCCL domain; -1: none */
 	char version[48];       /* EXPORT_PRODUCT_VERSION, "" when unknown */
 	uint32_t copy_sid[12];  /* copy_name's names interned (the last: Memset); 0: not yet */
 	struct name_memo {      /* kernel names by StringIds id: looked up and interned once */
@@ -142,6 +142,30 @@ static int int_col(sqlite3_stmt *s, int i, int64_t *out)
 		return 0;
 	}
 	return -1;
+}
+
+/*
+ * How many rows table may hold: its largest rowid (one B-tree descent), at
+ * most what the file can hold (no row takes fewer than 8 bytes of it). The
+ * NVTX thread fills an array the rank's thread reserved so: grown on that
+ * thread it would come from the thread's own heap, which the rank's later
+ * stages cannot reuse. Only virtual memory: pages never written are not
+ * resident. 0 (no hint) for a view, a WITHOUT ROWID table or an error.
+ */
+static size_t rows_hint(struct nsys_read *r, const char *table)
+{
+	char sql[128];
+	sqlite3_stmt *s = NULL;
+	sqlite3_int64 n = 0;
+	uint64_t most = r->in.st.st_size > 0 ? (uint64_t)r->in.st.st_size / 8 : 0;
+
+	snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM %s", table);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (n <= 0)
+		return 0;
+	return (size_t)((uint64_t)n < most ? (uint64_t)n : most);
 }
 
 /* ---- the export's version ---- */
@@ -352,12 +376,15 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* For the note: the kernels' total time and the launches, the runtime calls
- * read whose correlationId is a kernel's (one sort, one search a call).
- * Returns 0, or -1 when out of memory. */
+ * read whose correlationId is a kernel's. Both tables come in correlationId
+ * order as CUDA hands the ids out: then one merge walk, without a sort;
+ * else a sort and one search a call. Returns 0, or -1 when out of memory. */
 static int count_launches(struct nsys_read *r)
 {
+	const struct kin_launch *l = r->p.launches;
 	int64_t *corr;
-	size_t i, n = 0;
+	size_t i, j, n = 0;
+	int sorted = 1;
 
 	r->kernel_ns = 0;
 	r->n_launches = 0;
@@ -368,12 +395,25 @@ static int count_launches(struct nsys_read *r)
 	if (!(corr = opmfu_malloc(r->p.n_kernels * sizeof(*corr))))
 		return -1;
 	for (i = 0; i < r->p.n_kernels; i++)
-		if (r->p.kernels[i].corr != INT64_MIN)
+		if (r->p.kernels[i].corr != INT64_MIN) {
 			corr[n++] = r->p.kernels[i].corr;
-	qsort(corr, n, sizeof(*corr), cmp_i64);
-	for (i = 0; i < r->p.n_launches; i++)
-		if (n && bsearch(&r->p.launches[i].corr, corr, n, sizeof(*corr), cmp_i64))
-			r->n_launches++;
+			sorted &= n < 2 || corr[n - 2] <= corr[n - 1];
+		}
+	if (!sorted)
+		qsort(corr, n, sizeof(*corr), cmp_i64);
+	for (i = 1; i < r->p.n_launches && l[i - 1].corr <= l[i].corr; i++)
+		;
+	if (i == r->p.n_launches) {
+		for (i = j = 0; i < r->p.n_launches; i++) {
+			while (j < n && corr[j] < l[i].corr)
+				j++;
+			r->n_launches += j < n && corr[j] == l[i].corr;
+		}
+	} else {
+		for (i = 0; i < r->p.n_launches; i++)
+			if (n && bsearch(&l[i].corr, corr, n, sizeof(*corr), cmp_i64))
+				r->n_launches++;
+	}
 	opmfu_free(corr);
 	return 0;
 }
@@ -436,43 +476,122 @@ static enum opmfu_status read_copies(struct nsys_read *r, const char *table, int
 
 /* ---- NVTX ---- */
 
+/*
+ * The NVTX ranges are read apart from the rank's parse, into strings and
+ * threads of their own, so that with two threads a second connection reads
+ * them while the first reads kernels, launches and copies (the sqlite3
+ * floor of SPEC 24 is one thread). nvtx_take then interns the strings and
+ * numbers the threads in the order the scan met them, after the kernels'
+ * and launches': the sids and thread indices one pass gives, so the output
+ * does not depend on -j.
+ */
+struct nvtx_read {
+	const char *path;
+	sqlite3 *db;             /* the helper's own connection, or the rank's */
+	int64_t pid;             /* the process read; -1: all */
+	char sql[600];
+	struct opmfu_strtab strs; /* op, shape and module names; 0 as an op's shapes: not known */
+	uint32_t *cut;           /* the sids of strs whose string was cut, ascending */
+	size_t n_cut, cap_cut;
+	struct kin_op *ops;      /* name, shapes: sids of strs; thread: index into gtid */
+	size_t n_ops, cap_ops;
+	struct kin_step *steps;
+	size_t n_steps, cap_steps;
+	struct opmfu_ranges mods; /* names: sids of strs */
+	int64_t *gtid;           /* globalTid by thread index, in the order met */
+	size_t n_threads, cap_threads;
+	struct opmfu_idtab thread_tab;
+	size_t n_rows, n_bad;
+	int64_t nccl_domain;     /* domainId of the NCCL domain; -1: none */
+	int nccl_known;          /* nccl_domain looked up */
+	struct opmfu_err err;
+	enum opmfu_status st;
+};
+
 static const char *const nvtx_cols[] = { "start", "end", "eventType", "globalTid", "text", "textId", "domainId",
 					 NULL };
 
-static void find_nccl_domain(struct nsys_read *r)
+static enum opmfu_status nvtx_fail(struct nvtx_read *v, const char *doing)
+{
+	int code = sqlite3_extended_errcode(v->db);
+	return opmfu_err_set(&v->err, OPMFU_ERR_SQLITE, "%s: %s: %s%s", v->path, doing, sqlite3_errmsg(v->db),
+			     opmfu_sqlite_in_hint(code));
+}
+
+static uint32_t nvtx_intern(struct nvtx_read *v, const char *s, size_t n)
+{
+	size_t cut = v->strs.n_cut;
+	uint32_t sid = opmfu_strtab_intern(&v->strs, s, n);
+	if (sid && v->strs.n_cut != cut) {
+		if (OPMFU_GROW(v->cut, v->cap_cut, v->n_cut + 1))
+			return 0;
+		v->cut[v->n_cut++] = sid;
+	}
+	return sid;
+}
+
+struct gtid_probe {
+	const struct nvtx_read *v;
+	int64_t g;
+};
+
+static int gtid_eq(const void *probe, uint32_t id)
+{
+	const struct gtid_probe *q = probe;
+	return q->v->gtid[id] == q->g;
+}
+
+/* The index of thread g among those met; 0, or -1 when out of memory. */
+static int nvtx_thread(struct nvtx_read *v, int64_t g, uint32_t *out)
+{
+	struct gtid_probe q = { v, g };
+	uint32_t id;
+	if (v->n_threads >= KIN_NONE - 1 || OPMFU_GROW(v->gtid, v->cap_threads, v->n_threads + 1))
+		return -1;
+	id = opmfu_idtab_get(&v->thread_tab, opmfu_mix64((uint64_t)g), gtid_eq, &q, (uint32_t)v->n_threads);
+	if (id == OPMFU_IDTAB_NONE)
+		return -1;
+	if (id == v->n_threads)
+		v->gtid[v->n_threads++] = g;
+	*out = id;
+	return 0;
+}
+
+/* A scan of the whole table: made only once a range of a domain other
+ * than the default one asks (PyTorch's are all in the default). */
+static void find_nccl_domain(struct nvtx_read *v)
 {
 	sqlite3_stmt *s = NULL;
-	r->nccl_domain = -1;
-	if (sqlite3_prepare_v2(r->db, "SELECT domainId FROM " T_NVTX " WHERE eventType = 75 AND text = 'NCCL'", -1,
+	v->nccl_known = 1;
+	v->nccl_domain = -1;
+	if (sqlite3_prepare_v2(v->db, "SELECT domainId FROM " T_NVTX " WHERE eventType = 75 AND text = 'NCCL'", -1,
 			       &s, NULL) == SQLITE_OK &&
 	    sqlite3_step(s) == SQLITE_ROW)
-		(void)int_col(s, 0, &r->nccl_domain);
+		(void)int_col(s, 0, &v->nccl_domain);
 	sqlite3_finalize(s);
 }
 
 /* One NVTX range on thread th: an op, a step, a module, or nothing. */
-static int add_range(struct nsys_read *r, int64_t start, int64_t end, uint32_t th, int nccl, const char *text,
+static int add_range(struct nvtx_read *v, int64_t start, int64_t end, uint32_t th, int nccl, const char *text,
 		     size_t n, struct sbuf *shapes)
 {
-	struct kin_parse *p = &r->p;
-	struct opmfu_trace *t = p->t;
 	struct nsys_text x;
 	struct kin_op op;
 
 	if (opmfu_nsys_parse_text(text, n, &x, shapes))
 		return -1;
 	if (x.kind == NSYS_TEXT_STEP) {
-		if (OPMFU_GROW(p->steps, p->cap_steps, p->n_steps + 1))
+		if (OPMFU_GROW(v->steps, v->cap_steps, v->n_steps + 1))
 			return -1;
-		p->steps[p->n_steps++] = (struct kin_step){ start, end, x.step, 0 };
+		v->steps[v->n_steps++] = (struct kin_step){ start, end, x.step, 0 };
 		return 0;
 	}
 	if (x.kind == NSYS_TEXT_MODULE) {
 		size_t k = strlen("nn.Module: ");
 		struct opmfu_range m = { start, end, 0, 0, 0 };
-		if (!(m.name = opmfu_strtab_intern(&t->strs, x.name + k, x.name_len - k)))
+		if (!(m.name = nvtx_intern(v, x.name + k, x.name_len - k)))
 			return -1;
-		return opmfu_ranges_add(&p->mods, &m);
+		return opmfu_ranges_add(&v->mods, &m);
 	}
 	if (x.kind != NSYS_TEXT_OP && !nccl)
 		return 0;
@@ -482,70 +601,170 @@ static int add_range(struct nsys_read *r, int64_t start, int64_t end, uint32_t t
 	op.ext = INT64_MIN;
 	op.thread = th;
 	op.link_op = KIN_NONE;
-	op.shapes = t->shape_unknown;
-	if (!(op.name = opmfu_strtab_intern(&t->strs, x.name_len ? x.name : text, x.name_len ? x.name_len : n)))
+	if (!(op.name = nvtx_intern(v, x.name_len ? x.name : text, x.name_len ? x.name_len : n)))
 		return -1;
-	if (x.shapes_ok && !(op.shapes = opmfu_strtab_intern(&t->strs, shapes->buf, shapes->len)))
+	if (x.shapes_ok && !(op.shapes = nvtx_intern(v, shapes->buf, shapes->len)))
 		return -1;
-	if (OPMFU_GROW(p->ops, p->cap_ops, p->n_ops + 1))
+	if (OPMFU_GROW(v->ops, v->cap_ops, v->n_ops + 1))
 		return -1;
-	p->ops[p->n_ops++] = op;
-	r->n_nvtx_ops++;
-	r->n_nccl_ranges += nccl;
+	v->ops[v->n_ops++] = op;
 	return 0;
 }
 
-static enum opmfu_status read_nvtx(struct nsys_read *r)
+/* The scan, on v->db. */
+static enum opmfu_status nvtx_scan(struct nvtx_read *v)
 {
-	unsigned have;
-	char sql[600];
 	sqlite3_stmt *s = NULL;
 	struct sbuf shapes;
-	enum opmfu_status st;
 	int rc;
 
-	if (!has_table(r, T_NVTX))
-		return OPMFU_OK;
-	if ((st = need_columns(r, T_NVTX, nvtx_cols, 5, &have)))
-		return st;
-	find_nccl_domain(r);
-	/* registered strings (textId) where the text is not given inline */
-	snprintf(sql, sizeof(sql),
-		 "SELECT n.start, n.end, n.globalTid, %s, %s FROM " T_NVTX " n%s WHERE n.eventType IN (%d, %d, %d, %d) "
-		 "AND (?1 < 0 OR ((n.globalTid >> 24) & 16777215) = ?1)",
-		 have & (1u << 5) ? "COALESCE(n.text, s.value)" : "n.text", have & (1u << 6) ? "n.domainId" : "-1",
-		 have & (1u << 5) ? " LEFT JOIN StringIds s ON s.id = n.textId" : "", EV_PUSHPOP, EV_STARTEND,
-		 EV_T_PUSHPOP, EV_T_STARTEND);
-	if ((st = prepare(r, sql, &s, "reading " T_NVTX)))
-		return st;
-	sqlite3_bind_int64(s, 1, r->pid);
+	if (sqlite3_prepare_v2(v->db, v->sql, -1, &s, NULL) != SQLITE_OK)
+		return nvtx_fail(v, "reading " T_NVTX);
+	sqlite3_bind_int64(s, 1, v->pid);
 	sbuf_init(&shapes);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t start, end, g, dom = -1;
 		uint32_t th;
 		const char *text = (const char *)sqlite3_column_text(s, 3);
-		r->n_nvtx++;
+		v->n_rows++;
 		if (int_col(s, 0, &start) || int_col(s, 1, &end) || end < start || int_col(s, 2, &g)) {
-			r->p.n_bad++; /* a range never closed has no end */
+			v->n_bad++; /* a range never closed has no end */
 			continue;
 		}
 		if (int_col(s, 4, &dom))
 			dom = 0;
+		if (dom != 0 && !v->nccl_known)
+			find_nccl_domain(v);
 		/* PyTorch writes to the default domain (0); other domains (CCCL's
 		 * "cub::DeviceReduce::Sum") are libraries' own, not ops, NCCL's
 		 * excepted */
-		if (!text || (dom != 0 && dom != r->nccl_domain))
+		if (!text || (dom != 0 && dom != v->nccl_domain))
 			continue;
-		if (opmfu_kin_thread(&r->p, PID_OF(g), TID_OF(g), &th) ||
-		    add_range(r, start, end, th, dom != 0 && dom == r->nccl_domain, text,
-			      (size_t)sqlite3_column_bytes(s, 3), &shapes))
+		if (nvtx_thread(v, g, &th) || add_range(v, start, end, th, dom != 0 && dom == v->nccl_domain, text,
+							 (size_t)sqlite3_column_bytes(s, 3), &shapes))
 			break;
 	}
 	sbuf_release(&shapes);
 	sqlite3_finalize(s);
 	if (rc == SQLITE_ROW)
-		return nomem(r, "reading " T_NVTX);
-	return rc == SQLITE_DONE ? OPMFU_OK : sql_fail(r, "reading " T_NVTX);
+		return opmfu_err_set(&v->err, OPMFU_ERR_NOMEM, "%s: out of memory reading " T_NVTX, v->path);
+	return rc == SQLITE_DONE ? OPMFU_OK : nvtx_fail(v, "reading " T_NVTX);
+}
+
+/* The helper thread: its own connection, closed when done (the rank's
+ * checks that the file did not change). */
+static void *nvtx_run(void *arg)
+{
+	struct nvtx_read *v = arg;
+	struct opmfu_sqlite_in in;
+	v->st = opmfu_sqlite_in_open(v->path, &v->db, &in, &v->err);
+	if (!v->st)
+		v->st = nvtx_scan(v);
+	sqlite3_close(v->db);
+	v->db = NULL;
+	return NULL;
+}
+
+/*
+ * Whether the rank has NVTX ranges to read: 1 with v ready to scan them, 0
+ * when there is no table, -1 when it lacks a column (v->st, v->err say so:
+ * reported after the kernels', launches' and copies' own failures, where
+ * one pass meets it).
+ */
+static int nvtx_init(struct nsys_read *r, struct nvtx_read *v)
+{
+	struct opmfu_err *err = r->err;
+	unsigned have;
+
+	memset(v, 0, sizeof(*v));
+	v->path = r->path;
+	v->pid = r->pid;
+	v->nccl_domain = -1;
+	opmfu_strtab_init(&v->strs);
+	if (!has_table(r, T_NVTX))
+		return 0;
+	r->err = &v->err;
+	v->st = need_columns(r, T_NVTX, nvtx_cols, 5, &have);
+	r->err = err;
+	if (v->st)
+		return -1;
+	/* registered strings (textId) where the text is not given inline */
+	snprintf(v->sql, sizeof(v->sql),
+		 "SELECT n.start, n.end, n.globalTid, %s, %s FROM " T_NVTX " n%s WHERE n.eventType IN (%d, %d, %d, %d) "
+		 "AND (?1 < 0 OR ((n.globalTid >> 24) & 16777215) = ?1)",
+		 have & (1u << 5) ? "COALESCE(n.text, s.value)" : "n.text", have & (1u << 6) ? "n.domainId" : "-1",
+		 have & (1u << 5) ? " LEFT JOIN StringIds s ON s.id = n.textId" : "", EV_PUSHPOP, EV_STARTEND,
+		 EV_T_PUSHPOP, EV_T_STARTEND);
+	return 1;
+}
+
+static void nvtx_release(struct nvtx_read *v)
+{
+	opmfu_strtab_release(&v->strs);
+	opmfu_free(v->cut);
+	opmfu_free(v->ops);
+	opmfu_free(v->steps);
+	opmfu_ranges_release(&v->mods);
+	opmfu_free(v->gtid);
+	opmfu_idtab_release(&v->thread_tab);
+}
+
+/* Moves what v read into the rank's parse, its names interned and its
+ * threads numbered there in the order v met them. */
+static enum opmfu_status nvtx_take(struct nsys_read *r, struct nvtx_read *v)
+{
+	struct kin_parse *p = &r->p;
+	struct opmfu_strtab *strs = &p->t->strs;
+	uint32_t *sid = opmfu_calloc(v->strs.n ? v->strs.n : 1, sizeof(*sid));
+	uint32_t *th = opmfu_calloc(v->n_threads ? v->n_threads : 1, sizeof(*th));
+	size_t i, c = 0;
+
+	if (!sid || !th)
+		goto fail;
+	sid[0] = p->t->shape_unknown;
+	for (i = 1; i < v->strs.n; i++) {
+		size_t n0 = strs->n;
+		if (!(sid[i] = opmfu_strtab_intern(strs, opmfu_strtab_str(&v->strs, (uint32_t)i),
+						   opmfu_strtab_len(&v->strs, (uint32_t)i))))
+			goto fail;
+		/* a string cut in v is one cut here, counted where it is new */
+		if (c < v->n_cut && v->cut[c] == i && strs->n > n0)
+			strs->n_cut++;
+		c += c < v->n_cut && v->cut[c] == i;
+	}
+	for (i = 0; i < v->n_threads; i++)
+		if (opmfu_kin_thread(p, PID_OF(v->gtid[i]), TID_OF(v->gtid[i]), &th[i]))
+			goto fail;
+	for (i = 0; i < v->n_ops; i++) {
+		v->ops[i].name = sid[v->ops[i].name];
+		v->ops[i].shapes = sid[v->ops[i].shapes];
+		v->ops[i].thread = th[v->ops[i].thread];
+	}
+	for (i = 0; i < v->mods.n; i++)
+		v->mods.v[i].name = sid[v->mods.v[i].name];
+	opmfu_free(sid);
+	opmfu_free(th);
+	/* nothing else makes ops, steps or modules in this format */
+	opmfu_free(p->ops);
+	p->ops = v->ops;
+	p->n_ops = v->n_ops;
+	p->cap_ops = v->cap_ops;
+	v->ops = NULL;
+	opmfu_free(p->steps);
+	p->steps = v->steps;
+	p->n_steps = v->n_steps;
+	p->cap_steps = v->cap_steps;
+	v->steps = NULL;
+	opmfu_ranges_release(&p->mods);
+	p->mods = v->mods;
+	memset(&v->mods, 0, sizeof(v->mods));
+	r->n_nvtx = v->n_rows;
+	p->n_bad += v->n_bad;
+	return OPMFU_OK;
+fail:
+	opmfu_free(sid);
+	opmfu_free(th);
+	return nomem(r, "reading " T_NVTX);
 }
 
 /* ---- dtypes from kernel names ---- */
@@ -699,10 +918,14 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 {
 	const char *path = in->path;
 	struct nsys_read r;
+	struct nvtx_read v;
 	struct kin_counts c;
+	pthread_t th;
+	int nvtx = 0, started = 0;
 	enum opmfu_status st;
 
 	memset(&r, 0, sizeof(r));
+	memset(&v, 0, sizeof(v));
 	r.path = path;
 	r.err = err;
 	r.device = r.pid = -1;
@@ -720,8 +943,16 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 	st = opmfu_sqlite_in_open(path, &r.db, &r.in, err);
 	if (!st && !has_table(&r, "StringIds"))
 		st = opmfu_err_set(err, OPMFU_ERR_SCHEMA, "%s: not an Nsight Systems export: no table StringIds", path);
-	if (!st)
+	if (!st) {
 		read_version(&r);
+		/* NVTX_EVENTS is the largest scan: on a second thread when the
+		 * caller gives one */
+		nvtx = nvtx_init(&r, &v);
+		if (nvtx == 1 && o && o->threads > 1) {
+			(void)OPMFU_RESERVE(v.ops, v.cap_ops, rows_hint(&r, T_NVTX)); /* a hint: may fail */
+			started = opmfu_thread_start(&th, nvtx_run, &v) == 0;
+		}
+	}
 	if (!st && has_table(&r, T_KERNEL))
 		st = read_kernels(&r);
 	if (!st)
@@ -730,8 +961,20 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 		st = nomem(&r, "counting launches");
 	if (!st && r.device >= 0 && !(st = read_copies(&r, T_MEMCPY, 0)))
 		st = read_copies(&r, T_MEMSET, 1);
-	if (!st)
-		st = read_nvtx(&r);
+	if (started)
+		pthread_join(th, NULL);
+	else if (!st && nvtx == 1) {
+		v.db = r.db;
+		v.st = nvtx_scan(&v);
+		v.db = NULL;
+	}
+	if (!st && v.st) {
+		*err = v.err;
+		st = v.st;
+	}
+	if (!st && nvtx == 1)
+		st = nvtx_take(&r, &v);
+	nvtx_release(&v);
 	if (!st)
 		st = opmfu_kin_link(&r.p, &c, err);
 	if (!st && kernel_dtypes(&r))
