@@ -701,23 +701,15 @@ static int fast_run(struct opmfu_json *j, const unsigned char *p, size_t n, size
 			i++;
 			continue;
 		case '}':
-			if (j->fstate != FS_MAP_START && j->fstate != FS_MAP_GOT_VAL) {
-				r = FR_YAJL;
-				goto out;
-			}
-			j->tok_end = at + i + 1;
-			if (cb->yajl_end_map && !cb->yajl_end_map(ctx))
-				return FR_STOP;
-			pop(j);
-			i++;
-			continue;
 		case ']':
-			if (j->fstate != FS_ARR_START && j->fstate != FS_ARR_GOT_VAL) {
+			if (c == '}' ? j->fstate != FS_MAP_START && j->fstate != FS_MAP_GOT_VAL
+				     : j->fstate != FS_ARR_START && j->fstate != FS_ARR_GOT_VAL) {
 				r = FR_YAJL;
 				goto out;
 			}
 			j->tok_end = at + i + 1;
-			if (cb->yajl_end_array && !cb->yajl_end_array(ctx))
+			if (c == '}' ? cb->yajl_end_map && !cb->yajl_end_map(ctx)
+				     : cb->yajl_end_array && !cb->yajl_end_array(ctx))
 				return FR_STOP;
 			pop(j);
 			i++;

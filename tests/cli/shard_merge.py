@@ -232,15 +232,19 @@ def main():
         # pages they and the shard's own tables held are free in the output (freelist_count), which
         # a result built row by row never has. A first shard whose OperatorMFU was made by another
         # CREATE text (same columns) is copied row by row: the same tables, no free page.
-        def merged_db(name, sql):
-            d = os.path.join(work, "seed_" + name)
+        def tamper(name, sql):
+            """A copy of shard 1 of 2 changed by sql; its database."""
+            d = os.path.join(work, "t_" + name)
             shutil.copytree(os.path.join(work, "n2_s1"), d)
             con = sqlite3.connect(dbs(d))
             con.executescript(sql)
             con.commit()
             con.close()
+            return dbs(d)
+
+        def merged_db(name, sql):
             out = os.path.join(work, "seed_" + name + "_m")
-            run([opmfu, "merge", os.path.join(work, "n2_s2"), d, "-o", out, "-q"])
+            run([opmfu, "merge", os.path.join(work, "n2_s2"), tamper("seed_" + name, sql), "-o", out, "-q"])
             con = sqlite3.connect(dbs(out))
             names = sorted(r for (r,) in con.execute("SELECT name FROM sqlite_master"))
             free = con.execute("PRAGMA freelist_count").fetchone()[0]
@@ -324,16 +328,7 @@ def main():
         if os.path.exists(dbs(nothing)):
             fail("a refused merge wrote %s" % dbs(nothing))
 
-        # tampered shard results: each names the file and the table
-        def tamper(name, sql):
-            d = os.path.join(work, "t_" + name)
-            shutil.copytree(os.path.join(work, "n2_s1"), d)
-            con = sqlite3.connect(dbs(d))
-            con.executescript(sql)
-            con.commit()
-            con.close()
-            return dbs(d)
-
+        # tampered shard results (tamper, above): each names the file and the table
         s2 = os.path.join(work, "n2_s2")
         t = tamper("noshard", "DROP TABLE OpmfuShard")
         run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: not a shard result (no OpmfuShard rows): "
