@@ -574,42 +574,45 @@ static int lex_string(struct opmfu_json *j, const unsigned char *p, size_t i, si
 	return FR_OK;
 }
 
+/* A run of digits from p[*q] (q < n), at least one: FR_OK with *q past it,
+ * FR_YAJL when there is none, FR_HOLD when it reaches n (more may follow). */
+static int digits(const unsigned char *p, size_t *q, size_t n)
+{
+	if (!is_digit(p[*q]))
+		return FR_YAJL;
+	while (++*q < n && is_digit(p[*q]))
+		;
+	return *q == n ? FR_HOLD : FR_OK;
+}
+
 /* The number starting at p[i] (yajl's grammar), *end where it ends. */
 static int lex_number(const unsigned char *p, size_t i, size_t n, size_t *end)
 {
 	size_t q = i;
+	int r;
 	if (p[q] == '-' && ++q == n)
 		return FR_HOLD;
-	if (p[q] == '0')
-		q++;
-	else if (p[q] >= '1' && p[q] <= '9')
-		while (++q < n && is_digit(p[q]))
-			;
-	else
+	if (p[q] == '0') {
+		if (++q == n)
+			return FR_HOLD;
+	} else if (p[q] < '1' || p[q] > '9') {
 		return FR_YAJL;
-	if (q == n)
-		return FR_HOLD;
+	} else if ((r = digits(p, &q, n))) {
+		return r;
+	}
 	if (p[q] == '.') {
 		if (++q == n)
 			return FR_HOLD;
-		if (!is_digit(p[q]))
-			return FR_YAJL;
-		while (++q < n && is_digit(p[q]))
-			;
-		if (q == n)
-			return FR_HOLD;
+		if ((r = digits(p, &q, n)))
+			return r;
 	}
 	if (p[q] == 'e' || p[q] == 'E') {
 		if (++q == n)
 			return FR_HOLD;
 		if ((p[q] == '+' || p[q] == '-') && ++q == n)
 			return FR_HOLD;
-		if (!is_digit(p[q]))
-			return FR_YAJL;
-		while (++q < n && is_digit(p[q]))
-			;
-		if (q == n)
-			return FR_HOLD;
+		if ((r = digits(p, &q, n)))
+			return r;
 	}
 	if (!ends_bare(p[q]))
 		return FR_YAJL;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -278,6 +279,22 @@ int opmfu_sqlite_has_columns(sqlite3 *db, const char *table, const char *const *
 			return rc;
 	}
 	return 1;
+}
+
+size_t opmfu_sqlite_rows_hint(sqlite3 *db, const struct opmfu_sqlite_in *in, const char *table)
+{
+	uint64_t most = in->st.st_size > 0 ? (uint64_t)in->st.st_size / 8 : 0;
+	sqlite3_stmt *s = NULL;
+	sqlite3_int64 n = 0;
+	char *sql = sqlite3_mprintf("SELECT max(rowid) FROM \"%w\"", table);
+
+	if (sql && sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_free(sql);
+	if (n <= 0)
+		return 0;
+	return (size_t)((uint64_t)n < most ? (uint64_t)n : most);
 }
 
 int opmfu_sqlite_has_table(sqlite3 *db, const char *name)

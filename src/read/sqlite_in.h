@@ -25,6 +25,7 @@
 #define OPMFU_SQLITE_IN_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #include "base/err.h"
@@ -51,6 +52,17 @@ enum opmfu_status opmfu_sqlite_in_check(const char *path, const struct opmfu_sql
  * code: why it likely happened ("" if nothing is known), a -journal the
  * guard refused on this thread included. */
 const char *opmfu_sqlite_in_hint(int code);
+
+/*
+ * About how many rows table holds, for reserving arrays before its scan
+ * (growing them by doubling copies about as much again and leaves the old
+ * blocks behind): its largest rowid, one B-tree descent (profiler tables
+ * number their rows from 1), at most what the file opened as in can hold
+ * (no row takes fewer than 8 bytes of it), so sparse rowids reserve little.
+ * 0 (no hint) for a view, a WITHOUT ROWID table or any error. Reserving is
+ * only virtual memory: pages never written are not resident.
+ */
+size_t opmfu_sqlite_rows_hint(sqlite3 *db, const struct opmfu_sqlite_in *in, const char *table);
 
 /* Whether db has a table or view called name: 1, 0, or -1 when SQLite
  * fails (its message is db's). A table is found as SQLite finds names

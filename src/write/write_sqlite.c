@@ -1220,18 +1220,22 @@ static void copy_sql(sqlite3 *db, struct sbuf *sb, const char *table, const char
 	sbuf_addf(sb, " FROM shard.\"%s\"%s", table, rowid ? " ORDER BY rowid" : "");
 }
 
-/* Whether name is a table or view one of defs keeps its rows in (or is). */
+/* The names def has in a database, k from 0: its table or view, then a
+ * stored one's tables; NULL past the last. */
+static const char *def_name(const struct opmfu_table_def *def, size_t k)
+{
+	return !k ? def->name : def->store ? part_table(def, k - 1) : NULL;
+}
+
+/* Whether name is one of defs' (def_name). */
 static int kept_name(const struct opmfu_table_def *const *defs, size_t n, const char *name)
 {
 	size_t i, k;
-	for (i = 0; i < n; i++) {
-		const char *part;
-		if (!strcmp(defs[i]->name, name))
-			return 1;
-		for (k = 0; (part = part_table(defs[i], k)); k++)
-			if (!strcmp(part, name))
+	const char *d;
+	for (i = 0; i < n; i++)
+		for (k = 0; (d = def_name(defs[i], k)); k++)
+			if (!strcmp(d, name))
 				return 1;
-	}
 	return 0;
 }
 
@@ -1264,7 +1268,7 @@ static int same_schema(struct db_writer *o, sqlite3 *src, const struct opmfu_tab
 	sbuf_init(&a);
 	sbuf_init(&b);
 	for (i = 0; i < n && same; i++)
-		for (k = 0; same && (name = k ? part_table(defs[i], k - 1) : defs[i]->name); k++)
+		for (k = 0; same && (name = def_name(defs[i], k)); k++)
 			same = !schema_sql(o->db, name, &a) && !schema_sql(src, name, &b) && !a.oom && !b.oom &&
 			       a.len && a.len == b.len && !memcmp(a.buf, b.buf, a.len);
 	sbuf_release(&a);

@@ -36,7 +36,6 @@ struct reader {
 	struct opmfu_trace *t;
 	struct opmfu_err *err;
 	struct scan *cur; /* the scan opmfu_row() feeds */
-	size_t max_rows;  /* rows the file can hold at most (see rows_hint); 0: unknown */
 	struct opmfu_sqlite_in in; /* the file as it was opened */
 	uint32_t words[OPMFU_AJ_W_N]; /* opmfu_ajoin_words */
 };
@@ -346,30 +345,10 @@ static enum opmfu_status read_strings(struct reader *r, uint32_t *sid_flops, uin
 	return OPMFU_OK;
 }
 
-/*
- * About how many rows table holds, for reserving arrays before its scan
- * (growing them by doubling copied about as much again and left the old
- * blocks to fault in fresh pages: 6 % of the time at 5x10^6 kernels). The
- * largest rowid is one B-tree descent; profiler tables number their rows
- * from 1. Bounded by r->max_rows, so sparse rowids reserve little; a view,
- * a WITHOUT ROWID table or any error gives 0 (no hint). Only virtual memory
- * is reserved: pages never written are not resident.
- */
+/* opmfu_sqlite_rows_hint of r's file (a hint for reserving arrays). */
 static size_t rows_hint(struct reader *r, const char *table)
 {
-	char sql[128];
-	sqlite3_stmt *s = NULL;
-	sqlite3_int64 n = 0;
-
-	if (!r->max_rows)
-		return 0;
-	snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM \"%s\"", table);
-	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (n <= 0)
-		return 0;
-	return (uint64_t)n < r->max_rows ? (size_t)n : r->max_rows;
+	return opmfu_sqlite_rows_hint(r->db, &r->in, table);
 }
 
 /* The row functions; a row whose key is NULL can never link and is dropped,
@@ -666,7 +645,6 @@ static enum opmfu_status open_reader(struct reader *r)
 	enum opmfu_status st = opmfu_sqlite_in_open(r->path, &r->db, &r->in, r->err);
 	if (st)
 		return st;
-	r->max_rows = r->in.st.st_size > 0 ? (size_t)((uint64_t)r->in.st.st_size / 8) : 0;
 	if (sqlite3_create_function(r->db, "opmfu_row", -1, SQLITE_UTF8, r, NULL, row_cb, row_final) != SQLITE_OK)
 		return sql_fail(r, "registering opmfu_row");
 	/* One read transaction for all of the rank's statements (closing the
@@ -681,7 +659,7 @@ static enum opmfu_status open_reader(struct reader *r)
 static void *helper_run(void *arg)
 {
 	struct helper *h = arg;
-	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, 0, { .wal = 0 }, { 0 } };
+	struct reader r = { NULL, h->path, &h->t, &h->err, NULL, { .wal = 0 }, { 0 } };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st) {
@@ -906,7 +884,7 @@ no_tables:
 enum opmfu_status opmfu_read_ascend_threads(const char *path, struct opmfu_trace *t, int threads,
 					    opmfu_links_fn on_links, void *ctx, struct opmfu_err *err)
 {
-	struct reader r = { NULL, path, t, err, NULL, 0, { .wal = 0 }, { 0 } };
+	struct reader r = { NULL, path, t, err, NULL, { .wal = 0 }, { 0 } };
 	enum opmfu_status st = open_reader(&r);
 
 	if (!st)

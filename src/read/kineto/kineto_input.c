@@ -222,30 +222,25 @@ void opmfu_kin_in_ahead(struct kin_in *in)
 {
 	struct kin_ring *r;
 	unsigned k;
+	int mu = 0, cv = 0;
 
 	if (!in->gz || in->ring || !(r = opmfu_calloc(1, sizeof(*r))))
 		return;
 	for (k = 0; k < RING; k++)
-		if (!(r->slot[k] = opmfu_malloc(OUT_SIZE))) {
-			ring_free(r);
-			return;
-		}
-	if (pthread_mutex_init(&r->mu, NULL)) {
-		ring_free(r);
-		return;
-	}
-	if (pthread_cond_init(&r->cv, NULL)) {
-		pthread_mutex_destroy(&r->mu);
-		ring_free(r);
-		return;
-	}
+		if (!(r->slot[k] = opmfu_malloc(OUT_SIZE)))
+			goto fail;
+	if (!(mu = !pthread_mutex_init(&r->mu, NULL)) || !(cv = !pthread_cond_init(&r->cv, NULL)))
+		goto fail;
 	in->ring = r;
-	if (opmfu_thread_start(&r->th, ring_run, in)) {
-		in->ring = NULL;
+	if (opmfu_thread_start(&r->th, ring_run, in) == 0)
+		return;
+	in->ring = NULL;
+fail:
+	if (cv)
 		pthread_cond_destroy(&r->cv);
+	if (mu)
 		pthread_mutex_destroy(&r->mu);
-		ring_free(r);
-	}
+	ring_free(r);
 }
 
 enum opmfu_status opmfu_kin_in_next(struct kin_in *in, const unsigned char **p, size_t *n, struct opmfu_err *err)

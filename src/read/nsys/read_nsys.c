@@ -144,30 +144,6 @@ static int int_col(sqlite3_stmt *s, int i, int64_t *out)
 	return -1;
 }
 
-/*
- * How many rows table may hold: its largest rowid (one B-tree descent), at
- * most what the file can hold (no row takes fewer than 8 bytes of it). The
- * NVTX thread fills an array the rank's thread reserved so: grown on that
- * thread it would come from the thread's own heap, which the rank's later
- * stages cannot reuse. Only virtual memory: pages never written are not
- * resident. 0 (no hint) for a view, a WITHOUT ROWID table or an error.
- */
-static size_t rows_hint(struct nsys_read *r, const char *table)
-{
-	char sql[128];
-	sqlite3_stmt *s = NULL;
-	sqlite3_int64 n = 0;
-	uint64_t most = r->in.st.st_size > 0 ? (uint64_t)r->in.st.st_size / 8 : 0;
-
-	snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM %s", table);
-	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (n <= 0)
-		return 0;
-	return (size_t)((uint64_t)n < most ? (uint64_t)n : most);
-}
-
 /* ---- the export's version ---- */
 
 static void read_version(struct nsys_read *r)
@@ -949,7 +925,10 @@ static enum opmfu_status read_rank(const struct opmfu_rank_input *in, struct opm
 		 * caller gives one */
 		nvtx = nvtx_init(&r, &v);
 		if (nvtx == 1 && o && o->threads > 1) {
-			(void)OPMFU_RESERVE(v.ops, v.cap_ops, rows_hint(&r, T_NVTX)); /* a hint: may fail */
+			/* reserved here: grown on the NVTX thread the array would come from
+			 * that thread's own heap, which the rank's later stages cannot
+			 * reuse. A hint: may fail */
+			(void)OPMFU_RESERVE(v.ops, v.cap_ops, opmfu_sqlite_rows_hint(r.db, &r.in, T_NVTX));
 			started = opmfu_thread_start(&th, nvtx_run, &v) == 0;
 		}
 	}
