@@ -2,8 +2,9 @@
 """gen_kineto's traces through `opmfu analyze`: the summary's `input:` line of each rank is
 what the generator counted while writing (it knows, by construction, which kernels it linked by
 External id, which by correlation only, whose launch it left out, which are NCCL kernels, the
-nn.Module calls and the steps). New- and old-style links, plain and gzip'd, one rank and a
-cluster of three ranks named by distributedInfo.
+nn.Module calls and the steps). New- and old-style links, plain and gzip'd, small and of 12,000
+kernels (the reader's records past its 256 KiB line), one rank and a cluster of three ranks named
+by distributedInfo.
 
 kineto_gen.py OPMFU GEN_KINETO"""
 import os
@@ -20,7 +21,9 @@ def main():
     fails = 0
     try:
         cases = [("new.json", ["500"]), ("new_orphans.json.gz", ["300", "--orphans", "5"]),
-                 ("old.pt.trace.json", ["500", "--old", "--orphans", "7"])]
+                 ("old.pt.trace.json", ["500", "--old", "--orphans", "7"]),
+                 # past the reader's line (256 KiB an array) where its records move to pages of their own
+                 ("large.json.gz", ["12000", "--orphans", "9"]), ("old_large.json", ["12000", "--old"])]
         for name, opts in cases:
             path = os.path.join(work, name)
             want = subprocess.run([gen, path] + opts, check=True, capture_output=True, text=True).stdout

@@ -871,6 +871,46 @@ static void test_nomem(void)
 	}
 }
 
+/* The record arrays (kineto_pages.c): past KIN_PAGED_MIN bytes an array
+ * moves to pages of its own and keeps growing there; every element written
+ * reads back the same through each move, and dropping leaves it empty. A
+ * parse of nsys's (no bit set) frees its own malloc'd array the same way. */
+static void test_paged(void)
+{
+	struct kin_parse p;
+	struct kin_op *v = NULL;
+	size_t cap = 0, n, i, bad = 0;
+	const size_t want = 3 * KIN_PAGED_MIN / sizeof(*v); /* past the line, then grown twice more */
+
+	memset(&p, 0, sizeof(p));
+	for (n = 0; n < want; n++) {
+		if (KIN_GROW(&p, KIN_PAGED_OPS, v, cap, n + 1))
+			break;
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].start = (int64_t)n;
+		v[n].name = (uint32_t)(n * 7);
+	}
+	CHECK_INT(n, want);
+	CHECK(cap >= want);
+#ifdef __linux__
+	CHECK_INT(p.paged, KIN_PAGED_OPS);
+#endif
+	for (i = 0; i < n; i++)
+		bad += v[i].start != (int64_t)i || v[i].name != (uint32_t)(i * 7);
+	CHECK_INT(bad, 0);
+	KIN_DROP(&p, KIN_PAGED_OPS, v, cap);
+	CHECK(v == NULL && cap == 0 && p.paged == 0);
+
+	/* below the line: malloc'd, no bit */
+	CHECK_INT(KIN_GROW(&p, KIN_PAGED_KERNELS, p.kernels, p.cap_kernels, 10), 0);
+	CHECK(p.kernels != NULL && p.cap_kernels >= 10 && p.paged == 0);
+	/* another reader's own array: no bit, freed as malloc'd */
+	p.launches = opmfu_malloc(KIN_PAGED_MIN * 2);
+	p.cap_launches = KIN_PAGED_MIN * 2 / sizeof(*p.launches);
+	opmfu_kin_drop_events(&p);
+	CHECK(p.kernels == NULL && p.launches == NULL && p.cap_launches == 0);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -881,6 +921,7 @@ int main(void)
 	test_us_to_ns();
 	test_dtypes();
 	test_names();
+	test_paged();
 	test_trace_a(0);
 	test_trace_a(1);
 	test_trace_b(0);

@@ -208,6 +208,7 @@ struct kin_parse {
 	size_t n_counters;         /* counter events ("ph" "C") and cuda_profiler_range spans: what a trace
 				      without kernels may hold instead */
 	size_t n_bad;              /* kept kinds of events with no usable ts or dur */
+	unsigned paged;            /* KIN_PAGED_* bits: which arrays live in pages of their own (kin_grow) */
 
 	/* (pid, tid) of cpu_ops and launches -> dense thread index */
 	struct kin_thread { int64_t pid, tid; } *threads;
@@ -244,6 +245,26 @@ struct kin_parse {
 	} ev;
 	struct kin_devprop cur_dev;
 };
+
+/* ---- the record arrays (kineto_pages.c) ----
+ * ops, launches, kernels and flow ends grow through kin_grow and go through
+ * kin_drop: past KIN_PAGED_MIN bytes an array takes pages of its own, grown
+ * without a copy and handed back when dropped (Linux; elsewhere malloc).
+ * Arrays another reader fills itself (read/nsys) have no bit set and are
+ * freed as malloc'd. */
+#define KIN_PAGED_MIN (256 * 1024)
+enum { KIN_PAGED_OPS = 1, KIN_PAGED_LAUNCHES = 2, KIN_PAGED_KERNELS = 4, KIN_PAGED_FSTARTS = 8, KIN_PAGED_FENDS = 16 };
+/* Room for need elements of elem bytes in *v (capacity *cap, in elements).
+ * Returns 0, or -1 when out of memory. */
+int opmfu_kin_grow(struct kin_parse *p, unsigned bit, void **v, size_t *cap, size_t need, size_t elem);
+/* Frees *v (NULL, capacity 0); its count is the caller's to keep. */
+void opmfu_kin_drop(struct kin_parse *p, unsigned bit, void **v, size_t *cap, size_t elem);
+#define KIN_GROW(p, bit, v, cap, need) opmfu_kin_grow((p), (bit), (void **)&(v), &(cap), (need), sizeof(*(v)))
+#define KIN_DROP(p, bit, v, cap) opmfu_kin_drop((p), (bit), (void **)&(v), &(cap), sizeof(*(v)))
+/* The records only the links read (ops, launches, kernels, flows, the
+ * collective args), once the links are made: what is left of the parse
+ * (modules, steps, devices, counts) is small. */
+void opmfu_kin_drop_events(struct kin_parse *p);
 
 /* Starts a parse that keeps into t (strings, dtypes). */
 enum opmfu_status opmfu_kin_parse_init(struct kin_parse *p, struct opmfu_trace *t, const char *path,

@@ -737,7 +737,7 @@ static int add_op(struct kin_parse *p, int64_t end)
 	}
 	if (ev->has_concrete && !(op.attrs = intern(p, &ev->concrete)))
 		return -1;
-	if (OPMFU_GROW(p->ops, p->cap_ops, p->n_ops + 1))
+	if (KIN_GROW(p, KIN_PAGED_OPS, p->ops, p->cap_ops, p->n_ops + 1))
 		return -1;
 	if ((ev->has_cargs || ev->has_coll) && add_cargs(p, &p->ocargs, &p->n_ocargs, &p->cap_ocargs, p->n_ops, 1))
 		return -1;
@@ -762,7 +762,7 @@ static int add_kernel(struct kin_parse *p, int64_t end)
 		k.comm = intern(p, &ev->coll);
 	else if (opmfu_kineto_is_comm(ev->name.buf, ev->name.len))
 		k.comm = k.name;
-	if ((ev->has_coll && !k.comm) || OPMFU_GROW(p->kernels, p->cap_kernels, p->n_kernels + 1))
+	if ((ev->has_coll && !k.comm) || KIN_GROW(p, KIN_PAGED_KERNELS, p->kernels, p->cap_kernels, p->n_kernels + 1))
 		return -1;
 	if (k.comm && ev->has_cargs && add_cargs(p, &p->kcargs, &p->n_kcargs, &p->cap_kcargs, p->n_kernels, 0))
 		return -1;
@@ -819,7 +819,7 @@ static int add_flow(struct kin_parse *p)
 		return -1;
 	if (f.thread == KIN_NONE)
 		return 0;
-	if (OPMFU_GROW(*v, *cap, *n + 1))
+	if (KIN_GROW(p, ev->ph_flow == 1 ? KIN_PAGED_FSTARTS : KIN_PAGED_FENDS, *v, *cap, *n + 1))
 		return -1;
 	(*v)[(*n)++] = f;
 	return 0;
@@ -846,7 +846,7 @@ static int event_end(struct kin_parse *p)
 			p->n_bad++;
 			return 1;
 		}
-		if (thread_of(p, &th) || OPMFU_GROW(p->launches, p->cap_launches, p->n_launches + 1))
+		if (thread_of(p, &th) || KIN_GROW(p, KIN_PAGED_LAUNCHES, p->launches, p->cap_launches, p->n_launches + 1))
 			return nomem(p);
 		p->launches[p->n_launches++] = (struct kin_launch){ ev->ts, ev->corr, th };
 		return 1;
@@ -996,17 +996,25 @@ enum opmfu_status opmfu_kin_parse_check(struct kin_parse *p, struct opmfu_err *e
 	return OPMFU_OK;
 }
 
-void opmfu_kin_parse_release(struct kin_parse *p)
+void opmfu_kin_drop_events(struct kin_parse *p)
 {
-	opmfu_json_release(&p->json);
-	opmfu_free(p->ops);
-	opmfu_free(p->launches);
-	opmfu_free(p->kernels);
-	opmfu_free(p->fstarts);
-	opmfu_free(p->fends);
+	KIN_DROP(p, KIN_PAGED_OPS, p->ops, p->cap_ops);
+	KIN_DROP(p, KIN_PAGED_LAUNCHES, p->launches, p->cap_launches);
+	KIN_DROP(p, KIN_PAGED_KERNELS, p->kernels, p->cap_kernels);
+	KIN_DROP(p, KIN_PAGED_FSTARTS, p->fstarts, p->cap_fstarts);
+	KIN_DROP(p, KIN_PAGED_FENDS, p->fends, p->cap_fends);
 	opmfu_free(p->kcargs);
 	opmfu_free(p->ocargs);
 	opmfu_free(p->coll_host);
+	p->kcargs = p->ocargs = NULL;
+	p->coll_host = NULL;
+	p->n_kcargs = p->n_ocargs = p->cap_kcargs = p->cap_ocargs = 0;
+}
+
+void opmfu_kin_parse_release(struct kin_parse *p)
+{
+	opmfu_json_release(&p->json);
+	opmfu_kin_drop_events(p);
 	opmfu_ranges_release(&p->mods);
 	opmfu_ranges_release(&p->copies);
 	opmfu_free(p->steps);

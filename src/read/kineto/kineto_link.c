@@ -387,15 +387,29 @@ static int kernel_launch(const struct kin_parse *p, struct launches *ls, const s
 	return launch_at(p, ls, (size_t)(k - p->kernels), &ts, &th) != KIN_BY_NONE && at_base(p, ts, out) ? -2 : 0;
 }
 
+/* *out: every kernel's launch time (kernel_launch), so that the runtime
+ * calls, the flows and their index can go before the links are written.
+ * -1 when out of memory, -2 when one overflows. */
+static int launch_times(const struct kin_parse *p, struct launches *ls, int64_t **out)
+{
+	size_t i;
+	if (!(*out = opmfu_malloc((p->n_kernels ? p->n_kernels : 1) * sizeof(**out))))
+		return -1;
+	for (i = 0; i < p->n_kernels; i++)
+		if (kernel_launch(p, ls, &p->kernels[i], &(*out)[i]))
+			return -2;
+	return 0;
+}
+
 static int kernel_before(const void *ctx, uint32_t a, uint32_t b)
 {
 	const struct kin_kernel *x = (const struct kin_kernel *)ctx + a, *y = (const struct kin_kernel *)ctx + b;
 	return x->start != y->start ? x->start < y->start : a < b;
 }
 
-/* One link for kernel k, its launch time beside it in t->launch (room
- * made by emit); comm: a communication row (no shapes). */
-static int add_link(struct kin_parse *p, struct launches *ls, const struct kin_kernel *k, int comm)
+/* One link for kernel k, its launch time (klaunch, by kernel) beside it in
+ * t->launch (room made by emit); comm: a communication row (no shapes). */
+static int add_link(struct kin_parse *p, const int64_t *klaunch, const struct kin_kernel *k, int comm)
 {
 	struct opmfu_trace *t = p->t;
 	struct kin_op *o = &p->ops[k->op];
@@ -410,8 +424,9 @@ static int add_link(struct kin_parse *p, struct launches *ls, const struct kin_k
 	}
 	memset(&l, 0, sizeof(l));
 	if (at_base(p, k->start, &l.k_start) || at_base(p, k->end, &l.k_end) || at_base(p, o->start, &l.op_start) ||
-	    at_base(p, o->end, &l.op_end) || kernel_launch(p, ls, k, &t->launch[t->n_links]))
+	    at_base(p, o->end, &l.op_end))
 		return -2;
+	t->launch[t->n_links] = klaunch[k - p->kernels];
 	l.k_name = k->name;
 	l.op_name = o->name;
 	l.in_shapes = comm ? 0 : o->shapes;
@@ -421,11 +436,11 @@ static int add_link(struct kin_parse *p, struct launches *ls, const struct kin_k
 	return 0;
 }
 
-static int add_range(struct kin_parse *p, struct launches *ls, enum opmfu_range_kind kind, const struct kin_kernel *k,
-		     uint32_t name, struct opmfu_range *out)
+static int add_range(struct kin_parse *p, const int64_t *klaunch, enum opmfu_range_kind kind,
+		     const struct kin_kernel *k, uint32_t name, struct opmfu_range *out)
 {
-	struct opmfu_range r = { 0, 0, OPMFU_NO_LAUNCH, name, 0 };
-	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end) || kernel_launch(p, ls, k, &r.value))
+	struct opmfu_range r = { 0, 0, klaunch[k - p->kernels], name, 0 };
+	if (at_base(p, k->start, &r.start) || at_base(p, k->end, &r.end))
 		return -2;
 	if (out)
 		*out = r;
@@ -632,7 +647,7 @@ static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r)
 
 /* Links and ranges in kernel start order: compute links (with their kx),
  * then communication links, as struct opmfu_trace wants them. */
-static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order, struct kin_counts *c)
+static int emit(struct kin_parse *p, const int64_t *klaunch, const uint32_t *order, struct kin_counts *c)
 {
 	struct opmfu_trace *t = p->t;
 	size_t i, n = t->n_links;
@@ -643,7 +658,9 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 	for (i = 0; i < p->n_kernels; i++)
 		n += p->kernels[i].op != KIN_NONE;
 	opmfu_free(t->launch);
-	if (!(t->launch = opmfu_malloc((n ? n : 1) * sizeof(*t->launch))))
+	/* the links at their count at once: grown by doubling, each copy left
+	 * its old block resident */
+	if (!(t->launch = opmfu_malloc((n ? n : 1) * sizeof(*t->launch))) || OPMFU_RESERVE(t->links, t->cap_links, n))
 		return -1;
 	for (i = 0; i < t->n_links; i++)
 		t->launch[i] = OPMFU_NO_LAUNCH;
@@ -653,7 +670,7 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 			continue;
 		if (k->op == KIN_NONE) {
 			c->none++;
-			if ((rc = add_range(p, ls, OPMFU_RANGE_KERNEL, k, k->name, NULL)))
+			if ((rc = add_range(p, klaunch, OPMFU_RANGE_KERNEL, k, k->name, NULL)))
 				return rc;
 			continue;
 		}
@@ -661,7 +678,7 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 		c->by_corr += k->by == KIN_BY_CORR;
 		c->by_flow += k->by == KIN_BY_FLOW;
 		c->fixed += k->by == KIN_BY_FIX;
-		if ((rc = add_link(p, ls, k, 0)))
+		if ((rc = add_link(p, klaunch, k, 0)))
 			return rc;
 	}
 	t->n_compute = t->n_links;
@@ -675,7 +692,7 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 		if (!k->comm)
 			continue;
 		c->comm++;
-		if ((rc = add_range(p, ls, OPMFU_RANGE_COMM, k, k->comm, &r)))
+		if ((rc = add_range(p, klaunch, OPMFU_RANGE_COMM, k, k->comm, &r)))
 			return rc;
 		/* one call per COMM range, in their order */
 		if (add_coll(p, order[i], &r))
@@ -683,7 +700,7 @@ static int emit(struct kin_parse *p, struct launches *ls, const uint32_t *order,
 		if (k->op == KIN_NONE)
 			continue;
 		c->comm_linked++;
-		if ((rc = add_link(p, ls, k, 1)))
+		if ((rc = add_link(p, klaunch, k, 1)))
 			return rc;
 	}
 	t->n_comm_op = t->n_links - t->n_compute;
@@ -734,7 +751,8 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 {
 	struct launches ls;
 	uint32_t *order = NULL;
-	int rc = -1;
+	int64_t *klaunch = NULL;
+	int rc = -1, flows;
 
 	memset(c, 0, sizeof(*c));
 	p->t->shape_scope = OPMFU_SHAPES_OP;
@@ -744,17 +762,25 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 	opmfu_idtab_init(&ls.tab);
 	ls.kp = (struct key_probe){ p->launches, sizeof(*p->launches), offsetof(struct kin_launch, corr), 0 };
 	ls.kflow = NULL;
-	if ((p->n_launches == 0 || !index_keys(&ls.tab, &ls.kp, p->n_launches)) && !pair_flows(p, &ls) &&
-	    !link_by_ext(p, &ls) &&
-	    !link_by_corr(p, &ls) && !sorted_order(p->n_kernels, kernel_before, p->kernels, &order)) {
-		rc = emit(p, &ls, order, c);
+	flows = (p->n_launches == 0 || !index_keys(&ls.tab, &ls.kp, p->n_launches)) && !pair_flows(p, &ls);
+	/* the "f" ends have found their kernels: nothing else reads them */
+	KIN_DROP(p, KIN_PAGED_FENDS, p->fends, p->cap_fends);
+	if (flows && !link_by_ext(p, &ls) && !link_by_corr(p, &ls) && !(rc = launch_times(p, &ls, &klaunch)) &&
+	    !(rc = emit_copies(p, &ls))) {
+		/* every launch time is known: the runtime calls, the flows and their
+		 * index go before the links and ranges are written */
+		opmfu_idtab_release(&ls.tab);
+		opmfu_free(ls.kflow);
+		ls.kflow = NULL;
+		KIN_DROP(p, KIN_PAGED_LAUNCHES, p->launches, p->cap_launches);
+		KIN_DROP(p, KIN_PAGED_FSTARTS, p->fstarts, p->cap_fstarts);
+		rc = sorted_order(p->n_kernels, kernel_before, p->kernels, &order) ? -1 : emit(p, klaunch, order, c);
 		if (!rc && p->t->kx)
 			fill_kx(p, order);
-		if (!rc)
-			rc = emit_copies(p, &ls);
 	}
 	opmfu_idtab_release(&ls.tab);
 	opmfu_free(ls.kflow);
+	opmfu_free(klaunch);
 	opmfu_free(order);
 	return result(p, rc, "linking kernels to cpu_ops", err);
 }

@@ -151,6 +151,8 @@ static enum opmfu_status read_file(const char *path, int rank, struct opmfu_trac
 		st = parse_file(&p, path, o ? o->threads : 1, err);
 	if (!st)
 		st = opmfu_kin_link(&p, &c, err);
+	/* before the analyses' first arrays (on_links): the trace holds the links now */
+	opmfu_kin_drop_events(&p);
 	if (!st && o && o->on_links)
 		o->on_links(o->ctx, t);
 	if (!st)
