@@ -297,6 +297,14 @@ static int make_units(struct build *b)
 	for (o = 0; o < b->t->n_ops; o++)
 		if (b->off[o] < b->off[o + 1] && b->owner[o] == NONE && op_unit(b, (uint32_t)o))
 			return -1;
+	/* what only the making read goes before the sort adds its index (8 bytes a unit) */
+	opmfu_free(b->shape);
+	opmfu_free(b->ord);
+	opmfu_free(b->by_start);
+	opmfu_free(b->lk);
+	b->shape = NULL;
+	b->lk = NULL;
+	b->ord = b->by_start = NULL;
 	/* stable: units that start together keep the order they were made in;
 	 * through an index, not a copy of the units */
 	if (opmfu_sort_array_lean(b->res->v, b->res->n, sizeof(struct opmfu_unit), less_unit))

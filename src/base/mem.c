@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* atomic because ranks allocate on worker threads */
 static _Atomic long fail_countdown;
@@ -96,4 +99,14 @@ int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem)
 		ncap *= 2;
 	}
 	return opmfu_reserve(p, cap, ncap, elem);
+}
+
+void opmfu_trim(size_t rows)
+{
+#ifdef __GLIBC__
+	if (rows >= OPMFU_TRIM_ROWS)
+		(void)malloc_trim(0);
+#else
+	(void)rows;
+#endif
 }

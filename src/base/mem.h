@@ -29,6 +29,18 @@ int opmfu_grow(void **p, size_t *cap, size_t need, size_t elem);
  */
 int opmfu_reserve(void **p, size_t *cap, size_t n, size_t elem);
 
+/*
+ * Hands the heap's free pages back to the system when rows (what the step
+ * that just freed its scratch worked on: links, task rows) is at least
+ * OPMFU_TRIM_ROWS; glibc only (malloc_trim). The CLI keeps glibc from
+ * trimming on free (cli/main.c), so what a large rank's step freed stayed
+ * resident under the next step's new arrays (docs/performance.md, "One
+ * rank's memory"). Small ranks skip it: their pages are few and the
+ * per-rank overhead counts.
+ */
+#define OPMFU_TRIM_ROWS 65536
+void opmfu_trim(size_t rows);
+
 /* Test hook: the n-th allocation from now fails (0 disables). Tests only. */
 void opmfu_mem_fail_after(long n);
 /* Test hook: allocations made so far. */

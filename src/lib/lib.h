@@ -63,7 +63,8 @@ struct rank_work {
 	 * so OperatorMFU can be written; 2 the units' tables; 3 everything */
 	int stage;
 	int have_ops; /* trace, flops and op are valid */
-	int have_units; /* the stage-2 analyses ran */
+	int have_tree; /* the stage-2 analyses ran */
+	int have_units; /* the stage-3 analyses ran */
 	int analysed; /* every analysis ran */
 	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
 };
@@ -106,9 +107,11 @@ void opmfu_peak_source_text(const struct peak_choice *pc, char *out, size_t size
 /* Stage 1 of a rank: read, peaks, FLOPs, kernel MFU. */
 void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
 			    struct opmfu_rank_report *rr);
-/* Stage 2: the OpmfuOps, OpmfuModules, OpmfuSteps and hotspot tables. */
+/* Stage 2: module MFU (SPEC 3). */
+void opmfu_rank_analyse_tree(struct rank_work *w, struct opmfu_rank_report *rr);
+/* Stage 3: the OpmfuOps, OpmfuModules, OpmfuSteps and hotspot tables. */
 void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr);
-/* Stage 3: module MFU (SPEC 3), and what the rank's report says. */
+/* Stage 4: any later analysis, and what the rank's report says. */
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr);
 void opmfu_rank_work_release(struct rank_work *w);
 /* Returns to the system the heap pages free after a large rank's step (its

@@ -70,10 +70,12 @@ static void *worker(void *arg)
 
 		opmfu_rank_analyse_ops(p->o, &p->list->v[i], &p->work[i], &p->rep->ranks[i]);
 		set_stage(p, &p->work[i], 1);
-		opmfu_rank_analyse_units(&p->work[i], &p->rep->ranks[i]);
+		opmfu_rank_analyse_tree(&p->work[i], &p->rep->ranks[i]);
 		set_stage(p, &p->work[i], 2);
-		opmfu_rank_analyse_modules(&p->work[i], &p->rep->ranks[i]);
+		opmfu_rank_analyse_units(&p->work[i], &p->rep->ranks[i]);
 		set_stage(p, &p->work[i], 3);
+		opmfu_rank_analyse_modules(&p->work[i], &p->rep->ranks[i]);
+		set_stage(p, &p->work[i], 4);
 	}
 }
 
@@ -542,19 +544,31 @@ static enum opmfu_status write_ops(struct opmfu_report *rep, struct rank_work *w
 	return w->have_ops ? write_stage(rep, w, OPMFU_STAGE_OPS, rr->rank, ws, err) : OPMFU_OK;
 }
 
-/* Step 2, once the units are made: the tables of stage 2 (OpmfuOps, the
- * largest, OpmfuModules, OpmfuSteps, OpmfuOpTypes, OpmfuKernels), while the
- * worker builds the module tree. */
+/* Step 2, once the module tree is built: kernel MFU's entries go first, their
+ * readers done (OperatorMFU written, ModuleMFU made; trace/analysis.h): 24
+ * bytes a kernel less under the op units, whose analyses the worker is on.
+ * Then the tables of stage 2 (ModuleMFU). */
+static enum opmfu_status write_tree(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
+				    struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	if (!w->have_tree)
+		return OPMFU_OK;
+	opmfu_op_mfu_drop_entries(&w->op);
+	return write_stage(rep, w, OPMFU_STAGE_TREE, rr->rank, ws, err);
+}
+
+/* Step 3, once the units are made: the tables of stage 3 (OpmfuOps, the
+ * largest, OpmfuModules, OpmfuSteps, OpmfuOpTypes, OpmfuKernels). */
 static enum opmfu_status write_units(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
 				     struct opmfu_writers *ws, struct opmfu_err *err)
 {
 	return w->have_units ? write_stage(rep, w, OPMFU_STAGE_UNITS, rr->rank, ws, err) : OPMFU_OK;
 }
 
-/* Step 3, once the rank is analysed: ModuleMFU and the summary row; then the
- * rank is kept (its workbooks move into place). A rank that failed after
- * step 1 takes its rows back first and keeps the workbooks of an earlier
- * run; its summary row says why. */
+/* Step 4, once the rank is analysed: the tables of stage 4 and the summary
+ * row; then the rank is kept (its workbooks move into place). A rank that
+ * failed after step 1 takes its rows back first and keeps the workbooks of
+ * an earlier run; its summary row says why. */
 static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work *w, struct opmfu_rank_report *rr,
 				    struct opmfu_writers *ws, struct opmfu_report *rep, struct opmfu_err *err)
 {
@@ -667,6 +681,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		struct rank_work *w = &p.work[i];
 		if (started == 0) {
 			opmfu_rank_analyse_ops(o, &list->v[i], w, rr);
+			opmfu_rank_analyse_tree(w, rr);
 			opmfu_rank_analyse_units(w, rr);
 			opmfu_rank_analyse_modules(w, rr);
 		} else {
@@ -677,10 +692,14 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		if (started)
 			wait_stage(&p, w, 2);
 		if (st == OPMFU_OK)
+			st = write_tree(rep, w, rr, ws, err);
+		if (started)
+			wait_stage(&p, w, 3);
+		if (st == OPMFU_OK)
 			st = write_units(rep, w, rr, ws, err);
 		rr->seconds[OPMFU_STAGE_WRITE] = opmfu_now_s() - t;
 		if (started)
-			wait_stage(&p, w, 3);
+			wait_stage(&p, w, 4);
 		if (rr->state == OPMFU_RANK_FAILED)
 			rep->n_failed++;
 		t = opmfu_now_s();

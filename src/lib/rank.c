@@ -1,17 +1,15 @@
 /*
- * rank.c - one rank's analysis in two stages: read, peaks, FLOPs and kernel
- * MFU; then module MFU and what the rank's report says.
+ * rank.c - one rank's analysis in stages: read, peaks, FLOPs and kernel
+ * MFU; module MFU; the op units' analyses; then what the rank's report says.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "analyze/modules.h"
 #include "analyze/ops.h"
 #include "analyze/steps.h"
+#include "base/mem.h"
 #include "lib/lib.h"
 #include "reference/module_table.h"
 #include "trace/filter.h"
@@ -80,25 +78,12 @@ static void no_peak(const struct peak_choice *pc, struct opmfu_rank_report *rr)
 	snprintf(rr->warning, sizeof(rr->warning), "MFU left empty (%s)", rr->reason);
 }
 
-/*
- * A rank of at least this many links hands the pages its last step freed
- * back to the system before the next allocates (docs/performance.md, "One
- * rank's memory"): the CLI keeps glibc from trimming on free (for speed), so
- * what the read freed (the join's arrays, the reader helper's rows in that
- * thread's own arena, which the worker cannot reuse) stayed resident under
- * everything after it. Small ranks skip it: their pages are few and the
- * per-rank overhead counts.
- */
-#define TRIM_LINKS 65536
-
+/* After the read and each stage: what a step freed (the read's join arrays, the
+ * reader helper's rows in that thread's own arena, which the worker cannot
+ * reuse) would otherwise stay resident under everything after it. */
 void opmfu_rank_trim(const struct rank_work *w)
 {
-#ifdef __GLIBC__
-	if (w->trace.n_links >= TRIM_LINKS)
-		(void)malloc_trim(0);
-#else
-	(void)w;
-#endif
+	opmfu_trim(w->trace.n_links);
 }
 
 /* Stage 1: read, peaks, FLOPs, kernel MFU. */
@@ -117,7 +102,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_trace_init(&w->trace);
 	opmfu_flops_init(&w->flops);
 	opmfu_op_mfu_init(&w->op);
-	w->have_ops = w->have_units = w->analysed = 0;
+	w->have_ops = w->have_tree = w->have_units = w->analysed = 0;
 	if (!w->states_ready && (st = opmfu_states_new(w->state, OPMFU_PER_RANK, &e))) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -322,9 +307,9 @@ static void no_mfu_reason(const struct rank_work *w, int have_peak, struct opmfu
 	}
 }
 
-/* Stage 2: the analyses of the op units: OpmfuOps, OpmfuModules, OpmfuSteps,
- * the hotspot tables (SPEC 10, 11), whatever the registry holds. */
-void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
+/* Stage 2: module MFU (SPEC 3). Its module tree is built before the op
+ * units exist: over them it was a large rank's peak (docs/performance.md). */
+void opmfu_rank_analyse_tree(struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	enum opmfu_status st;
@@ -333,8 +318,29 @@ void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 	if (!w->have_ops)
 		return;
 	t0 = opmfu_now_s();
-	st = opmfu_analyses_run(OPMFU_STAGE_UNITS, &w->ctx, &e);
+	st = opmfu_analyses_run(OPMFU_STAGE_TREE, &w->ctx, &e);
 	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
+	opmfu_rank_trim(w);
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	w->have_tree = 1;
+}
+
+/* Stage 3: the analyses of the op units: OpmfuOps, OpmfuModules, OpmfuSteps,
+ * the hotspot tables (SPEC 10, 11), whatever the registry holds. */
+void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+	double t0;
+
+	if (!w->have_tree)
+		return;
+	t0 = opmfu_now_s();
+	st = opmfu_analyses_run(OPMFU_STAGE_UNITS, &w->ctx, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;
 	opmfu_rank_trim(w);
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
@@ -343,7 +349,7 @@ void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 	w->have_units = 1;
 }
 
-/* Stage 3: module MFU (SPEC 3) and any later analysis, and what the rank's report says. */
+/* Stage 4: any later analysis, and what the rank's report says. */
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
@@ -388,5 +394,5 @@ void opmfu_rank_work_release(struct rank_work *w)
 	opmfu_op_mfu_release(&w->op);
 	opmfu_flops_release(&w->flops);
 	opmfu_trace_release(&w->trace);
-	w->have_ops = w->have_units = w->analysed = 0;
+	w->have_ops = w->have_tree = w->have_units = w->analysed = 0;
 }

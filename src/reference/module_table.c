@@ -77,7 +77,7 @@ static enum opmfu_status mm_tables(void *s, const struct opmfu_rank_ctx *ctx, st
 static const struct opmfu_table_def *const mm_makes[] = { &opmfu_module_mfu_def, NULL };
 
 const struct opmfu_analysis opmfu_analysis_module_mfu = {
-	.name = "module_mfu", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_LAST, .makes = mm_makes,
+	.name = "module_mfu", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_TREE, .makes = mm_makes,
 	.state_size = sizeof(struct opmfu_module_mfu_state), .init = mm_init, .release = mm_release, .run = mm_run,
 	.tables = mm_tables,
 };

@@ -36,6 +36,18 @@ void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
 	opmfu_op_mfu_init(res);
 }
 
+void opmfu_op_mfu_drop_entries(struct opmfu_op_mfu *res)
+{
+	opmfu_free(res->r);
+	opmfu_free(res->m);
+	opmfu_free(res->first);
+	free_prepared(res);
+	res->r = NULL;
+	res->m = NULL;
+	res->first = NULL;
+	res->n_r = res->n_m = res->cap_m = res->n_first = 0;
+}
+
 static int same_key(const struct opmfu_link *a, const struct opmfu_link *b)
 {
 	return a->k_start == b->k_start && a->k_end == b->k_end && a->k_name == b->k_name;

@@ -56,6 +56,9 @@ struct opmfu_op_mfu {
 
 void opmfu_op_mfu_init(struct opmfu_op_mfu *res);
 void opmfu_op_mfu_release(struct opmfu_op_mfu *res);
+/* Frees R, the entries and the links' first entries, keeping the stats: for
+ * a rank whose readers of them are done (trace/analysis.h, stage OPS). */
+void opmfu_op_mfu_drop_entries(struct opmfu_op_mfu *res);
 
 /*
  * The part of the run that needs only the links (R, kernel keys), so that

@@ -32,8 +32,10 @@ enum opmfu_analysis_scope {
  * the worker goes on with the next one. */
 enum {
 	OPMFU_STAGE_OPS = 1,   /* with kernel MFU: what needs only it (OperatorMFU) */
-	OPMFU_STAGE_UNITS = 2, /* the op units and what is built on them */
-	OPMFU_STAGE_LAST = 3,  /* the module tree of the reference */
+	OPMFU_STAGE_TREE = 2,  /* the module tree (ModuleMFU), built before the op units exist, not over
+				  them: the last reader of kernel MFU's entries */
+	OPMFU_STAGE_UNITS = 3, /* the op units and what is built on them */
+	OPMFU_STAGE_LAST = 4,  /* anything that needs the others' results (none registered today) */
 };
 
 /* What a per-rank analysis sees of its rank: the pipeline's results (read,
@@ -42,7 +44,9 @@ struct opmfu_rank_ctx {
 	int rank;
 	const struct opmfu_trace *trace;
 	const struct opmfu_flops *flops;
-	const struct opmfu_op_mfu *op;        /* kernel MFU entries (SPEC 2) */
+	const struct opmfu_op_mfu *op;        /* kernel MFU entries (SPEC 2): stages OPS and TREE only,
+						 freed (all but the stats) once both are done and the
+						 tables of OPS written */
 	const struct opmfu_rank_peaks *peaks; /* SPEC 8's, per class */
 	void *const *state;                   /* per registered analysis, in registry order */
 	const struct opmfu_analysis *const *registry;

@@ -67,6 +67,7 @@ struct row {
 static void t_mapping(int prepared)
 {
 	struct opmfu_op_mfu res;
+	struct opmfu_op_mfu_stats stats;
 	struct opmfu_flops fl;
 	struct opmfu_rank_peaks pk = { .flops = { [OPMFU_PREC_FP16] = 1e12, [OPMFU_PREC_INT8] = 2e12 } };
 	struct opmfu_err e = OPMFU_ERR_INIT;
@@ -167,6 +168,14 @@ static void t_mapping(int prepared)
 	CHECK_INT(opmfu_op_mfu_run(&T, &fl, &pk, &res, &e), OPMFU_OK);
 	CHECK_INT(res.stats.drops[OPMFU_DROP_NO_PEAK], 1);
 	CHECK_INT(res.stats.used[OPMFU_FLOPS_RECORD], 3);
+
+	/* a rank drops the entries once their readers are done: the stats stay for its report */
+	stats = res.stats;
+	opmfu_op_mfu_drop_entries(&res);
+	CHECK(!res.r && !res.m && !res.first);
+	CHECK_INT(res.n_r + res.n_m + res.n_first, 0);
+	CHECK_INT(opmfu_op_mfu_first(&res, &T, &T.links[0]), OPMFU_NO_ENTRY);
+	CHECK(memcmp(&stats, &res.stats, sizeof(stats)) == 0);
 
 	opmfu_op_mfu_release(&res);
 	opmfu_flops_release(&fl);

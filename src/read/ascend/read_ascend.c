@@ -856,6 +856,11 @@ static enum opmfu_status read_all(struct reader *r, int threads, opmfu_links_fn 
 		opmfu_free(api);
 	else if (opmfu_ajoin_set_api(&j, api, n_api)) /* takes the rows over */
 		st = opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory reading PYTORCH_API", r->path);
+	/* the PYTORCH_API rows as read (the helper's arena), set_api's scratch and the ids' index are
+	 * freed: their pages go back before the links, kernel extras and launch times are made, rather
+	 * than stay resident under them */
+	if (!st)
+		opmfu_trim(j.src[OPMFU_SRC_COMPUTE].n + n_api);
 	if (!st && opmfu_ajoin_emit(&j, t))
 		st = opmfu_err_set(r->err, OPMFU_ERR_NOMEM, "%s: out of memory joining kernels and ops", r->path);
 	opmfu_ajoin_release(&j);
