@@ -117,7 +117,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_trace_init(&w->trace);
 	opmfu_flops_init(&w->flops);
 	opmfu_op_mfu_init(&w->op);
-	w->have_ops = w->have_units = w->analysed = 0;
+	w->have_ops = w->have_op_units = w->have_units = w->analysed = 0;
 	if (!w->states_ready && (st = opmfu_states_new(w->state, OPMFU_PER_RANK, &e))) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -322,9 +322,9 @@ static void no_mfu_reason(const struct rank_work *w, int have_peak, struct opmfu
 	}
 }
 
-/* Stage 2: the analyses of the op units: OpmfuOps, OpmfuModules, OpmfuSteps,
- * the hotspot tables (SPEC 10, 11), whatever the registry holds. */
-void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
+/* Stage 2: the op units and their modules (SPEC 10): OpmfuOps, the largest
+ * table, is written while the worker goes on with stage 3. */
+void opmfu_rank_analyse_op_units(struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
 	enum opmfu_status st;
@@ -333,8 +333,29 @@ void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 	if (!w->have_ops)
 		return;
 	t0 = opmfu_now_s();
-	st = opmfu_analyses_run(OPMFU_STAGE_UNITS, &w->ctx, &e);
+	st = opmfu_analyses_run(OPMFU_STAGE_OP_UNITS, &w->ctx, &e);
 	rr->seconds[OPMFU_STAGE_MODULE] = opmfu_now_s() - t0;
+	opmfu_rank_trim(w);
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	w->have_op_units = 1;
+}
+
+/* Stage 3: the other analyses of the op units: OpmfuSteps, the hotspot
+ * tables (SPEC 11), whatever the registry holds. */
+void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+	double t0;
+
+	if (!w->have_op_units)
+		return;
+	t0 = opmfu_now_s();
+	st = opmfu_analyses_run(OPMFU_STAGE_UNITS, &w->ctx, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;
 	opmfu_rank_trim(w);
 	if (st) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
@@ -343,7 +364,7 @@ void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
 	w->have_units = 1;
 }
 
-/* Stage 3: module MFU (SPEC 3) and any later analysis, and what the rank's report says. */
+/* Stage 4: module MFU (SPEC 3) and any later analysis, and what the rank's report says. */
 void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
 {
 	struct opmfu_err e = OPMFU_ERR_INIT;
@@ -388,5 +409,5 @@ void opmfu_rank_work_release(struct rank_work *w)
 	opmfu_op_mfu_release(&w->op);
 	opmfu_flops_release(&w->flops);
 	opmfu_trace_release(&w->trace);
-	w->have_ops = w->have_units = w->analysed = 0;
+	w->have_ops = w->have_op_units = w->have_units = w->analysed = 0;
 }

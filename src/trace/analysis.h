@@ -31,9 +31,10 @@ enum opmfu_analysis_scope {
 /* The per-rank stages of the pool: the tables of a stage are written while
  * the worker goes on with the next one. */
 enum {
-	OPMFU_STAGE_OPS = 1,   /* with kernel MFU: what needs only it (OperatorMFU) */
-	OPMFU_STAGE_UNITS = 2, /* the op units and what is built on them */
-	OPMFU_STAGE_LAST = 3,  /* the module tree of the reference */
+	OPMFU_STAGE_OPS = 1,      /* with kernel MFU: what needs only it (OperatorMFU) */
+	OPMFU_STAGE_OP_UNITS = 2, /* the op units and their modules (OpmfuOps, the largest table) */
+	OPMFU_STAGE_UNITS = 3,    /* what is built on them */
+	OPMFU_STAGE_LAST = 4,     /* the module tree of the reference */
 };
 
 /* What a per-rank analysis sees of its rank: the pipeline's results (read,
