@@ -108,7 +108,7 @@ static const char *const modules_needs[] = { "ops", NULL };
 static const struct opmfu_table_def *const modules_makes[] = { &opmfu_modules_def, NULL };
 
 const struct opmfu_analysis opmfu_analysis_modules = {
-	.name = "modules", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_UNITS, .needs = modules_needs,
+	.name = "modules", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_OP_UNITS, .needs = modules_needs,
 	.makes = modules_makes, .state_size = sizeof(struct opmfu_modules_state), .init = modules_init,
 	.release = modules_release, .run = modules_run, .tables = modules_tables,
 };

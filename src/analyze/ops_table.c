@@ -208,7 +208,7 @@ static enum opmfu_status ops_tables(void *s, const struct opmfu_rank_ctx *ctx, s
 static const struct opmfu_table_def *const ops_makes[] = { &opmfu_ops_def, NULL };
 
 const struct opmfu_analysis opmfu_analysis_ops = {
-	.name = "ops", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_UNITS, .makes = ops_makes,
+	.name = "ops", .scope = OPMFU_PER_RANK, .stage = OPMFU_STAGE_OP_UNITS, .makes = ops_makes,
 	.state_size = sizeof(struct opmfu_ops_state), .init = ops_init, .release = ops_release, .run = ops_run,
 	.tables = ops_tables,
 };

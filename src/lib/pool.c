@@ -69,13 +69,15 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->mu);
 
 		opmfu_rank_analyse_ops(p->o, &p->list->v[i], &p->work[i], &p->rep->ranks[i]);
-		set_stage(p, &p->work[i], 1);
+		set_stage(p, &p->work[i], OPMFU_STAGE_OPS);
 		opmfu_rank_analyse_tree(&p->work[i], &p->rep->ranks[i]);
-		set_stage(p, &p->work[i], 2);
+		set_stage(p, &p->work[i], OPMFU_STAGE_TREE);
+		opmfu_rank_analyse_op_units(&p->work[i], &p->rep->ranks[i]);
+		set_stage(p, &p->work[i], OPMFU_STAGE_OP_UNITS);
 		opmfu_rank_analyse_units(&p->work[i], &p->rep->ranks[i]);
-		set_stage(p, &p->work[i], 3);
+		set_stage(p, &p->work[i], OPMFU_STAGE_UNITS);
 		opmfu_rank_analyse_modules(&p->work[i], &p->rep->ranks[i]);
-		set_stage(p, &p->work[i], 4);
+		set_stage(p, &p->work[i], OPMFU_STAGE_LAST);
 	}
 }
 
@@ -557,15 +559,23 @@ static enum opmfu_status write_tree(struct opmfu_report *rep, struct rank_work *
 	return write_stage(rep, w, OPMFU_STAGE_TREE, rr->rank, ws, err);
 }
 
-/* Step 3, once the units are made: the tables of stage 3 (OpmfuOps, the
- * largest, OpmfuModules, OpmfuSteps, OpmfuOpTypes, OpmfuKernels). */
+/* Step 3, once the units and their modules are made: the tables of stage 3
+ * (OpmfuOps, the largest, and OpmfuModules), while the worker makes the
+ * units' other tables: the writer need not wait for those. */
+static enum opmfu_status write_op_units(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
+					struct opmfu_writers *ws, struct opmfu_err *err)
+{
+	return w->have_op_units ? write_stage(rep, w, OPMFU_STAGE_OP_UNITS, rr->rank, ws, err) : OPMFU_OK;
+}
+
+/* Step 4: the tables of stage 4 (OpmfuSteps, OpmfuOpTypes, OpmfuKernels, ...). */
 static enum opmfu_status write_units(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
 				     struct opmfu_writers *ws, struct opmfu_err *err)
 {
 	return w->have_units ? write_stage(rep, w, OPMFU_STAGE_UNITS, rr->rank, ws, err) : OPMFU_OK;
 }
 
-/* Step 4, once the rank is analysed: the tables of stage 4 and the summary
+/* Step 5, once the rank is analysed: the tables of stage 5 and the summary
  * row; then the rank is kept (its workbooks move into place). A rank that
  * failed after step 1 takes its rows back first and keeps the workbooks of
  * an earlier run; its summary row says why. */
@@ -682,24 +692,29 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		if (started == 0) {
 			opmfu_rank_analyse_ops(o, &list->v[i], w, rr);
 			opmfu_rank_analyse_tree(w, rr);
+			opmfu_rank_analyse_op_units(w, rr);
 			opmfu_rank_analyse_units(w, rr);
 			opmfu_rank_analyse_modules(w, rr);
 		} else {
-			wait_stage(&p, w, 1);
+			wait_stage(&p, w, OPMFU_STAGE_OPS);
 		}
 		t = opmfu_now_s();
 		st = write_ops(rep, w, rr, ws, err);
 		if (started)
-			wait_stage(&p, w, 2);
+			wait_stage(&p, w, OPMFU_STAGE_TREE);
 		if (st == OPMFU_OK)
 			st = write_tree(rep, w, rr, ws, err);
 		if (started)
-			wait_stage(&p, w, 3);
+			wait_stage(&p, w, OPMFU_STAGE_OP_UNITS);
+		if (st == OPMFU_OK)
+			st = write_op_units(rep, w, rr, ws, err);
+		if (started)
+			wait_stage(&p, w, OPMFU_STAGE_UNITS);
 		if (st == OPMFU_OK)
 			st = write_units(rep, w, rr, ws, err);
 		rr->seconds[OPMFU_STAGE_WRITE] = opmfu_now_s() - t;
 		if (started)
-			wait_stage(&p, w, 4);
+			wait_stage(&p, w, OPMFU_STAGE_LAST);
 		if (rr->state == OPMFU_RANK_FAILED)
 			rep->n_failed++;
 		t = opmfu_now_s();

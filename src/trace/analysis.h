@@ -31,11 +31,12 @@ enum opmfu_analysis_scope {
 /* The per-rank stages of the pool: the tables of a stage are written while
  * the worker goes on with the next one. */
 enum {
-	OPMFU_STAGE_OPS = 1,   /* with kernel MFU: what needs only it (OperatorMFU) */
-	OPMFU_STAGE_TREE = 2,  /* the module tree (ModuleMFU), built before the op units exist, not over
-				  them: the last reader of kernel MFU's entries */
-	OPMFU_STAGE_UNITS = 3, /* the op units and what is built on them */
-	OPMFU_STAGE_LAST = 4,  /* anything that needs the others' results (none registered today) */
+	OPMFU_STAGE_OPS = 1,      /* with kernel MFU: what needs only it (OperatorMFU) */
+	OPMFU_STAGE_TREE = 2,     /* the module tree (ModuleMFU), built before the op units exist, not over
+				     them: the last reader of kernel MFU's entries */
+	OPMFU_STAGE_OP_UNITS = 3, /* the op units and their modules (OpmfuOps, the largest table) */
+	OPMFU_STAGE_UNITS = 4,    /* what is built on them */
+	OPMFU_STAGE_LAST = 5,     /* anything that needs the others' results (none registered today) */
 };
 
 /* What a per-rank analysis sees of its rank: the pipeline's results (read,

@@ -2,7 +2,7 @@
 """Time `opmfu analyze` on a large synthetic Nsight Systems export against
 the sqlite3 shell reading the same rows (docs/performance.md).
 
-nsys_bench.py --opmfu BUILD-REL/opmfu [--export X.sqlite] [--kernels N] [--pairs 5] [--check]
+nsys_bench.py --opmfu BUILD-REL/opmfu [--old OLD/opmfu] [--export X.sqlite] [--kernels N] [--pairs 5] [--check]
 
 Without --export, tests/bench/gen_nsys_big.py writes one of N kernels (10^6)
 into a temporary folder. Each pair runs `opmfu analyze X -o OUT -q`, then
@@ -10,6 +10,11 @@ into a temporary folder. Each pair runs `opmfu analyze X -o OUT -q`, then
 src/read/nsys/read_nsys.c (same columns, joins and filters) for the device
 and process the export holds. The ratio is of the same pair, so a busy host
 slows both. --check exits 1 when the median ratio is above 1.5.
+
+With --old, each pair also runs that build of opmfu, the two in turn first
+(new, old, sqlite3; then old, new, sqlite3; ...), and reports its ratio to
+the same floor and new/old (this host's speed drifts: only the same pair's
+runs compare).
 """
 import argparse
 import os
@@ -56,6 +61,7 @@ def timed(cmd, **kw):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--opmfu", required=True)
+    ap.add_argument("--old", help="an earlier build of opmfu, run in the same pairs")
     ap.add_argument("--export")
     ap.add_argument("--kernels", type=int, default=1000000)
     ap.add_argument("--pairs", type=int, default=5)
@@ -70,17 +76,35 @@ def main():
             t = timed([sys.executable, os.path.join(HERE, "gen_nsys_big.py"), export, "--kernels", str(a.kernels)])
             print("generated %s (%d kernels, %.0f MB) in %.1f s" % (export, a.kernels, os.path.getsize(export) / 1e6, t))
         sql = "; ".join(QUERIES) + ";"
-        ratios = []
-        for i in range(a.pairs):
-            out = os.path.join(tmp, "out")
+        out = os.path.join(tmp, "out")
+
+        def analyze(opmfu):
             shutil.rmtree(out, ignore_errors=True)
-            t_opmfu = timed([a.opmfu, "analyze", export, "-o", out, "-q"], stderr=subprocess.DEVNULL)
+            return timed([opmfu, "analyze", export, "-o", out, "-q"], stderr=subprocess.DEVNULL)
+
+        ratios, old_ratios, speedups = [], [], []
+        for i in range(a.pairs):
+            if a.old and i % 2:
+                t_old = analyze(a.old)
+            t_opmfu = analyze(a.opmfu)
+            if a.old and not i % 2:
+                t_old = analyze(a.old)
             with open(os.devnull, "w") as null:
                 t_sql = timed([a.sqlite3, export, sql], stdout=null)
             ratios.append(t_opmfu / t_sql)
-            print("pair %d: opmfu %.3f s, sqlite3 %.3f s, ratio %.3f" % (i + 1, t_opmfu, t_sql, ratios[-1]))
-        print("ratio min %.3f median %.3f max %.3f (%d pairs)" % (min(ratios), statistics.median(ratios),
-                                                                  max(ratios), len(ratios)))
+            line = "pair %d: opmfu %.3f s, sqlite3 %.3f s, ratio %.3f" % (i + 1, t_opmfu, t_sql, ratios[-1])
+            if a.old:
+                old_ratios.append(t_old / t_sql)
+                speedups.append(t_opmfu / t_old)
+                line += "; old %.3f s, ratio %.3f, new/old %.3f" % (t_old, old_ratios[-1], speedups[-1])
+            print(line, flush=True)
+
+        def mmm(v):
+            return "min %.3f median %.3f max %.3f" % (min(v), statistics.median(v), max(v))
+
+        print("ratio %s (%d pairs)" % (mmm(ratios), len(ratios)))
+        if a.old:
+            print("old ratio %s; new/old %s" % (mmm(old_ratios), mmm(speedups)))
         if a.check and statistics.median(ratios) > 1.5:
             print("median ratio above 1.5", file=sys.stderr)
             return 1

@@ -64,19 +64,62 @@ static uint32_t find_key(const struct opmfu_idtab *tab, struct key_probe *kp, in
 /* The runtime calls by correlation id (the first in file order of equal
  * ids), made once for the links and the launch times; kflow: by kernel,
  * the "s" end of the ac2g flow whose "f" end binds to it (NULL: the trace
- * has no flows). */
+ * has no flows). Calls already in correlationId order (nsys's tables, as
+ * CUDA hands the ids out) are searched in place, from the last one found,
+ * without the table: kernels ask in about that order, so a search is a
+ * step or two over memory just read, where the table's were cache misses. */
 struct launches {
-	struct opmfu_idtab tab;
+	struct opmfu_idtab tab; /* unless sorted */
 	struct key_probe kp;
 	uint32_t *kflow;
+	int sorted;
+	size_t at; /* sorted: where the last search ended */
 };
+
+/* p->launches[i] goes before the call key asks for */
+static int corr_before(const void *ctx, size_t i, const void *key)
+{
+	return ((const struct kin_launch *)ctx)[i].corr < *(const int64_t *)key;
+}
+
+/* The first runtime call with correlation id corr, or OPMFU_IDTAB_NONE. */
+static uint32_t launch_find(const struct kin_parse *p, struct launches *ls, int64_t corr)
+{
+	const struct kin_launch *l = p->launches;
+	size_t n = p->n_launches, lo, hi, step = 1;
+
+	if (!ls->sorted)
+		return find_key(&ls->tab, &ls->kp, corr);
+	if (corr == INT64_MIN || n == 0)
+		return OPMFU_IDTAB_NONE;
+	/* gallop from the last place to [lo, hi], which holds the first call
+	 * not before corr (hi == n: none) */
+	if (l[ls->at].corr < corr) {
+		lo = ls->at + 1;
+		while (lo + step - 1 < n && l[lo + step - 1].corr < corr) {
+			lo += step;
+			step *= 2;
+		}
+		hi = lo + step - 1 < n ? lo + step - 1 : n;
+	} else {
+		hi = ls->at;
+		while (hi >= step && l[hi - step].corr >= corr) {
+			hi -= step;
+			step *= 2;
+		}
+		lo = hi >= step ? hi - step + 1 : 0;
+	}
+	lo = opmfu_lbound(lo, hi, corr_before, l, &corr);
+	ls->at = lo < n ? lo : n - 1;
+	return lo < n && l[lo].corr == corr ? (uint32_t)lo : OPMFU_IDTAB_NONE;
+}
 
 /* The launch of kernel ki: the runtime call with its correlation id, else
  * the "s" end of its flow. Returns KIN_BY_CORR or KIN_BY_FLOW (*ts and
  * *thread, without the base), or KIN_BY_NONE when neither is in the trace. */
 static int launch_at(const struct kin_parse *p, struct launches *ls, size_t ki, int64_t *ts, uint32_t *thread)
 {
-	uint32_t l = find_key(&ls->tab, &ls->kp, p->kernels[ki].corr);
+	uint32_t l = launch_find(p, ls, p->kernels[ki].corr);
 	if (l != OPMFU_IDTAB_NONE) {
 		*ts = p->launches[l].ts;
 		*thread = p->launches[l].thread;
@@ -373,7 +416,7 @@ static int at_base(const struct kin_parse *p, int64_t v, int64_t *out)
  * when it overflows. */
 static int launch_of(const struct kin_parse *p, struct launches *ls, int64_t corr, int64_t *out)
 {
-	uint32_t l = find_key(&ls->tab, &ls->kp, corr);
+	uint32_t l = launch_find(p, ls, corr);
 	*out = OPMFU_NO_LAUNCH;
 	return l != OPMFU_IDTAB_NONE && at_base(p, p->launches[l].ts, out) ? -2 : 0;
 }
@@ -592,24 +635,38 @@ static int find_hosts(struct kin_parse *p)
 	return rc;
 }
 
+/* The kind a comm kernel's names give (the first two rules of add_coll),
+ * kept for the last pair of names: a trace's comm kernels are many and
+ * their names few, and the rules search the whole name. */
+struct kind_memo {
+	uint32_t name, comm;
+	int kind, kept;
+};
+
 /* The call comm kernel ki (index into p->kernels) makes, spanning r: its
  * own args, else those of the cpu_op it links to, else (older traces) the
  * inputs of the c10d op around that op; the kind from its "Collective
  * name", else its name, else the op's "Collective name", else the ops'
  * names (docs/collectives.md). Returns -1 when out of memory. */
-static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r)
+static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r, struct kind_memo *km)
 {
 	const struct kin_kernel *k = &p->kernels[ki];
 	struct opmfu_strtab *st = &p->t->strs;
 	const struct kin_cargs *a = cargs_of(p->kcargs, p->n_kcargs, (uint32_t)ki), *oa = NULL;
 	uint32_t host = p->coll_host ? p->coll_host[ki] : KIN_NONE;
-	int kind = k->comm == k->name ? opmfu_kineto_comm_kind(opmfu_strtab_str(st, k->name),
-							    opmfu_strtab_len(st, k->name))
-				      : 0;
+	int kind;
 	struct opmfu_coll c;
 
-	if (!kind)
-		kind = opmfu_coll_kind_of(opmfu_strtab_str(st, k->comm), opmfu_strtab_len(st, k->comm));
+	if (km->kept && km->name == k->name && km->comm == k->comm) {
+		kind = km->kind;
+	} else {
+		kind = k->comm == k->name ? opmfu_kineto_comm_kind(opmfu_strtab_str(st, k->name),
+								  opmfu_strtab_len(st, k->name))
+					  : 0;
+		if (!kind)
+			kind = opmfu_coll_kind_of(opmfu_strtab_str(st, k->comm), opmfu_strtab_len(st, k->comm));
+		*km = (struct kind_memo){ k->name, k->comm, kind, 1 };
+	}
 
 	if (k->op != KIN_NONE)
 		oa = cargs_of(p->ocargs, p->n_ocargs, k->op);
@@ -650,6 +707,7 @@ static int add_coll(struct kin_parse *p, size_t ki, const struct opmfu_range *r)
 static int emit(struct kin_parse *p, const int64_t *klaunch, const uint32_t *order, struct kin_counts *c)
 {
 	struct opmfu_trace *t = p->t;
+	struct kind_memo km = { 0, 0, 0, 0 };
 	size_t i, n = t->n_links;
 	int rc;
 
@@ -695,7 +753,7 @@ static int emit(struct kin_parse *p, const int64_t *klaunch, const uint32_t *ord
 		if ((rc = add_range(p, klaunch, OPMFU_RANGE_COMM, k, k->comm, &r)))
 			return rc;
 		/* one call per COMM range, in their order */
-		if (add_coll(p, order[i], &r))
+		if (add_coll(p, order[i], &r, &km))
 			return -1;
 		if (k->op == KIN_NONE)
 			continue;
@@ -752,6 +810,7 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 	struct launches ls;
 	uint32_t *order = NULL;
 	int64_t *klaunch = NULL;
+	size_t i;
 	int rc = -1, flows;
 
 	memset(c, 0, sizeof(*c));
@@ -762,7 +821,11 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 	opmfu_idtab_init(&ls.tab);
 	ls.kp = (struct key_probe){ p->launches, sizeof(*p->launches), offsetof(struct kin_launch, corr), 0 };
 	ls.kflow = NULL;
-	flows = (p->n_launches == 0 || !index_keys(&ls.tab, &ls.kp, p->n_launches)) && !pair_flows(p, &ls);
+	for (i = 1; i < p->n_launches && p->launches[i - 1].corr <= p->launches[i].corr; i++)
+		;
+	ls.sorted = i >= p->n_launches;
+	ls.at = 0;
+	flows = (ls.sorted || !index_keys(&ls.tab, &ls.kp, p->n_launches)) && !pair_flows(p, &ls);
 	/* the "f" ends have found their kernels: nothing else reads them */
 	KIN_DROP(p, KIN_PAGED_FENDS, p->fends, p->cap_fends);
 	if (flows && !link_by_ext(p, &ls) && !link_by_corr(p, &ls) && !(rc = launch_times(p, &ls, &klaunch)) &&

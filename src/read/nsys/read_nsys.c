@@ -126,22 +126,31 @@ static enum opmfu_status prepare(struct nsys_read *r, const char *sql, sqlite3_s
 	return OPMFU_OK;
 }
 
-/* A row's integer column: 0 on success, -1 when NULL or not integral. */
-static int int_col(sqlite3_stmt *s, int i, int64_t *out)
+/* An integer value: 0 on success, -1 when NULL or not integral. */
+static int int_val(sqlite3_value *v, int64_t *out)
 {
-	int ty = sqlite3_column_type(s, i);
+	int ty = sqlite3_value_type(v);
 	if (ty == SQLITE_INTEGER) {
-		*out = sqlite3_column_int64(s, i);
+		*out = sqlite3_value_int64(v);
 		return 0;
 	}
 	if (ty == SQLITE_FLOAT) {
-		double d = sqlite3_column_double(s, i);
+		double d = sqlite3_value_double(v);
 		if (!(d >= -9.2e18 && d <= 9.2e18) || d != (double)(int64_t)d)
 			return -1;
 		*out = (int64_t)d;
 		return 0;
 	}
 	return -1;
+}
+
+/* A row's integer column, likewise. Through the column's value: one
+ * sqlite3_column_* call a column instead of two (each enters and leaves the
+ * connection: a fifth of the kernel and launch scans). The value is
+ * "unprotected", which is safe here: a connection is one thread's. */
+static int int_col(sqlite3_stmt *s, int i, int64_t *out)
+{
+	return int_val(sqlite3_column_value(s, i), out);
 }
 
 /* ---- the export's version ---- */
@@ -217,12 +226,13 @@ static uint32_t kernel_name(struct nsys_read *r, sqlite3_stmt *s, int i, unsigne
 {
 	struct name_memo *m = &r->names;
 	struct name_slot *slot;
+	sqlite3_value *v = sqlite3_column_value(s, i);
 	int64_t id;
 	int rc;
 
-	if (sqlite3_column_type(s, i) == SQLITE_TEXT)
-		return name_sid(r, (const char *)sqlite3_column_text(s, i), (size_t)sqlite3_column_bytes(s, i), comm);
-	if (int_col(s, i, &id))
+	if (sqlite3_value_type(v) == SQLITE_TEXT)
+		return name_sid(r, (const char *)sqlite3_value_text(v), (size_t)sqlite3_value_bytes(v), comm);
+	if (int_val(v, &id))
 		return name_sid(r, NULL, 0, comm); /* NULL, a blob or a fraction: no id */
 	if (m->cap && (slot = memo_slot(m, id))->used) {
 		*comm = slot->comm;
@@ -316,7 +326,9 @@ static enum opmfu_status read_runtime(struct nsys_read *r)
 	unsigned have;
 	sqlite3_stmt *s = NULL;
 	enum opmfu_status st;
-	int rc;
+	int64_t last_g = 0;
+	uint32_t last_th = KIN_NONE;
+	int rc, have_last = 0;
 
 	if (!has_table(r, T_RUNTIME))
 		return OPMFU_OK;
@@ -333,8 +345,15 @@ static enum opmfu_status read_runtime(struct nsys_read *r)
 			r->p.n_bad++;
 			continue;
 		}
-		if (opmfu_kin_thread(&r->p, PID_OF(g), TID_OF(g), &l.thread) ||
-		    OPMFU_GROW(r->p.launches, r->p.cap_launches, r->p.n_launches + 1))
+		/* calls come in runs of a thread: its index is looked up once a run */
+		if (!have_last || g != last_g) {
+			if (opmfu_kin_thread(&r->p, PID_OF(g), TID_OF(g), &last_th))
+				break;
+			last_g = g;
+			have_last = 1;
+		}
+		l.thread = last_th;
+		if (OPMFU_GROW(r->p.launches, r->p.cap_launches, r->p.n_launches + 1))
 			break;
 		r->p.launches[r->p.n_launches++] = l;
 		r->n_runtime++;
@@ -476,6 +495,7 @@ struct nvtx_read {
 	struct opmfu_ranges mods; /* names: sids of strs */
 	int64_t *gtid;           /* globalTid by thread index, in the order met */
 	size_t n_threads, cap_threads;
+	uint32_t last_thread;    /* the index nvtx_thread gave last (rows come in runs of a thread) */
 	struct opmfu_idtab thread_tab;
 	size_t n_rows, n_bad;
 	int64_t nccl_domain;     /* domainId of the NCCL domain; -1: none */
@@ -522,6 +542,10 @@ static int nvtx_thread(struct nvtx_read *v, int64_t g, uint32_t *out)
 {
 	struct gtid_probe q = { v, g };
 	uint32_t id;
+	if (v->n_threads && v->gtid[v->last_thread] == g) {
+		*out = v->last_thread;
+		return 0;
+	}
 	if (v->n_threads >= KIN_NONE - 1 || OPMFU_GROW(v->gtid, v->cap_threads, v->n_threads + 1))
 		return -1;
 	id = opmfu_idtab_get(&v->thread_tab, opmfu_mix64((uint64_t)g), gtid_eq, &q, (uint32_t)v->n_threads);
@@ -529,7 +553,7 @@ static int nvtx_thread(struct nvtx_read *v, int64_t g, uint32_t *out)
 		return -1;
 	if (id == v->n_threads)
 		v->gtid[v->n_threads++] = g;
-	*out = id;
+	*out = v->last_thread = id;
 	return 0;
 }
 
@@ -601,7 +625,8 @@ static enum opmfu_status nvtx_scan(struct nvtx_read *v)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t start, end, g, dom = -1;
 		uint32_t th;
-		const char *text = (const char *)sqlite3_column_text(s, 3);
+		sqlite3_value *tv = sqlite3_column_value(s, 3);
+		const char *text = (const char *)sqlite3_value_text(tv);
 		v->n_rows++;
 		if (int_col(s, 0, &start) || int_col(s, 1, &end) || end < start || int_col(s, 2, &g)) {
 			v->n_bad++; /* a range never closed has no end */
@@ -617,7 +642,7 @@ static enum opmfu_status nvtx_scan(struct nvtx_read *v)
 		if (!text || (dom != 0 && dom != v->nccl_domain))
 			continue;
 		if (nvtx_thread(v, g, &th) || add_range(v, start, end, th, dom != 0 && dom == v->nccl_domain, text,
-							 (size_t)sqlite3_column_bytes(s, 3), &shapes))
+							 (size_t)sqlite3_value_bytes(tv), &shapes))
 			break;
 	}
 	sbuf_release(&shapes);
