@@ -77,11 +77,45 @@ out:
 	return rc;
 }
 
+/* The kernel name of node n's k-th kernel row (its sid). */
+static uint32_t node_kname(const struct opmfu_mm *w, uint32_t n, uint32_t k)
+{
+	return w->t->links[w->mt->k_link[w->mt->kord[w->mt->node_off[n] + k]]].k_name;
+}
+
+/* Whether nodes a and b have the same kernel names in the same order: then
+ * the same kernel list, its text a function of the names' sids. */
+static int same_kernels(const struct opmfu_mm *w, uint32_t a, uint32_t b)
+{
+	const uint32_t *off = w->mt->node_off;
+	uint32_t n = off[a + 1] - off[a], k;
+	if (n != off[b + 1] - off[b])
+		return 0;
+	for (k = 0; k < n; k++)
+		if (node_kname(w, a, k) != node_kname(w, b, k))
+			return 0;
+	return 1;
+}
+
+/*
+ * A few kernel names make most rows' lists, and each list's text (long
+ * demangled names, joined) was hashed again by the interning of every row:
+ * a list already interned for a node with the same names is taken from a
+ * small table by the names' sids instead.
+ */
+#define KLIST_MEMO 256
+
 int opmfu_mm_kernel_lists(struct opmfu_mm *w)
 {
 	const struct opmfu_trace *t = w->t;
 	const struct opmfu_module_tree *mt = w->mt;
+	struct {
+		uint32_t node, id;
+	} memo[KLIST_MEMO];
 	size_t i;
+
+	for (i = 0; i < KLIST_MEMO; i++)
+		memo[i].node = OPMFU_MM_NONE;
 
 	w->row_klist = opmfu_malloc((mt->n_rows + 1) * sizeof(*w->row_klist));
 	w->row_dev = opmfu_malloc((mt->n_rows + 1) * sizeof(*w->row_dev));
@@ -90,25 +124,36 @@ int opmfu_mm_kernel_lists(struct opmfu_mm *w)
 	if (!w->row_klist || !w->row_dev || !w->row_mxn || !w->row_mn)
 		return -1;
 	for (i = 0; i < mt->n_rows; i++) {
-		uint32_t n = mt->row_node[i], k;
+		uint32_t n = mt->row_node[i], k, h = 2166136261u, slot;
 		double dev = 0.0, mxn = 0.0, mn = 0.0;
-		sbuf_reset(&w->sb);
 		for (k = mt->node_off[n]; k < mt->node_off[n + 1]; k++) {
 			const struct opmfu_link *l = &t->links[mt->k_link[mt->kord[k]]];
-			size_t len;
-			const char *s = opmfu_module_str(t, l->k_name, &len);
 			double dur = (double)(l->k_end - l->k_start), mfu = opmfu_mm_kernel_mfu(w, mt->kord[k]);
-			if (k > mt->node_off[n])
-				sbuf_add(&w->sb, ", ", 2);
-			sbuf_add(&w->sb, s, len);
+			h = (h ^ l->k_name) * 16777619u;
 			dev += dur;
 			if (mfu > 0) {
 				mxn += mfu * dur;
 				mn += dur;
 			}
 		}
-		if (w->sb.oom || (w->row_klist[i] = opmfu_intern_add(&w->strs, w->sb.buf, w->sb.len)) == OPMFU_MM_NONE)
-			return -1;
+		slot = (h ^ (h >> 16)) % KLIST_MEMO;
+		if (memo[slot].node != OPMFU_MM_NONE && same_kernels(w, memo[slot].node, n)) {
+			w->row_klist[i] = memo[slot].id;
+		} else {
+			sbuf_reset(&w->sb);
+			for (k = mt->node_off[n]; k < mt->node_off[n + 1]; k++) {
+				size_t len;
+				const char *s = opmfu_module_str(t, t->links[mt->k_link[mt->kord[k]]].k_name, &len);
+				if (k > mt->node_off[n])
+					sbuf_add(&w->sb, ", ", 2);
+				sbuf_add(&w->sb, s, len);
+			}
+			if (w->sb.oom ||
+			    (w->row_klist[i] = opmfu_intern_add(&w->strs, w->sb.buf, w->sb.len)) == OPMFU_MM_NONE)
+				return -1;
+			memo[slot].node = n;
+			memo[slot].id = w->row_klist[i];
+		}
 		w->row_dev[i] = dev;
 		w->row_mxn[i] = mxn;
 		w->row_mn[i] = mn;

@@ -680,6 +680,41 @@ static void t_large(void)
 	finish();
 }
 
+/*
+ * Kernel lists are taken from a table of 256 by their names' sids: 302
+ * different lists (300 of their own, "X, Y" and the same names the other
+ * way round) over 900 ops must share slots, and each row must still get
+ * its own list. One call of Module M, op i at 1000 + 1000 i; rows in op order.
+ */
+static void t_klist_memo(void)
+{
+	char op[32], a[32], b[32];
+	size_t i;
+	start();
+	mod("M", 0, 100000000);
+	for (i = 0; i < 900; i++) {
+		int64_t s = 1000 + (int64_t)i * 1000;
+		snprintf(op, sizeof(op), "op%zu", i);
+		snprintf(a, sizeof(a), i % 3 == 0 ? "ka%zu" : i % 3 == 1 ? "X" : "Y", i);
+		snprintf(b, sizeof(b), i % 3 == 0 ? "kb%zu" : i % 3 == 1 ? "Y" : "X", i);
+		k(op, s, s + 500, a, s * 10, s * 10 + 100);
+		k(op, s, s + 500, b, s * 10 + 100, s * 10 + 200);
+	}
+	run();
+	CHECK_INT(RES.n_rows, 900);
+	for (i = 0; i < 900 && i < RES.n_rows; i++) {
+		char want[64];
+		snprintf(op, sizeof(op), "op%zu", i);
+		if (i % 3 == 0)
+			snprintf(want, sizeof(want), "ka%zu, kb%zu", i, i);
+		else
+			snprintf(want, sizeof(want), i % 3 == 1 ? "X, Y" : "Y, X");
+		CHECK_STR(RES.rows[i].op_name, op);
+		CHECK_STR(RES.rows[i].kernel_list, want);
+	}
+	finish();
+}
+
 /* opmfu_nest_order reads the caller's spans where they are (through via)
  * and orders all items by (start ascending, end descending, item). */
 static void t_nest_order(void)
@@ -724,5 +759,6 @@ int main(void)
 	t_np_mean();
 	t_nomem();
 	t_large();
+	t_klist_memo();
 	return check_done();
 }
