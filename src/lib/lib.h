@@ -59,15 +59,13 @@ struct rank_work {
 	struct opmfu_rank_ctx ctx;       /* what the analyses see of the rank */
 	int states_ready;                /* state was made by the pool, on its thread */
 	struct peak_choice pc;
-	/* how far the analysis got (under the pool's lock): 1 kernel MFU done,
-	 * so OperatorMFU can be written; 2 the module tree; 3 the units and
-	 * their modules; 4 the units' other tables; 5 everything */
+	/* how far the worker got (under the pool's lock): the last stage
+	 * (trace/analysis.h) it is done with, whether or not it failed */
 	int stage;
-	int have_ops; /* trace, flops and op are valid */
-	int have_tree; /* the stage-2 analyses ran */
-	int have_op_units; /* the stage-3 analyses ran */
-	int have_units; /* the stage-4 analyses ran */
-	int analysed; /* every analysis ran */
+	/* the last stage whose analyses all ran (0: none): from OPMFU_STAGE_OPS
+	 * trace, flops and op are valid, and a stage's tables can be written;
+	 * OPMFU_STAGE_LAST: the rank is analysed */
+	int ran;
 	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
 };
 
@@ -109,14 +107,9 @@ void opmfu_peak_source_text(const struct peak_choice *pc, char *out, size_t size
 /* Stage 1 of a rank: read, peaks, FLOPs, kernel MFU. */
 void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_input *in, struct rank_work *w,
 			    struct opmfu_rank_report *rr);
-/* Stage 2: module MFU (SPEC 3). */
-void opmfu_rank_analyse_tree(struct rank_work *w, struct opmfu_rank_report *rr);
-/* Stage 3: the OpmfuOps and OpmfuModules tables. */
-void opmfu_rank_analyse_op_units(struct rank_work *w, struct opmfu_rank_report *rr);
-/* Stage 4: the OpmfuSteps, hotspot, shape and module class tables. */
-void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr);
-/* Stage 5: any later analysis, and what the rank's report says. */
-void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr);
+/* A later stage (trace/analysis.h): its analyses, when the stage before
+ * ran; after the last, what the rank's report says. */
+void opmfu_rank_analyse_stage(struct rank_work *w, struct opmfu_rank_report *rr, int stage);
 void opmfu_rank_work_release(struct rank_work *w);
 /* Returns to the system the heap pages free after a large rank's step (its
  * read, a stage, a stage's tables written). */

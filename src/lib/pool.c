@@ -58,6 +58,7 @@ static void *worker(void *arg)
 	struct pool *p = arg;
 	for (;;) {
 		size_t i;
+		int stage;
 		pthread_mutex_lock(&p->mu);
 		while (!p->abort && p->next < p->list->n && p->next >= p->written + p->window)
 			pthread_cond_wait(&p->cv, &p->mu);
@@ -70,14 +71,10 @@ static void *worker(void *arg)
 
 		opmfu_rank_analyse_ops(p->o, &p->list->v[i], &p->work[i], &p->rep->ranks[i]);
 		set_stage(p, &p->work[i], OPMFU_STAGE_OPS);
-		opmfu_rank_analyse_tree(&p->work[i], &p->rep->ranks[i]);
-		set_stage(p, &p->work[i], OPMFU_STAGE_TREE);
-		opmfu_rank_analyse_op_units(&p->work[i], &p->rep->ranks[i]);
-		set_stage(p, &p->work[i], OPMFU_STAGE_OP_UNITS);
-		opmfu_rank_analyse_units(&p->work[i], &p->rep->ranks[i]);
-		set_stage(p, &p->work[i], OPMFU_STAGE_UNITS);
-		opmfu_rank_analyse_modules(&p->work[i], &p->rep->ranks[i]);
-		set_stage(p, &p->work[i], OPMFU_STAGE_LAST);
+		for (stage = OPMFU_STAGE_OPS + 1; stage <= OPMFU_STAGE_LAST; stage++) {
+			opmfu_rank_analyse_stage(&p->work[i], &p->rep->ranks[i], stage);
+			set_stage(p, &p->work[i], stage);
+		}
 	}
 }
 
@@ -520,14 +517,26 @@ static void export_warn(const struct opmfu_opts *o, int rank, const char *name, 
 	}
 }
 
-/* Puts the tables of the analyses of stage, then tells them. */
+/*
+ * A rank is written in steps, so that its tables (OperatorMFU and OpmfuOps
+ * most of the writing) overlap with the worker making the next stage's.
+ * Step s puts the tables of the analyses of stage s, once they ran, then
+ * tells them. Before the module tree's, kernel MFU's entries go: their
+ * readers are done (OperatorMFU written, ModuleMFU made; trace/analysis.h),
+ * 24 bytes a kernel less under the op units, whose analyses the worker is on.
+ */
 static enum opmfu_status write_stage(struct opmfu_report *rep, struct rank_work *w, int stage, int rank,
 				     struct opmfu_writers *ws, struct opmfu_err *err)
 {
 	struct opmfu_table t[MAX_TABS];
 	size_t n, k;
-	enum opmfu_status st = opmfu_analyses_tables(stage, &w->ctx, t, MAX_TABS, &n, err);
+	enum opmfu_status st;
 
+	if (w->ran < stage)
+		return OPMFU_OK;
+	if (stage == OPMFU_STAGE_TREE)
+		opmfu_op_mfu_drop_entries(&w->op);
+	st = opmfu_analyses_tables(stage, &w->ctx, t, MAX_TABS, &n, err);
 	for (k = 0; k < n && st == OPMFU_OK; k++)
 		st = opmfu_pool_put(rep, ws, rank, &t[k], err);
 	opmfu_analyses_written(stage, &w->ctx);
@@ -535,47 +544,7 @@ static enum opmfu_status write_stage(struct opmfu_report *rep, struct rank_work 
 	return st;
 }
 
-/*
- * A rank is written in steps, so that its OperatorMFU rows and kernel
- * workbook (most of the writing) overlap with the worker building the rest.
- * Step 1, once kernel MFU is known: the tables of stage 1 (OperatorMFU).
- */
-static enum opmfu_status write_ops(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
-				   struct opmfu_writers *ws, struct opmfu_err *err)
-{
-	return w->have_ops ? write_stage(rep, w, OPMFU_STAGE_OPS, rr->rank, ws, err) : OPMFU_OK;
-}
-
-/* Step 2, once the module tree is built: kernel MFU's entries go first, their
- * readers done (OperatorMFU written, ModuleMFU made; trace/analysis.h): 24
- * bytes a kernel less under the op units, whose analyses the worker is on.
- * Then the tables of stage 2 (ModuleMFU). */
-static enum opmfu_status write_tree(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
-				    struct opmfu_writers *ws, struct opmfu_err *err)
-{
-	if (!w->have_tree)
-		return OPMFU_OK;
-	opmfu_op_mfu_drop_entries(&w->op);
-	return write_stage(rep, w, OPMFU_STAGE_TREE, rr->rank, ws, err);
-}
-
-/* Step 3, once the units and their modules are made: the tables of stage 3
- * (OpmfuOps, the largest, and OpmfuModules), while the worker makes the
- * units' other tables: the writer need not wait for those. */
-static enum opmfu_status write_op_units(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
-					struct opmfu_writers *ws, struct opmfu_err *err)
-{
-	return w->have_op_units ? write_stage(rep, w, OPMFU_STAGE_OP_UNITS, rr->rank, ws, err) : OPMFU_OK;
-}
-
-/* Step 4: the tables of stage 4 (OpmfuSteps, OpmfuOpTypes, OpmfuKernels, ...). */
-static enum opmfu_status write_units(struct opmfu_report *rep, struct rank_work *w, struct opmfu_rank_report *rr,
-				     struct opmfu_writers *ws, struct opmfu_err *err)
-{
-	return w->have_units ? write_stage(rep, w, OPMFU_STAGE_UNITS, rr->rank, ws, err) : OPMFU_OK;
-}
-
-/* Step 5, once the rank is analysed: the tables of stage 5 and the summary
+/* The last step, once the rank is analysed: the tables of the last stage and the summary
  * row; then the rank is kept (its workbooks move into place). A rank that
  * failed after step 1 takes its rows back first and keeps the workbooks of
  * an earlier run; its summary row says why. */
@@ -586,11 +555,13 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 	enum opmfu_status st = OPMFU_OK;
 	size_t k;
 
-	for (k = 0; k < ws->n && st == OPMFU_OK && !w->analysed && w->have_ops; k++)
+	int analysed = w->ran == OPMFU_STAGE_LAST;
+
+	for (k = 0; k < ws->n && st == OPMFU_OK && !analysed && w->ran >= OPMFU_STAGE_OPS; k++)
 		st = opmfu_writer_drop_rank(ws->v[k], rr->rank, err);
-	if (!w->analysed)
+	if (!analysed)
 		run_drop(rep);
-	if (st == OPMFU_OK && w->analysed) {
+	if (st == OPMFU_OK && analysed) {
 		st = write_stage(rep, w, OPMFU_STAGE_LAST, rr->rank, ws, err);
 		if (st == OPMFU_OK && rep->model)
 			st = put_model(rep, rr, opmfu_run_state(w->state, &opmfu_analysis_steps), ws, err);
@@ -600,7 +571,7 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 		st = opmfu_pool_put(rep, ws, rr->rank, &t, err);
 	}
 	if (st == OPMFU_OK)
-		st = opmfu_pool_keep(o, rep, ws, rr->rank, w->analysed, &rr->xlsx, err);
+		st = opmfu_pool_keep(o, rep, ws, rr->rank, analysed, &rr->xlsx, err);
 	/* what a writer staged and did not keep here goes when it is closed */
 	return st;
 }
@@ -640,6 +611,7 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 	struct rank_warnings rw = { 0, 0, 0, 0, 0, 0 };
 	pthread_t *th = NULL;
 	size_t i, jobs, n_threads, started = 0, kernels_done = 0;
+	int stage;
 	enum opmfu_status st = OPMFU_OK;
 	double t;
 
@@ -691,27 +663,18 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		struct rank_work *w = &p.work[i];
 		if (started == 0) {
 			opmfu_rank_analyse_ops(o, &list->v[i], w, rr);
-			opmfu_rank_analyse_tree(w, rr);
-			opmfu_rank_analyse_op_units(w, rr);
-			opmfu_rank_analyse_units(w, rr);
-			opmfu_rank_analyse_modules(w, rr);
+			for (stage = OPMFU_STAGE_OPS + 1; stage <= OPMFU_STAGE_LAST; stage++)
+				opmfu_rank_analyse_stage(w, rr, stage);
 		} else {
 			wait_stage(&p, w, OPMFU_STAGE_OPS);
 		}
 		t = opmfu_now_s();
-		st = write_ops(rep, w, rr, ws, err);
-		if (started)
-			wait_stage(&p, w, OPMFU_STAGE_TREE);
-		if (st == OPMFU_OK)
-			st = write_tree(rep, w, rr, ws, err);
-		if (started)
-			wait_stage(&p, w, OPMFU_STAGE_OP_UNITS);
-		if (st == OPMFU_OK)
-			st = write_op_units(rep, w, rr, ws, err);
-		if (started)
-			wait_stage(&p, w, OPMFU_STAGE_UNITS);
-		if (st == OPMFU_OK)
-			st = write_units(rep, w, rr, ws, err);
+		for (stage = OPMFU_STAGE_OPS; stage < OPMFU_STAGE_LAST; stage++) {
+			if (started)
+				wait_stage(&p, w, stage);
+			if (st == OPMFU_OK)
+				st = write_stage(rep, w, stage, rr->rank, ws, err);
+		}
 		rr->seconds[OPMFU_STAGE_WRITE] = opmfu_now_s() - t;
 		if (started)
 			wait_stage(&p, w, OPMFU_STAGE_LAST);

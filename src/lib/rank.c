@@ -102,7 +102,8 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 	opmfu_trace_init(&w->trace);
 	opmfu_flops_init(&w->flops);
 	opmfu_op_mfu_init(&w->op);
-	w->have_ops = w->have_tree = w->have_op_units = w->have_units = w->analysed = 0;
+	w->ran = 0;
+	rr->seconds[OPMFU_STAGE_MODULE] = 0;
 	if (!w->states_ready && (st = opmfu_states_new(w->state, OPMFU_PER_RANK, &e))) {
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
@@ -177,7 +178,7 @@ void opmfu_rank_analyse_ops(const struct opmfu_opts *o, const struct opmfu_rank_
 		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
 		return;
 	}
-	w->have_ops = 1;
+	w->ran = OPMFU_STAGE_OPS;
 }
 
 /* The steps: their number, the median step (analyze/steps.c picks it) and its waterfall. */
@@ -307,58 +308,12 @@ static void no_mfu_reason(const struct rank_work *w, int have_peak, struct opmfu
 	}
 }
 
-/* A stage's analyses (trace/analysis.h), when the one before ran; 1 when they ran. */
-static int run_stage(struct rank_work *w, struct opmfu_rank_report *rr, int stage, int ready)
+/* After the last stage: what the rank's report says of kernel MFU and the module tree. */
+static void report_rank(struct rank_work *w, struct opmfu_rank_report *rr)
 {
-	struct opmfu_err e = OPMFU_ERR_INIT;
-	enum opmfu_status st;
-	double t0;
-
-	if (!ready)
-		return 0;
-	t0 = opmfu_now_s();
-	st = opmfu_analyses_run(stage, &w->ctx, &e);
-	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;
-	opmfu_rank_trim(w);
-	if (st) {
-		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
-		return 0;
-	}
-	return 1;
-}
-
-/* Stage 2: module MFU (SPEC 3). Its module tree is built before the op
- * units exist: over them it was a large rank's peak (docs/performance.md). */
-void opmfu_rank_analyse_tree(struct rank_work *w, struct opmfu_rank_report *rr)
-{
-	rr->seconds[OPMFU_STAGE_MODULE] = 0;
-	w->have_tree = run_stage(w, rr, OPMFU_STAGE_TREE, w->have_ops);
-}
-
-/* Stage 3: the op units and their modules (SPEC 10): OpmfuOps, the largest
- * table, is written while the worker goes on with stage 4. */
-void opmfu_rank_analyse_op_units(struct rank_work *w, struct opmfu_rank_report *rr)
-{
-	w->have_op_units = run_stage(w, rr, OPMFU_STAGE_OP_UNITS, w->have_tree);
-}
-
-/* Stage 4: the other analyses of the op units: OpmfuSteps, the hotspot
- * tables (SPEC 11), whatever the registry holds. */
-void opmfu_rank_analyse_units(struct rank_work *w, struct opmfu_rank_report *rr)
-{
-	w->have_units = run_stage(w, rr, OPMFU_STAGE_UNITS, w->have_op_units);
-}
-
-/* Stage 5: any later analysis, and what the rank's report says. */
-void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *rr)
-{
-	const struct opmfu_module_mfu *mod;
-	int have_peak = opmfu_rank_any_peak(&w->pc.prec);
+	const struct opmfu_module_mfu *mod = opmfu_run_state(w->state, &opmfu_analysis_module_mfu);
 	size_t i;
 
-	if (!(w->analysed = run_stage(w, rr, OPMFU_STAGE_LAST, w->have_units)))
-		return;
-	mod = opmfu_run_state(w->state, &opmfu_analysis_module_mfu);
 	for (i = 0; i < OPMFU_NDROP; i++)
 		rr->drops[i] += w->flops.drops[i] + w->op.stats.drops[i];
 	rr->drops_why[0] = '\0';
@@ -373,7 +328,31 @@ void opmfu_rank_analyse_modules(struct rank_work *w, struct opmfu_rank_report *r
 	rr->module_ops_too_deep = mod ? mod->ops_too_deep : 0;
 	snprintf(rr->bad_dtype, sizeof(rr->bad_dtype), "%s", w->op.stats.bad_dtype);
 	report_ops(w, rr);
-	no_mfu_reason(w, have_peak, rr);
+	no_mfu_reason(w, opmfu_rank_any_peak(&w->pc.prec), rr);
+}
+
+/* The stages after the first (trace/analysis.h says what each holds and
+ * why in that order): the registry's analyses of the stage, timed as
+ * "module MFU". */
+void opmfu_rank_analyse_stage(struct rank_work *w, struct opmfu_rank_report *rr, int stage)
+{
+	struct opmfu_err e = OPMFU_ERR_INIT;
+	enum opmfu_status st;
+	double t0;
+
+	if (w->ran != stage - 1)
+		return;
+	t0 = opmfu_now_s();
+	st = opmfu_analyses_run(stage, &w->ctx, &e);
+	rr->seconds[OPMFU_STAGE_MODULE] += opmfu_now_s() - t0;
+	opmfu_rank_trim(w);
+	if (st) {
+		set_reason(rr, OPMFU_RANK_FAILED, e.msg);
+		return;
+	}
+	w->ran = stage;
+	if (stage == OPMFU_STAGE_LAST)
+		report_rank(w, rr);
 }
 
 void opmfu_rank_work_release(struct rank_work *w)
@@ -382,5 +361,5 @@ void opmfu_rank_work_release(struct rank_work *w)
 	opmfu_op_mfu_release(&w->op);
 	opmfu_flops_release(&w->flops);
 	opmfu_trace_release(&w->trace);
-	w->have_ops = w->have_tree = w->have_op_units = w->have_units = w->analysed = 0;
+	w->ran = 0;
 }

@@ -141,10 +141,10 @@ int opmfu_mm_kernel_lists(struct opmfu_mm *w)
 			w->row_klist[i] = memo[slot].id;
 		} else {
 			sbuf_reset(&w->sb);
-			for (k = mt->node_off[n]; k < mt->node_off[n + 1]; k++) {
+			for (k = 0; k < mt->node_off[n + 1] - mt->node_off[n]; k++) {
 				size_t len;
-				const char *s = opmfu_module_str(t, t->links[mt->k_link[mt->kord[k]]].k_name, &len);
-				if (k > mt->node_off[n])
+				const char *s = opmfu_module_str(t, node_kname(w, n, k), &len);
+				if (k)
 					sbuf_add(&w->sb, ", ", 2);
 				sbuf_add(&w->sb, s, len);
 			}

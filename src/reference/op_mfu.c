@@ -27,15 +27,6 @@ static void free_prepared(struct opmfu_op_mfu *res)
 	res->key = NULL;
 }
 
-void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
-{
-	opmfu_free(res->r);
-	opmfu_free(res->m);
-	opmfu_free(res->first);
-	free_prepared(res);
-	opmfu_op_mfu_init(res);
-}
-
 void opmfu_op_mfu_drop_entries(struct opmfu_op_mfu *res)
 {
 	opmfu_free(res->r);
@@ -46,6 +37,12 @@ void opmfu_op_mfu_drop_entries(struct opmfu_op_mfu *res)
 	res->m = NULL;
 	res->first = NULL;
 	res->n_r = res->n_m = res->cap_m = res->n_first = 0;
+}
+
+void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
+{
+	opmfu_op_mfu_drop_entries(res);
+	opmfu_op_mfu_init(res);
 }
 
 static int same_key(const struct opmfu_link *a, const struct opmfu_link *b)

@@ -212,6 +212,7 @@ struct kin_parse {
 
 	/* (pid, tid) of cpu_ops and launches -> dense thread index */
 	struct kin_thread { int64_t pid, tid; } *threads;
+	uint32_t last_thread; /* the index thread_of gave last */
 	size_t n_threads, cap_threads;
 	struct opmfu_idtab thread_tab;
 	/* dtype list sid -> index into t->dtypes + 1 (0: not yet seen) */

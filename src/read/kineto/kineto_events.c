@@ -626,6 +626,11 @@ static int thread_of(struct kin_parse *p, uint32_t *out)
 	*out = KIN_NONE;
 	if (!p->ev.pid_ok || !p->ev.tid_ok)
 		return 0;
+	/* events come in runs of a thread (an nsys table's rows too) */
+	if (p->n_threads && p->threads[p->last_thread].pid == p->ev.pid && p->threads[p->last_thread].tid == p->ev.tid) {
+		*out = p->last_thread;
+		return 0;
+	}
 	if (p->n_threads >= KIN_NONE - 1 || OPMFU_GROW(p->threads, p->cap_threads, p->n_threads + 1))
 		return -1;
 	id = opmfu_idtab_get(&p->thread_tab, opmfu_mix64((uint64_t)p->ev.pid * 0x9E3779B97F4A7C15ULL ^
@@ -638,7 +643,7 @@ static int thread_of(struct kin_parse *p, uint32_t *out)
 		p->threads[id].tid = p->ev.tid;
 		p->n_threads++;
 	}
-	*out = id;
+	*out = p->last_thread = id;
 	return 0;
 }
 

@@ -326,9 +326,7 @@ static enum opmfu_status read_runtime(struct nsys_read *r)
 	unsigned have;
 	sqlite3_stmt *s = NULL;
 	enum opmfu_status st;
-	int64_t last_g = 0;
-	uint32_t last_th = KIN_NONE;
-	int rc, have_last = 0;
+	int rc;
 
 	if (!has_table(r, T_RUNTIME))
 		return OPMFU_OK;
@@ -345,15 +343,8 @@ static enum opmfu_status read_runtime(struct nsys_read *r)
 			r->p.n_bad++;
 			continue;
 		}
-		/* calls come in runs of a thread: its index is looked up once a run */
-		if (!have_last || g != last_g) {
-			if (opmfu_kin_thread(&r->p, PID_OF(g), TID_OF(g), &last_th))
-				break;
-			last_g = g;
-			have_last = 1;
-		}
-		l.thread = last_th;
-		if (OPMFU_GROW(r->p.launches, r->p.cap_launches, r->p.n_launches + 1))
+		if (opmfu_kin_thread(&r->p, PID_OF(g), TID_OF(g), &l.thread) ||
+		    OPMFU_GROW(r->p.launches, r->p.cap_launches, r->p.n_launches + 1))
 			break;
 		r->p.launches[r->p.n_launches++] = l;
 		r->n_runtime++;
