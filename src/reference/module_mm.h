@@ -52,7 +52,7 @@ struct opmfu_mm {
 static inline double opmfu_mm_kernel_mfu(const struct opmfu_mm *w, uint32_t k)
 {
 	uint32_t e = w->mt->k_ent[k];
-	return e == OPMFU_NO_ENTRY ? -1.0 : w->op->m[e].mfu;
+	return e == OPMFU_NO_ENTRY ? -1.0 : opmfu_op_mfu_mfu(w->op, &w->op->m[e]);
 }
 
 /* The steps, in this order; each returns 0 or -1 (out of memory). */

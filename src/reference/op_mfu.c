@@ -39,6 +39,11 @@ void opmfu_op_mfu_drop_entries(struct opmfu_op_mfu *res)
 	res->n_r = res->n_m = res->cap_m = res->n_first = 0;
 }
 
+size_t opmfu_op_mfu_entry_bytes(const struct opmfu_op_mfu *res)
+{
+	return res->n_r * sizeof(*res->r) + res->cap_m * sizeof(*res->m) + res->n_first * sizeof(*res->first);
+}
+
 void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
 {
 	opmfu_op_mfu_drop_entries(res);
@@ -239,10 +244,7 @@ static int charge_fact(const struct opmfu_trace *t, const struct opmfu_flops *fl
 		if (res->n_m >= UINT32_MAX - 1 || OPMFU_GROW(res->m, res->cap_m, res->n_m + 1))
 			return -1;
 		e = &res->m[res->n_m++];
-		/* this operation order is the reference's; keep it for equal results */
-		e->tput = (double)f->flops / ((double)dur * 1e-9);
-		e->mfu = e->tput / peak;
-		e->peak = peak;
+		e->prec = (uint32_t)cls;
 		e->link = win[k];
 		e->fact = (uint32_t)fi;
 		e->next = OPMFU_NO_ENTRY;
@@ -261,6 +263,9 @@ enum opmfu_status opmfu_op_mfu_run(const struct opmfu_trace *t, const struct opm
 	if ((st = opmfu_op_mfu_prepare(t, res, err)))
 		return st;
 	res->fl = fl;
+	res->t = t;
+	for (i = 0; i < OPMFU_PREC__COUNT; i++)
+		res->peak[i] = opmfu_rank_peak(peaks, (int)i);
 	for (i = 0; i < fl->n_facts; i++)
 		if (fl->facts[i].src == (t->shape_only ? OPMFU_FLOPS_SHAPE : OPMFU_FLOPS_RECORD) &&
 		    charge_fact(t, fl, peaks, res, i))
@@ -272,7 +277,7 @@ enum opmfu_status opmfu_op_mfu_run(const struct opmfu_trace *t, const struct opm
 		for (; e != OPMFU_NO_ENTRY; e = res->m[e].next) {
 			res->stats.rows++;
 			/* rounded as the table writes it: what a user sees above 100 % */
-			res->stats.rows_above_one += opmfu_round(res->m[e].mfu, 4) > 1;
+			res->stats.rows_above_one += opmfu_round(opmfu_op_mfu_mfu(res, &res->m[e]), 4) > 1;
 		}
 	}
 	goto out;

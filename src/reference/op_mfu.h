@@ -16,14 +16,14 @@
 
 #define OPMFU_NO_ENTRY UINT32_MAX
 
-/* One element of M: a kernel charged with one fact's FLOPs. 40 bytes. */
+/* One element of M: a kernel charged with one fact's FLOPs. 16 bytes: its
+ * throughput and MFU are worked out when read (opmfu_op_mfu_tput, _mfu),
+ * from the fact's FLOPs and the link's duration, as they were charged. */
 struct opmfu_mfu_entry {
-	double mfu;      /* unrounded ratio */
-	double tput;     /* achieved FLOPS: flops / (duration_ns * 1e-9) */
-	double peak;     /* FLOPS used */
 	uint32_t link;   /* the covered link (index into trace links) */
 	uint32_t fact;   /* index into the FLOPs stage's facts (opmfu_op_mfu_fact) */
 	uint32_t next;   /* next entry with the same kernel key, or OPMFU_NO_ENTRY */
+	uint32_t prec;   /* the class (enum opmfu_prec) whose peak it is charged at */
 };
 
 /* Counts of one run, for the summary. */
@@ -47,6 +47,8 @@ struct opmfu_op_mfu {
 	uint32_t *first; /* by link index (all sources): first entry of the link's kernel key */
 	size_t n_first;
 	const struct opmfu_flops *fl; /* the facts m points into (the run's; borrowed) */
+	const struct opmfu_trace *t;  /* the links m points into (borrowed) */
+	double peak[OPMFU_PREC__COUNT]; /* the rank's FLOPS by class, as charged */
 	struct opmfu_op_mfu_stats stats;
 	/* from opmfu_op_mfu_prepare until the run is done: the kernel-key
 	 * number of every link (non-NULL only once prepared) */
@@ -59,6 +61,8 @@ void opmfu_op_mfu_release(struct opmfu_op_mfu *res);
 /* Frees R, the entries and the links' first entries, keeping the stats: for
  * a rank whose readers of them are done (trace/analysis.h, stage OPS). */
 void opmfu_op_mfu_drop_entries(struct opmfu_op_mfu *res);
+/* What opmfu_op_mfu_drop_entries would free, in bytes. */
+size_t opmfu_op_mfu_entry_bytes(const struct opmfu_op_mfu *res);
 
 /*
  * The part of the run that needs only the links (R, kernel keys), so that
@@ -97,6 +101,26 @@ static inline const struct opmfu_flops_fact *opmfu_op_mfu_fact(const struct opmf
 							       const struct opmfu_mfu_entry *m)
 {
 	return &res->fl->facts[m->fact];
+}
+
+/* The peak FLOPS entry m is charged at. */
+static inline double opmfu_op_mfu_peak(const struct opmfu_op_mfu *res, const struct opmfu_mfu_entry *m)
+{
+	return res->peak[m->prec];
+}
+
+/* Its achieved FLOPS: FLOPs / (duration x 1e-9), in this order (the reference's). */
+static inline double opmfu_op_mfu_tput(const struct opmfu_op_mfu *res, const struct opmfu_mfu_entry *m)
+{
+	const struct opmfu_link *l = &res->t->links[m->link];
+	int64_t dur = l->k_end - l->k_start;
+	return (double)opmfu_op_mfu_fact(res, m)->flops / ((double)dur * 1e-9);
+}
+
+/* Its MFU, the unrounded ratio of the two. */
+static inline double opmfu_op_mfu_mfu(const struct opmfu_op_mfu *res, const struct opmfu_mfu_entry *m)
+{
+	return opmfu_op_mfu_tput(res, m) / opmfu_op_mfu_peak(res, m);
 }
 
 #endif

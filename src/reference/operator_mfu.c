@@ -85,9 +85,9 @@ static void op_row(const void *src, size_t i, struct opmfu_cell *c)
 	c[3] = opmfu_cell_int(r->k_start);
 	c[4] = opmfu_cell_int(r->k_end);
 	c[5] = opmfu_cell_int(r->k_end - r->k_start);
-	c[6] = opmfu_cell_real(opmfu_round(m->mfu, 4));
-	c[7] = opmfu_cell_real(opmfu_round(m->tput / 1e12, 2));
-	c[8] = opmfu_cell_real(opmfu_round(m->peak / 1e12, 2));
+	c[6] = opmfu_cell_real(opmfu_round(opmfu_op_mfu_mfu(om->op, m), 4));
+	c[7] = opmfu_cell_real(opmfu_round(opmfu_op_mfu_tput(om->op, m) / 1e12, 2));
+	c[8] = opmfu_cell_real(opmfu_round(opmfu_op_mfu_peak(om->op, m) / 1e12, 2));
 	c[9] = opmfu_cell_int(f->flops);
 	c[10] = opmfu_cell_text(opmfu_strtab_str(&t->strs, f->name) + f->name_off,
 				opmfu_strtab_len(&t->strs, f->name) - f->name_off);

@@ -98,7 +98,7 @@ static lxw_row_t section(struct diff_ctx *x, unsigned px, const char *title, con
 	x->breaks[x->n_breaks++] = x->row;
 	*chart_row = x->row + 1;
 	opmfu_xbook_cstr(&bk->b, ws, t, 0, title, bk->title);
-	opmfu_xbook_note(&bk->b, worksheet_set_row(ws, t + 1, OPMFU_SX_HEAD_HEIGHT, NULL), t + 1, 0);
+	opmfu_xbook_note(&bk->b, LXW(worksheet_set_row)(ws, t + 1, OPMFU_SX_HEAD_HEIGHT, NULL), t + 1, 0);
 	for (c = 0; c < 4; c++)
 		opmfu_xbook_cstr(&bk->b, ws, t + 1, c, head[c], bk->head);
 	x->row = t + 2;
@@ -115,7 +115,7 @@ static void place_chart(struct diff_ctx *x, lxw_chart *ch, lxw_row_t r, unsigned
 	memset(&o, 0, sizeof(o));
 	o.x_scale = 2;
 	o.y_scale = px / 288.0;
-	opmfu_xbook_note(&x->bk->b, worksheet_insert_chart_opt(x->sh->ws, r, 0, ch, &o), r, 0);
+	opmfu_xbook_note(&x->bk->b, LXW(worksheet_insert_chart_opt)(x->sh->ws, r, 0, ch, &o), r, 0);
 }
 
 /* Whether row i is a part of the stacked step time: a step_share row but
@@ -148,9 +148,9 @@ static void step_shares(struct diff_ctx *x)
 	if (!count_shares(sh))
 		return;
 	if ((ch = opmfu_sx_chart(bk, LXW_CHART_BAR_STACKED_PERCENT, "Where the step time went, BASE and NEW"))) {
-		chart_axis_set_reverse(ch->y_axis);
-		chart_axis_set_crossing_max(ch->y_axis);
-		chart_set_series_gap(ch, 40);
+		LXW(chart_axis_set_reverse)(ch->y_axis);
+		LXW(chart_axis_set_crossing_max)(ch->y_axis);
+		LXW(chart_set_series_gap)(ch, 40);
 	}
 	hr = section(x, 240, "Where the step time went, BASE and NEW (the chart's data)", head, &at);
 	for (i = 0; i < sh->n_rows; i++) {
@@ -232,7 +232,7 @@ static lxw_chart *changes_chart(struct opmfu_sx_book *bk, const char *sheet, lxw
 				(struct opmfu_sx_range){ hr + 1, hr + (lxw_row_t)top, k, k }, hr, k,
 				k == 2 ? 0xC0504D : 0x2E7D32);
 	opmfu_sx_hbars(ch, top, &o);
-	chart_axis_set_label_position(ch->y_axis, LXW_CHART_AXIS_LABEL_POSITION_LOW);
+	LXW(chart_axis_set_label_position)(ch->y_axis, LXW_CHART_AXIS_LABEL_POSITION_LOW);
 	return ch;
 }
 
@@ -290,5 +290,5 @@ void opmfu_sx_put_diff(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 	step_shares(&x);
 	largest_changes(&x);
 	if (x.n_breaks)
-		opmfu_xbook_note(&bk->b, worksheet_set_h_pagebreaks(sh->ws, x.breaks), 0, 0);
+		opmfu_xbook_note(&bk->b, LXW(worksheet_set_h_pagebreaks)(sh->ws, x.breaks), 0, 0);
 }

@@ -296,7 +296,7 @@ static void set_widths(struct opmfu_sx_book *bk, const struct opmfu_sx_sheet *sh
 			w = need > w ? need : w;
 		}
 		w = w > cap ? cap : w;
-		opmfu_xbook_note(&bk->b, worksheet_set_column(sh->ws, (lxw_col_t)c, (lxw_col_t)c, w, NULL), 0,
+		opmfu_xbook_note(&bk->b, LXW(worksheet_set_column)(sh->ws, (lxw_col_t)c, (lxw_col_t)c, w, NULL), 0,
 				 (lxw_col_t)c);
 	}
 }
@@ -367,9 +367,9 @@ void opmfu_sx_put_sheet(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 	for (c = 0; c < sh->n_cols; c++)
 		sh->src[c] = opmfu_table_col(sh->rows->def, sh->cols[c].src);
 	set_widths(bk, sh);
-	opmfu_xbook_note(&bk->b, worksheet_set_row(sh->ws, 0, OPMFU_SX_HEAD_HEIGHT, NULL), 0, 0);
-	worksheet_freeze_panes(sh->ws, 1, 0);
-	opmfu_xbook_note(&bk->b, worksheet_autofilter(sh->ws, 0, 0, (lxw_row_t)sh->n_rows, (lxw_col_t)(sh->n_cols - 1)),
+	opmfu_xbook_note(&bk->b, LXW(worksheet_set_row)(sh->ws, 0, OPMFU_SX_HEAD_HEIGHT, NULL), 0, 0);
+	LXW(worksheet_freeze_panes)(sh->ws, 1, 0);
+	opmfu_xbook_note(&bk->b, LXW(worksheet_autofilter)(sh->ws, 0, 0, (lxw_row_t)sh->n_rows, (lxw_col_t)(sh->n_cols - 1)),
 			 0, 0);
 	opmfu_xbook_print_setup(&bk->b, sh->ws, 1);
 	for (c = 0; c < sh->n_cols; c++)
@@ -387,20 +387,20 @@ void opmfu_sx_put_sheet(struct opmfu_sx_book *bk, struct opmfu_sx_sheet *sh)
 /* (libxlsxwriter copies the title) */
 lxw_chart *opmfu_sx_chart(struct opmfu_sx_book *bk, uint8_t type, const char *title)
 {
-	lxw_chart *ch = workbook_add_chart(bk->b.wb, type);
+	lxw_chart *ch = LXW(workbook_add_chart)(bk->b.wb, type);
 	if (!ch) {
 		bk->b.oom = 1;
 		return NULL;
 	}
-	chart_title_set_name(ch, title);
-	chart_legend_set_position(ch, LXW_CHART_LEGEND_BOTTOM);
+	LXW(chart_title_set_name)(ch, title);
+	LXW(chart_legend_set_position)(ch, LXW_CHART_LEGEND_BOTTOM);
 	return ch;
 }
 
 void opmfu_sx_series(struct opmfu_sx_book *bk, lxw_chart *ch, const char *sheet, struct opmfu_sx_range cat,
 		     struct opmfu_sx_range val, lxw_row_t nr, lxw_col_t nc, lxw_color_t color)
 {
-	lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
+	lxw_chart_series *s = LXW(chart_add_series)(ch, NULL, NULL);
 	lxw_chart_fill fill;
 
 	if (!s) {
@@ -409,10 +409,10 @@ void opmfu_sx_series(struct opmfu_sx_book *bk, lxw_chart *ch, const char *sheet,
 	}
 	memset(&fill, 0, sizeof(fill));
 	fill.color = color;
-	chart_series_set_categories(s, sheet, cat.r0, cat.c0, cat.r1, cat.c1);
-	chart_series_set_values(s, sheet, val.r0, val.c0, val.r1, val.c1);
-	chart_series_set_name_range(s, sheet, nr, nc);
-	chart_series_set_fill(s, &fill);
+	LXW(chart_series_set_categories)(s, sheet, cat.r0, cat.c0, cat.r1, cat.c1);
+	LXW(chart_series_set_values)(s, sheet, val.r0, val.c0, val.r1, val.c1);
+	LXW(chart_series_set_name_range)(s, sheet, nr, nc);
+	LXW(chart_series_set_fill)(s, &fill);
 }
 
 /* A series of rows 1..n of column val of sh, by the categories in column
@@ -437,10 +437,10 @@ static void per_rank_layout(lxw_chart *ch, size_t n, lxw_chart_options *o)
 	memset(o, 0, sizeof(*o));
 	o->x_scale = (w < 960 ? 960 : w > 1920 ? 1920 : w) / 480;
 	o->y_scale = 400.0 / 288;
-	chart_set_series_gap(ch, n <= 64 ? 40 : 0);
+	LXW(chart_set_series_gap)(ch, n <= 64 ? 40 : 0);
 	if (n > 40)
-		chart_axis_set_interval_unit(ch->x_axis, (uint16_t)((n + 39) / 40));
-	chart_axis_set_name(ch->x_axis, "Rank");
+		LXW(chart_axis_set_interval_unit)(ch->x_axis, (uint16_t)((n + 39) / 40));
+	LXW(chart_axis_set_name)(ch->x_axis, "Rank");
 }
 
 /* Where each rank's median step went: a 100 % stacked column per rank. */
@@ -480,22 +480,22 @@ static lxw_chart *mfu_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_shee
 	for (k = 0; k < 3; k++)
 		add_series(bk, ch, ranks, RK_RANK, RK_MEDIAN + k, ranks->n_rows, colors[k]);
 	/* a trace MFU can be a fraction of a percent (a short inference trace) */
-	chart_axis_set_num_format(ch->y_axis, "0.0##%");
-	chart_axis_set_min(ch->y_axis, 0); /* from 0, or small differences look large */
+	LXW(chart_axis_set_num_format)(ch->y_axis, "0.0##%");
+	LXW(chart_axis_set_min)(ch->y_axis, 0); /* from 0, or small differences look large */
 	per_rank_layout(ch, ranks->n_rows, o);
 	return ch;
 }
 
 void opmfu_sx_hbars(lxw_chart *ch, size_t n, lxw_chart_options *o)
 {
-	chart_set_series_gap(ch, 40);
+	LXW(chart_set_series_gap)(ch, 40);
 	/* in a bar chart x_axis is the vertical axis, the categories': reversed,
 	 * the first row is on top */
-	chart_axis_set_reverse(ch->y_axis);
+	LXW(chart_axis_set_reverse)(ch->y_axis);
 	/* and the value axis stays at the bottom */
-	chart_axis_set_crossing_max(ch->y_axis);
+	LXW(chart_axis_set_crossing_max)(ch->y_axis);
 	/* ms, often below 1 on short traces: up to three decimals, as needed */
-	chart_axis_set_num_format(ch->x_axis, "#,##0.0##");
+	LXW(chart_axis_set_num_format)(ch->x_axis, "#,##0.0##");
 	memset(o, 0, sizeof(*o));
 	o->x_scale = 2;
 	o->y_scale = (double)(140 + 24 * n) / 288;
@@ -516,7 +516,7 @@ static lxw_chart *hot_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_shee
 	if (!(ch = opmfu_sx_chart(bk, LXW_CHART_BAR, title)))
 		return NULL;
 	add_series(bk, ch, sh, label, HOT_RECOVERABLE, n, 0xC0504D);
-	chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
+	LXW(chart_legend_set_position)(ch, LXW_CHART_LEGEND_NONE);
 	opmfu_sx_hbars(ch, n, o);
 	return ch;
 }
@@ -586,7 +586,7 @@ static lxw_row_t put_roof(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw_row_t
 	static const char *const corner[3] = { "Memory roof from", "Ridge point", "Compute roof to" };
 	size_t k;
 
-	opmfu_xbook_note(&bk->b, worksheet_set_row(ws, at, OPMFU_SX_HEAD_HEIGHT, NULL), at, 0);
+	opmfu_xbook_note(&bk->b, LXW(worksheet_set_row)(ws, at, OPMFU_SX_HEAD_HEIGHT, NULL), at, 0);
 	for (k = 0; k < 3; k++)
 		opmfu_xbook_cstr(&bk->b, ws, at, (lxw_col_t)k, head[k], bk->head);
 	for (k = 0; k < 3; k++) {
@@ -614,26 +614,26 @@ static lxw_chart *roof_chart(struct opmfu_sx_book *bk, const struct opmfu_sx_she
 		 r->points, r->n, sh->n_rows);
 	if (!(ch = opmfu_sx_chart(bk, LXW_CHART_SCATTER, title)))
 		return NULL;
-	if (!(pts = chart_add_series(ch, NULL, NULL)) || !(roof = chart_add_series(ch, NULL, NULL))) {
+	if (!(pts = LXW(chart_add_series)(ch, NULL, NULL)) || !(roof = LXW(chart_add_series)(ch, NULL, NULL))) {
 		bk->b.oom = 1;
 		return ch;
 	}
-	chart_series_set_categories(pts, sh->name, 1, SH_INTENSITY, (lxw_row_t)r->n, SH_INTENSITY);
-	chart_series_set_values(pts, sh->name, 1, SH_TFLOPS, (lxw_row_t)r->n, SH_TFLOPS);
-	chart_series_set_name_range(pts, sh->name, 0, SH_TFLOPS);
-	chart_series_set_marker_type(pts, LXW_CHART_MARKER_CIRCLE);
-	chart_series_set_categories(roof, "Overview", roof_at + 1, 1, roof_at + 3, 1);
-	chart_series_set_values(roof, "Overview", roof_at + 1, 2, roof_at + 3, 2);
-	chart_series_set_name_range(roof, "Overview", roof_at, 0);
-	chart_series_set_marker_type(roof, LXW_CHART_MARKER_NONE);
+	LXW(chart_series_set_categories)(pts, sh->name, 1, SH_INTENSITY, (lxw_row_t)r->n, SH_INTENSITY);
+	LXW(chart_series_set_values)(pts, sh->name, 1, SH_TFLOPS, (lxw_row_t)r->n, SH_TFLOPS);
+	LXW(chart_series_set_name_range)(pts, sh->name, 0, SH_TFLOPS);
+	LXW(chart_series_set_marker_type)(pts, LXW_CHART_MARKER_CIRCLE);
+	LXW(chart_series_set_categories)(roof, "Overview", roof_at + 1, 1, roof_at + 3, 1);
+	LXW(chart_series_set_values)(roof, "Overview", roof_at + 1, 2, roof_at + 3, 2);
+	LXW(chart_series_set_name_range)(roof, "Overview", roof_at, 0);
+	LXW(chart_series_set_marker_type)(roof, LXW_CHART_MARKER_NONE);
 	memset(&line, 0, sizeof(line));
 	line.color = 0x404040;
 	line.width = 2;
-	chart_series_set_line(roof, &line);
-	chart_axis_set_log_base(ch->x_axis, 10);
-	chart_axis_set_log_base(ch->y_axis, 10);
-	chart_axis_set_name(ch->x_axis, "FLOPs per byte");
-	chart_axis_set_name(ch->y_axis, "Achieved TFLOPS");
+	LXW(chart_series_set_line)(roof, &line);
+	LXW(chart_axis_set_log_base)(ch->x_axis, 10);
+	LXW(chart_axis_set_log_base)(ch->y_axis, 10);
+	LXW(chart_axis_set_name)(ch->x_axis, "FLOPs per byte");
+	LXW(chart_axis_set_name)(ch->y_axis, "Achieved TFLOPS");
 	memset(o, 0, sizeof(*o));
 	o->x_scale = 2;
 	o->y_scale = 480.0 / 288;
@@ -742,8 +742,8 @@ static lxw_row_t put_stragglers(struct opmfu_sx_book *bk, lxw_worksheet *ws, lxw
 		culprit = opmfu_sum_text(bk->s, OPMFU_SUM_STRAGGLERS, i, "culprit_of", &len) != NULL;
 	/* the culprit's column only when a row names one: a sentence, wide */
 	if (culprit)
-		opmfu_xbook_note(&bk->b, worksheet_set_column(ws, 5, 5, TEXT_WIDTH_MAX, NULL), r, 5);
-	opmfu_xbook_note(&bk->b, worksheet_set_row(ws, r, OPMFU_SX_HEAD_HEIGHT, NULL), r, 0);
+		opmfu_xbook_note(&bk->b, LXW(worksheet_set_column)(ws, 5, 5, TEXT_WIDTH_MAX, NULL), r, 5);
+	opmfu_xbook_note(&bk->b, LXW(worksheet_set_row)(ws, r, OPMFU_SX_HEAD_HEIGHT, NULL), r, 0);
 	for (k = 0; k < 5 + (size_t)culprit; k++)
 		opmfu_xbook_cstr(&bk->b, ws, r, (lxw_col_t)k, head[k], bk->head);
 	for (i = 0; i < n; i++) {
@@ -781,8 +781,8 @@ static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const stru
 	int has_roof = plan_roof(bk, hot[HOT_SHAPES], &roof);
 
 	bk->b.sheet = "Overview";
-	opmfu_xbook_note(&bk->b, worksheet_set_column(ws, 0, 0, 28, NULL), 0, 0);
-	opmfu_xbook_note(&bk->b, worksheet_set_column(ws, 1, 4, 14, NULL), 0, 1);
+	opmfu_xbook_note(&bk->b, LXW(worksheet_set_column)(ws, 0, 0, 28, NULL), 0, 0);
+	opmfu_xbook_note(&bk->b, LXW(worksheet_set_column)(ws, 1, 4, 14, NULL), 0, 1);
 	opmfu_xbook_print_setup(&bk->b, ws, 0);
 	opmfu_xbook_cstr(&bk->b, ws, 0, 0, "opmfu summary", bk->title);
 	row = put_run(bk, ws, 2);
@@ -803,12 +803,12 @@ static void put_overview(struct opmfu_sx_book *bk, lxw_worksheet *ws, const stru
 	for (k = 0; k < n && ch[k]; k++) {
 		if (k) /* the page starts at the empty row above the chart */
 			breaks[k - 1] = row - 1;
-		opmfu_xbook_note(&bk->b, worksheet_insert_chart_opt(ws, row, 0, ch[k], &o[k]), row, 0);
+		opmfu_xbook_note(&bk->b, LXW(worksheet_insert_chart_opt)(ws, row, 0, ch[k], &o[k]), row, 0);
 		/* rows of 20 pixels, and one between charts */
 		row += (lxw_row_t)(288 * o[k].y_scale / 20) + 2;
 	}
 	if (breaks[0])
-		opmfu_xbook_note(&bk->b, worksheet_set_h_pagebreaks(ws, breaks), 0, 0);
+		opmfu_xbook_note(&bk->b, LXW(worksheet_set_h_pagebreaks)(ws, breaks), 0, 0);
 }
 
 /* ---- the workbook ---- */
@@ -818,27 +818,27 @@ static int add_formats(struct opmfu_sx_book *bk)
 	size_t f;
 	if (!(bk->head = opmfu_xbook_format(&bk->b)) || !(bk->title = opmfu_xbook_format(&bk->b)))
 		return -1;
-	format_set_bold(bk->head);
-	format_set_pattern(bk->head, LXW_PATTERN_SOLID);
-	format_set_bg_color(bk->head, 0xAFEEEE);
-	format_set_border(bk->head, LXW_BORDER_THIN);
-	format_set_text_wrap(bk->head);
-	format_set_align(bk->head, LXW_ALIGN_VERTICAL_CENTER);
-	format_set_bold(bk->title);
-	format_set_font_size(bk->title, 14);
+	LXW(format_set_bold)(bk->head);
+	LXW(format_set_pattern)(bk->head, LXW_PATTERN_SOLID);
+	LXW(format_set_bg_color)(bk->head, 0xAFEEEE);
+	LXW(format_set_border)(bk->head, LXW_BORDER_THIN);
+	LXW(format_set_text_wrap)(bk->head);
+	LXW(format_set_align)(bk->head, LXW_ALIGN_VERTICAL_CENTER);
+	LXW(format_set_bold)(bk->title);
+	LXW(format_set_font_size)(bk->title, 14);
 	/* numbered in this order (head 1, title 2, then by enum opmfu_sx_fmt), whichever
 	 * is used first and whether rows are streamed or not: libxlsxwriter
 	 * numbers a format, by its properties, when it first needs the number */
-	lxw_format_get_xf_index(bk->head);
-	lxw_format_get_xf_index(bk->title);
+	LXW(lxw_format_get_xf_index)(bk->head);
+	LXW(lxw_format_get_xf_index)(bk->title);
 	for (f = 0; f < N_FMT; f++) {
 		if (!(bk->fmt[f] = opmfu_xbook_format(&bk->b)))
 			return -1;
-		format_set_border(bk->fmt[f], LXW_BORDER_THIN);
-		format_set_border_color(bk->fmt[f], 0xBFBFBF);
+		LXW(format_set_border)(bk->fmt[f], LXW_BORDER_THIN);
+		LXW(format_set_border_color)(bk->fmt[f], 0xBFBFBF);
 		if (num_formats[f])
-			format_set_num_format(bk->fmt[f], num_formats[f]);
-		lxw_format_get_xf_index(bk->fmt[f]);
+			LXW(format_set_num_format)(bk->fmt[f], num_formats[f]);
+		LXW(lxw_format_get_xf_index)(bk->fmt[f]);
 	}
 	return 0;
 }
@@ -905,12 +905,12 @@ static enum opmfu_status put_book(struct opmfu_sx_book *bk, struct opmfu_sx_shee
 	if (add_formats(bk) != 0)
 		return opmfu_xbook_nomem(bk->b.path, err);
 	for (k = 0; k < n && is_diff(&sh[k]); k++)
-		if (!(sh[k].ws = workbook_add_worksheet(bk->b.wb, sh[k].name)))
+		if (!(sh[k].ws = LXW(workbook_add_worksheet)(bk->b.wb, sh[k].name)))
 			return opmfu_xbook_nomem(bk->b.path, err);
-	if (opmfu_summary_has_run(bk->s) && !(ov = workbook_add_worksheet(bk->b.wb, "Overview")))
+	if (opmfu_summary_has_run(bk->s) && !(ov = LXW(workbook_add_worksheet)(bk->b.wb, "Overview")))
 		return opmfu_xbook_nomem(bk->b.path, err);
 	for (; k < n; k++)
-		if (!(sh[k].ws = workbook_add_worksheet(bk->b.wb, sh[k].name)))
+		if (!(sh[k].ws = LXW(workbook_add_worksheet)(bk->b.wb, sh[k].name)))
 			return opmfu_xbook_nomem(bk->b.path, err);
 	for (k = 0; k < n; k++) {
 		if (is_diff(&sh[k]))

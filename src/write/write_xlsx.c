@@ -53,29 +53,29 @@ static enum opmfu_status xw_open(struct xw *x, const char *path, int constant_me
 	memset(x, 0, sizeof(*x));
 	if ((st = opmfu_xbook_open(&x->b, path, constant_memory, err)))
 		return st;
-	if (!(x->ws = workbook_add_worksheet(x->b.wb, "Sheet1")) || !(x->cell = opmfu_xbook_format(&x->b)) ||
+	if (!(x->ws = LXW(workbook_add_worksheet)(x->b.wb, "Sheet1")) || !(x->cell = opmfu_xbook_format(&x->b)) ||
 	    !(x->head = opmfu_xbook_format(&x->b)) || !(x->pct = opmfu_xbook_format(&x->b)) ||
 	    !(x->suspect = opmfu_xbook_format(&x->b))) {
 		opmfu_xbook_free(&x->b);
 		return nomem(path, err);
 	}
-	format_set_font_name(x->cell, "Times New Roman");
-	format_set_border(x->cell, LXW_BORDER_THIN);
-	format_set_align(x->cell, LXW_ALIGN_VERTICAL_CENTER);
-	format_set_font_name(x->head, "Times New Roman");
-	format_set_border(x->head, LXW_BORDER_THIN);
-	format_set_align(x->head, LXW_ALIGN_VERTICAL_CENTER);
-	format_set_bold(x->head);
-	format_set_pattern(x->head, LXW_PATTERN_SOLID);
-	format_set_bg_color(x->head, 0xAFEEEE);
-	format_set_font_name(x->pct, "Times New Roman");
-	format_set_border(x->pct, LXW_BORDER_THIN);
-	format_set_align(x->pct, LXW_ALIGN_VERTICAL_CENTER);
-	format_set_num_format(x->pct, "0.00%");
+	LXW(format_set_font_name)(x->cell, "Times New Roman");
+	LXW(format_set_border)(x->cell, LXW_BORDER_THIN);
+	LXW(format_set_align)(x->cell, LXW_ALIGN_VERTICAL_CENTER);
+	LXW(format_set_font_name)(x->head, "Times New Roman");
+	LXW(format_set_border)(x->head, LXW_BORDER_THIN);
+	LXW(format_set_align)(x->head, LXW_ALIGN_VERTICAL_CENTER);
+	LXW(format_set_bold)(x->head);
+	LXW(format_set_pattern)(x->head, LXW_PATTERN_SOLID);
+	LXW(format_set_bg_color)(x->head, 0xAFEEEE);
+	LXW(format_set_font_name)(x->pct, "Times New Roman");
+	LXW(format_set_border)(x->pct, LXW_BORDER_THIN);
+	LXW(format_set_align)(x->pct, LXW_ALIGN_VERTICAL_CENTER);
+	LXW(format_set_num_format)(x->pct, "0.00%");
 	/* MFU above 100 %: FLOPs or peak are wrong, so not the colour of a perfect kernel */
-	format_set_bg_color(x->suspect, 0xB4A7D6);
-	format_set_font_color(x->suspect, 0x7F0000);
-	format_set_bold(x->suspect);
+	LXW(format_set_bg_color)(x->suspect, 0xB4A7D6);
+	LXW(format_set_font_color)(x->suspect, 0x7F0000);
+	LXW(format_set_bold)(x->suspect);
 	return OPMFU_OK;
 }
 
@@ -86,11 +86,11 @@ static void xw_sheet(struct xw *x, const struct opmfu_table_def *def, size_t nro
 	size_t c;
 	for (c = 0; c < def->n_cols; c++)
 		if (def->cols[c].width > 0)
-			note(x, worksheet_set_column(x->ws, (lxw_col_t)c, (lxw_col_t)c, def->cols[c].width, NULL), 0,
+			note(x, LXW(worksheet_set_column)(x->ws, (lxw_col_t)c, (lxw_col_t)c, def->cols[c].width, NULL), 0,
 			     (lxw_col_t)c);
-	note(x, worksheet_set_row(x->ws, 0, HEADER_HEIGHT, NULL), 0, 0);
-	worksheet_freeze_panes(x->ws, 1, 0);
-	note(x, worksheet_autofilter(x->ws, 0, 0, (lxw_row_t)nrows, (lxw_col_t)(def->n_cols - 1)), 0, 0);
+	note(x, LXW(worksheet_set_row)(x->ws, 0, HEADER_HEIGHT, NULL), 0, 0);
+	LXW(worksheet_freeze_panes)(x->ws, 1, 0);
+	note(x, LXW(worksheet_autofilter)(x->ws, 0, 0, (lxw_row_t)nrows, (lxw_col_t)(def->n_cols - 1)), 0, 0);
 	opmfu_xbook_print_setup(&x->b, x->ws, 1);
 	for (c = 0; c < def->n_cols; c++)
 		put_cstr(x, 0, (lxw_col_t)c, def->cols[c].title, x->head);
@@ -173,7 +173,7 @@ static void sheet_rules(struct xw *x, const struct opmfu_table_def *def, size_t 
 		cf.value = 1;
 		cf.format = x->suspect;
 		cf.stop_if_true = LXW_TRUE;
-		note(x, worksheet_conditional_format_range(x->ws, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)c, &cf), 1,
+		note(x, LXW(worksheet_conditional_format_range)(x->ws, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)c, &cf), 1,
 		     (lxw_col_t)c);
 		memset(&cf, 0, sizeof(cf));
 		cf.type = LXW_CONDITIONAL_3_COLOR_SCALE;
@@ -187,7 +187,7 @@ static void sheet_rules(struct xw *x, const struct opmfu_table_def *def, size_t 
 		cf.max_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER;
 		cf.max_value = 1;
 		cf.max_color = 0x63BE7B;
-		note(x, worksheet_conditional_format_range(x->ws, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)c, &cf), 1,
+		note(x, LXW(worksheet_conditional_format_range)(x->ws, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)c, &cf), 1,
 		     (lxw_col_t)c);
 	}
 	/* digits written as text on purpose (put_cell): one range per run of such columns */
@@ -201,11 +201,11 @@ static void sheet_rules(struct xw *x, const struct opmfu_table_def *def, size_t 
 			continue;
 		if (!len)
 			first = (lxw_col_t)c;
-		lxw_rowcol_to_range(range, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)(e - 1));
+		LXW(lxw_rowcol_to_range)(range, 1, (lxw_col_t)c, (lxw_row_t)n, (lxw_col_t)(e - 1));
 		len += (size_t)snprintf(ranges + len, sizeof(ranges) - len, "%s%s", len ? " " : "", range);
 	}
 	if (len)
-		note(x, worksheet_ignore_errors(x->ws, LXW_IGNORE_NUMBER_STORED_AS_TEXT, ranges), 1, first);
+		note(x, LXW(worksheet_ignore_errors)(x->ws, LXW_IGNORE_NUMBER_STORED_AS_TEXT, ranges), 1, first);
 }
 
 /* Equal for merging: a NULL text is an empty one. */
@@ -234,7 +234,7 @@ static void put_run(struct xw *x, size_t a, size_t b, lxw_col_t c, const struct 
 	if (col->type == OPMFU_COL_TEXT && !v->null)
 		s = opmfu_xbook_text(&x->b, v->v.t.s, v->v.t.n);
 	/* merge_range writes the text with worksheet_write_string: never a formula */
-	note(x, worksheet_merge_range(x->ws, first, c, last, c, s, format_of(x, col)), first, c);
+	note(x, LXW(worksheet_merge_range)(x->ws, first, c, last, c, s, format_of(x, col)), first, c);
 	if (col->type != OPMFU_COL_TEXT && !v->null)
 		put_cell(x, first, c, col, v); /* a number over the merged range's first cell */
 }

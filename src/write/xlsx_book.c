@@ -3,7 +3,9 @@
  */
 #include "write/xlsx_book.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -96,9 +98,9 @@ void opmfu_xbook_str(struct opmfu_xbook *b, lxw_worksheet *ws, lxw_row_t r, lxw_
 	if (b->lerr)
 		return;
 	if (!s)
-		opmfu_xbook_note(b, worksheet_write_blank(ws, r, c, f), r, c);
+		opmfu_xbook_note(b, LXW(worksheet_write_blank)(ws, r, c, f), r, c);
 	else
-		opmfu_xbook_note(b, worksheet_write_string(ws, r, c, opmfu_xbook_text(b, s, n), f), r, c);
+		opmfu_xbook_note(b, LXW(worksheet_write_string)(ws, r, c, opmfu_xbook_text(b, s, n), f), r, c);
 }
 
 void opmfu_xbook_cstr(struct opmfu_xbook *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
@@ -114,10 +116,10 @@ void opmfu_xbook_num(struct opmfu_xbook *b, lxw_worksheet *ws, lxw_row_t r, lxw_
 		return;
 	if (!isfinite(v)) {
 		b->st.blanks++;
-		opmfu_xbook_note(b, worksheet_write_blank(ws, r, c, f), r, c);
+		opmfu_xbook_note(b, LXW(worksheet_write_blank)(ws, r, c, f), r, c);
 		return;
 	}
-	opmfu_xbook_note(b, worksheet_write_number(ws, r, c, v, f), r, c);
+	opmfu_xbook_note(b, LXW(worksheet_write_number)(ws, r, c, v, f), r, c);
 }
 
 void opmfu_xbook_i64_text(struct opmfu_xbook *b, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, int64_t v,
@@ -130,11 +132,11 @@ void opmfu_xbook_i64_text(struct opmfu_xbook *b, lxw_worksheet *ws, lxw_row_t r,
 
 void opmfu_xbook_print_setup(struct opmfu_xbook *b, lxw_worksheet *ws, int header)
 {
-	worksheet_set_landscape(ws);
+	LXW(worksheet_set_landscape)(ws);
 	/* one page wide, as many pages high as the rows need */
-	worksheet_fit_to_pages(ws, 1, 0);
+	LXW(worksheet_fit_to_pages)(ws, 1, 0);
 	if (header)
-		opmfu_xbook_note(b, worksheet_repeat_rows(ws, 0, 0), 0, 0);
+		opmfu_xbook_note(b, LXW(worksheet_repeat_rows)(ws, 0, 0), 0, 0);
 }
 
 /* ---- files ---- */
@@ -147,13 +149,58 @@ enum opmfu_status opmfu_xbook_nomem(const char *path, struct opmfu_err *err)
 void opmfu_xbook_free(struct opmfu_xbook *b)
 {
 	if (b->wb)
-		lxw_workbook_free(b->wb);
+		LXW(lxw_workbook_free)(b->wb);
 	opmfu_stage_scratch_done(b->scratch_dir);
 	opmfu_stage_discard(b->tmp);
 	opmfu_free(b->tmp);
 	opmfu_free(b->dir);
 	sbuf_release(&b->scratch);
 	memset(b, 0, sizeof(*b));
+}
+
+/* ---- libxlsxwriter, loaded by the first workbook (xlsx_book.h) ---- */
+
+#ifndef OPMFU_LXW_SONAME
+#error "OPMFU_LXW_SONAME: the library's file name, found by meson.build"
+#endif
+
+/* each entry's type is the header's declaration of the function: a
+ * generic selection does not evaluate &name, so nothing links to it */
+#define OPMFU_LXW_CHECK(ret, name, args) \
+	_Static_assert(_Generic(&name, ret(*) args: 1, default: 0), #name ": LXW's type is not the header's");
+OPMFU_LXW_FUNCS(OPMFU_LXW_CHECK)
+
+struct opmfu_lxw opmfu_lxw;
+static pthread_once_t lxw_once = PTHREAD_ONCE_INIT;
+static char lxw_why[256]; /* empty: loaded */
+
+static void lxw_open(void)
+{
+	/* never closed: the workbooks of a run use it until the process ends */
+	void *h = dlopen(OPMFU_LXW_SONAME, RTLD_NOW | RTLD_LOCAL), *f;
+	const char *e;
+
+	if (!h) {
+		e = dlerror();
+		snprintf(lxw_why, sizeof(lxw_why), "%s", e ? e : "dlopen failed");
+		return;
+	}
+#define OPMFU_LXW_SYM(ret, name, args) \
+	if (!(f = dlsym(h, #name))) { \
+		snprintf(lxw_why, sizeof(lxw_why), "%s has no %s", OPMFU_LXW_SONAME, #name); \
+		return; \
+	} \
+	memcpy(&opmfu_lxw.name, &f, sizeof(f));
+	OPMFU_LXW_FUNCS(OPMFU_LXW_SYM)
+}
+
+enum opmfu_status opmfu_lxw_load(const char *path, struct opmfu_err *err)
+{
+	pthread_once(&lxw_once, lxw_open);
+	if (lxw_why[0])
+		return opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot write the workbook: libxlsxwriter (%s) cannot be "
+				     "loaded: %s", path, OPMFU_LXW_SONAME, lxw_why);
+	return OPMFU_OK;
 }
 
 enum opmfu_status opmfu_xbook_open(struct opmfu_xbook *b, const char *path, int constant_memory,
@@ -167,6 +214,8 @@ enum opmfu_status opmfu_xbook_open(struct opmfu_xbook *b, const char *path, int 
 	memset(b, 0, sizeof(*b));
 	b->path = path;
 	sbuf_init(&b->scratch);
+	if ((st = opmfu_lxw_load(path, err)))
+		return st;
 	b->dir = slash ? opmfu_strndup(path, (size_t)(slash - path) + (slash == path)) : opmfu_strdup(".");
 	if (!b->dir) {
 		opmfu_xbook_free(b);
@@ -187,7 +236,7 @@ enum opmfu_status opmfu_xbook_open(struct opmfu_xbook *b, const char *path, int 
 	memset(&wo, 0, sizeof(wo));
 	wo.constant_memory = constant_memory ? LXW_TRUE : LXW_FALSE;
 	wo.tmpdir = b->scratch_dir;
-	if (!(b->wb = workbook_new_opt(b->tmp, &wo))) {
+	if (!(b->wb = LXW(workbook_new_opt)(b->tmp, &wo))) {
 		opmfu_xbook_free(b);
 		return opmfu_xbook_nomem(path, err);
 	}
@@ -196,7 +245,7 @@ enum opmfu_status opmfu_xbook_open(struct opmfu_xbook *b, const char *path, int 
 
 lxw_format *opmfu_xbook_format(struct opmfu_xbook *b)
 {
-	lxw_format *f = workbook_add_format(b->wb);
+	lxw_format *f = LXW(workbook_add_format)(b->wb);
 	if (!f)
 		b->oom = 1;
 	return f;
@@ -215,19 +264,19 @@ enum opmfu_status opmfu_xbook_finish(struct opmfu_xbook *b, struct opmfu_write_s
 	}
 	if (b->lerr) {
 		char cell[LXW_MAX_CELL_NAME_LENGTH];
-		lxw_rowcol_to_cell(cell, b->err_row, b->err_col);
+		LXW(lxw_rowcol_to_cell)(cell, b->err_row, b->err_col);
 		st = opmfu_err_set(err, OPMFU_ERR_IO, "%s: cannot write cell %s%s%s: %s", b->path,
 				   b->err_sheet ? b->err_sheet : "", b->err_sheet ? "!" : "", cell,
-				   lxw_strerror(b->lerr));
+				   LXW(lxw_strerror)(b->lerr));
 		goto out;
 	}
 	errno = 0;
-	e = workbook_close(b->wb);
+	e = LXW(workbook_close)(b->wb);
 	b->wb = NULL;
 	if (e) {
 		int sys = errno;
 		st = opmfu_err_set(err, e == LXW_ERROR_MEMORY_MALLOC_FAILED ? OPMFU_ERR_NOMEM : OPMFU_ERR_IO,
-				   "%s: cannot write the workbook: %s%s%s%s", b->path, lxw_strerror(e),
+				   "%s: cannot write the workbook: %s%s%s%s", b->path, LXW(lxw_strerror)(e),
 				   sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
 		goto out;
 	}

@@ -633,6 +633,65 @@ static void test_trace_c(void)
 	opmfu_trace_release(&t);
 }
 
+/* How kernels find their ops when the ids come in no order (kineto_link.c):
+ * External id 20 belongs to two ops, the later nested in the earlier, and
+ * the first in file order wins (the innermost around the launch would be
+ * the other); External id 7's op does not hold its kernel's launch, which
+ * then links through the launch; two kernels with neither id link by their
+ * ac2g flows, whose "s" ends come in id order or not (@ marks where the
+ * two variants put the flow of id 300). Most ops link to nothing, and the
+ * one that comes first has the highest id. */
+#define TRACE_ORDER(S300_FIRST, S300_LAST) \
+	"{\"traceEvents\": [\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"late_ext\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,\"args\":{\"External id\":99}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"first5\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10,\"args\":{\"External id\":5}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"outer20\",\"pid\":1,\"tid\":1,\"ts\":25,\"dur\":20,\"args\":{\"External id\":20}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"inner20\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":5,\"args\":{\"External id\":20}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"holder7\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10,\"args\":{\"External id\":7}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"around70\",\"pid\":1,\"tid\":1,\"ts\":65,\"dur\":10,\"args\":{\"External id\":8}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"flowop\",\"pid\":1,\"tid\":1,\"ts\":80,\"dur\":10,\"args\":{\"External id\":11}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"flowop2\",\"pid\":1,\"tid\":1,\"ts\":90.5,\"dur\":5,\"args\":{\"External id\":12}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"unused\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":1,\"args\":{\"External id\":13}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":12,\"dur\":1,\"args\":{\"correlation\":100}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":32,\"dur\":1,\"args\":{\"correlation\":102}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":70,\"dur\":1,\"args\":{\"correlation\":101}},\n" \
+	S300_FIRST \
+	"{\"ph\":\"s\",\"id\":200,\"pid\":1,\"tid\":1,\"ts\":92,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n" \
+	S300_LAST \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kA\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":5,\"args\":{\"External id\":5,\"correlation\":100}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kB\",\"pid\":0,\"tid\":7,\"ts\":150,\"dur\":5,\"args\":{\"External id\":7,\"correlation\":101}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kE\",\"pid\":0,\"tid\":7,\"ts\":170,\"dur\":5,\"args\":{\"External id\":20,\"correlation\":102}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kC\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":5,\"args\":{\"device\":0}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kD\",\"pid\":0,\"tid\":7,\"ts\":210,\"dur\":5,\"args\":{\"device\":0}},\n" \
+	"{\"ph\":\"f\",\"id\":300,\"pid\":0,\"tid\":7,\"ts\":200,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n" \
+	"{\"ph\":\"f\",\"id\":200,\"pid\":0,\"tid\":7,\"ts\":210,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}\n" \
+	"]}\n"
+#define S300 "{\"ph\":\"s\",\"id\":300,\"pid\":1,\"tid\":1,\"ts\":82,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+static const char trace_order_sorted[] = TRACE_ORDER("", S300);
+static const char trace_order_unsorted[] = TRACE_ORDER(S300, "");
+
+static void test_link_order(const char *text, size_t len)
+{
+	struct opmfu_trace t;
+	struct opmfu_err e;
+	const char *path = put_file("order.json", text, len, 0);
+
+	CHECK_INT(read_trace(path, &t, &e), OPMFU_OK);
+	CHECK_INT(t.n_links, 5);
+	CHECK_INT(t.n_ops, 5);
+	if (t.n_links == 5) {
+		check_link(&t, 0, "kA", 100000, 105000, "first5", 10000, 20000, 0);
+		check_link(&t, 1, "kB", 150000, 155000, "around70", 65000, 75000, 1);
+		check_link(&t, 2, "kE", 170000, 175000, "outer20", 25000, 45000, 2);
+		check_link(&t, 3, "kC", 200000, 205000, "flowop", 80000, 90000, 3);
+		check_link(&t, 4, "kD", 210000, 215000, "flowop2", 90500, 95500, 4);
+	}
+	CHECK_STR(t.note, "5 GPU kernels: 2 linked by External id, 0 by correlation, 2 by flow (ac2g), 1 through "
+			  "their launch (their External id's op did not hold it), 0 to no op; 0 communication kernels "
+			  "(0 linked); 0 nn.Module calls; 0 steps");
+	opmfu_trace_release(&t);
+}
+
 /* One cpu_op per case with one kernel each (External id i), in time order:
  * what Input Dims, Input type and Concrete Inputs become. */
 static const char trace_args[] =
@@ -927,6 +986,8 @@ int main(void)
 	test_trace_b(0);
 	test_trace_b(1);
 	test_trace_c();
+	test_link_order(trace_order_sorted, sizeof(trace_order_sorted) - 1);
+	test_link_order(trace_order_unsorted, sizeof(trace_order_unsorted) - 1);
 	test_args();
 	test_faults();
 	test_gzip();

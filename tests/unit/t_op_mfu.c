@@ -150,10 +150,10 @@ static void t_mapping(int prepared)
 			CHECK_INT(r->k_start, want[n].ks);
 			CHECK_INT(r->k_end, want[n].ke);
 			CHECK_INT(fr->flops, want[n].flops);
-			CHECK_DBL(m->peak, want[n].peak);
-			CHECK(fabs(m->mfu - want[n].mfu) < 1e-12);
+			CHECK_DBL(opmfu_op_mfu_peak(&res, m), want[n].peak);
+			CHECK(fabs(opmfu_op_mfu_mfu(&res, m) - want[n].mfu) < 1e-12);
 			/* the exact value follows SPEC 2.5's operation order */
-			CHECK_DBL(m->mfu, (double)fr->flops / ((double)(r->k_end - r->k_start) * 1e-9) / m->peak);
+			CHECK_DBL(opmfu_op_mfu_mfu(&res, m), (double)fr->flops / ((double)(r->k_end - r->k_start) * 1e-9) / opmfu_op_mfu_peak(&res, m));
 		}
 	}
 	CHECK_INT(n, sizeof(want) / sizeof(want[0]));
@@ -213,7 +213,7 @@ static void t_dtype(void)
 	CHECK_STR(res.stats.bad_dtype, "INT64;INT32");
 	CHECK_INT(res.stats.used[OPMFU_FLOPS_RECORD], 1);
 	CHECK_INT(res.n_m, 1);
-	CHECK_DBL(res.m[0].peak, 1e12);
+	CHECK_DBL(opmfu_op_mfu_peak(&res, &res.m[0]), 1e12);
 	opmfu_op_mfu_release(&res);
 	opmfu_flops_release(&fl);
 	opmfu_trace_release(&T);
@@ -270,8 +270,8 @@ static void t_classes(void)
 		if (!ascend) {
 			CHECK_INT(res.n_m, 1);
 			CHECK_INT(res.m[0].link, 0);
-			CHECK_DBL(res.m[0].peak, 2e12); /* fp32's own peak */
-			CHECK_DBL(res.m[0].mfu, 1.0);
+			CHECK_DBL(opmfu_op_mfu_peak(&res, &res.m[0]), 2e12); /* fp32's own peak */
+			CHECK_DBL(opmfu_op_mfu_mfu(&res, &res.m[0]), 1.0);
 			CHECK_INT(res.stats.drops[OPMFU_DROP_DTYPE], 1);
 			CHECK_STR(res.stats.bad_dtype, "Scalar");
 			CHECK_INT(res.stats.drops[OPMFU_DROP_NO_PEAK], 1);
@@ -279,11 +279,11 @@ static void t_classes(void)
 		} else {
 			CHECK_INT(res.n_m, 2);
 			CHECK_INT(res.m[0].link, 0);
-			CHECK_DBL(res.m[0].peak, 8e12); /* FLOAT at the fp16 rate, as the reference */
-			CHECK_DBL(res.m[0].mfu, 0.25);
+			CHECK_DBL(opmfu_op_mfu_peak(&res, &res.m[0]), 8e12); /* FLOAT at the fp16 rate, as the reference */
+			CHECK_DBL(opmfu_op_mfu_mfu(&res, &res.m[0]), 0.25);
 			CHECK_INT(res.m[1].link, 1);
-			CHECK_DBL(res.m[1].peak, 8e12);
-			CHECK_DBL(res.m[1].mfu, 0.0125);
+			CHECK_DBL(opmfu_op_mfu_peak(&res, &res.m[1]), 8e12);
+			CHECK_DBL(opmfu_op_mfu_mfu(&res, &res.m[1]), 0.0125);
 			CHECK_INT(res.stats.drops[OPMFU_DROP_DTYPE], 1);
 			CHECK_STR(res.stats.bad_dtype, "c10::Float4_e2m1fn_x2");
 			CHECK_INT(res.stats.drops[OPMFU_DROP_NO_PEAK], 0);

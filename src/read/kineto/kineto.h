@@ -106,7 +106,8 @@ struct kin_launch {
 	uint32_t thread;
 };
 
-/* A GPU kernel. 56 bytes. */
+/* A GPU kernel. 48 bytes: how it links (enum kin_link_by) is kept beside,
+ * in kin_parse.kby, made only when the links are. */
 struct kin_kernel {
 	int64_t start, end;
 	int64_t ext, corr;  /* INT64_MIN: none */
@@ -115,7 +116,6 @@ struct kin_kernel {
 	uint32_t comm;      /* communication: the sid COMM ranges name it by ("Collective name", else
 			       the kernel's name); 0: a compute kernel */
 	uint32_t op;        /* the kin_op it links to (kineto_link.c); KIN_NONE: none */
-	uint8_t by;         /* how: enum kin_link_by */
 };
 
 /* KIN_BY_FIX: an External id whose op does not hold the kernel's launch,
@@ -192,6 +192,7 @@ struct kin_parse {
 	size_t n_fstarts, cap_fstarts, n_fends, cap_fends;
 	struct kin_cargs *kcargs, *ocargs; /* comm kernels' and cpu_ops' collective args, by owner */
 	size_t n_kcargs, cap_kcargs, n_ocargs, cap_ocargs;
+	uint8_t *kby;              /* by kernel: how it links (enum kin_link_by), from opmfu_kin_link on */
 	uint32_t *coll_host;       /* by kernel: the c10d op around a comm kernel's op whose inputs give
 				      its size (older traces, kineto_link.c); NULL: none looked for */
 	struct opmfu_ranges mods;  /* nn.Module calls, times without the base */
@@ -260,8 +261,12 @@ enum { KIN_PAGED_OPS = 1, KIN_PAGED_LAUNCHES = 2, KIN_PAGED_KERNELS = 4, KIN_PAG
 int opmfu_kin_grow(struct kin_parse *p, unsigned bit, void **v, size_t *cap, size_t need, size_t elem);
 /* Frees *v (NULL, capacity 0); its count is the caller's to keep. */
 void opmfu_kin_drop(struct kin_parse *p, unsigned bit, void **v, size_t *cap, size_t elem);
+/* Hands back the pages of *v past its first n elements (a paged array's;
+ * a malloc'd one is small and kept). */
+void opmfu_kin_shrink(struct kin_parse *p, unsigned bit, void **v, size_t *cap, size_t n, size_t elem);
 #define KIN_GROW(p, bit, v, cap, need) opmfu_kin_grow((p), (bit), (void **)&(v), &(cap), (need), sizeof(*(v)))
 #define KIN_DROP(p, bit, v, cap) opmfu_kin_drop((p), (bit), (void **)&(v), &(cap), sizeof(*(v)))
+#define KIN_SHRINK(p, bit, v, cap, n) opmfu_kin_shrink((p), (bit), (void **)&(v), &(cap), (n), sizeof(*(v)))
 /* The records only the links read (ops, launches, kernels, flows, the
  * collective args), once the links are made: what is left of the parse
  * (modules, steps, devices, counts) is small. */

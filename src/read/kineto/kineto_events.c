@@ -1011,8 +1011,10 @@ void opmfu_kin_drop_events(struct kin_parse *p)
 	opmfu_free(p->kcargs);
 	opmfu_free(p->ocargs);
 	opmfu_free(p->coll_host);
+	opmfu_free(p->kby);
 	p->kcargs = p->ocargs = NULL;
 	p->coll_host = NULL;
+	p->kby = NULL;
 	p->n_kcargs = p->n_ocargs = p->cap_kcargs = p->cap_ocargs = 0;
 }
 

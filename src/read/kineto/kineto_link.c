@@ -166,20 +166,32 @@ static int kernel_not_after(const void *ctx, size_t i, const void *key)
  * in file order; the first "f" to bind a kernel wins). Sorting and binary
  * search: O((kernels + flows) log kernels). -1 when out of memory.
  */
+static int flow_id_before(const void *ctx, size_t i, const void *key)
+{
+	return ((const struct kin_flow *)ctx)[i].id < *(const int64_t *)key;
+}
+
 static int pair_flows(struct kin_parse *p, struct launches *ls)
 {
 	struct opmfu_idtab tab;
 	struct key_probe kp = { p->fstarts, sizeof(*p->fstarts), offsetof(struct kin_flow, id), 0 };
 	uint32_t *order = NULL;
 	size_t i;
-	int rc = -1;
+	int rc = -1, sorted;
 
 	if (!p->n_fstarts || !p->n_fends || !p->n_kernels)
 		return 0;
 	if (p->n_fstarts >= KIN_NONE || p->n_fends >= KIN_NONE)
 		return -1;
+	/* "s" ends in id order (Kineto writes them so) are searched in place:
+	 * an index of them was the largest array of the link's peak, with
+	 * every record of the parse still held */
+	for (i = 1; i < p->n_fstarts && p->fstarts[i - 1].id <= p->fstarts[i].id; i++)
+		;
+	sorted = i >= p->n_fstarts;
 	opmfu_idtab_init(&tab);
-	if (index_keys(&tab, &kp, p->n_fstarts) || !(ls->kflow = opmfu_malloc(p->n_kernels * sizeof(*ls->kflow))) ||
+	if ((!sorted && index_keys(&tab, &kp, p->n_fstarts)) ||
+	    !(ls->kflow = opmfu_malloc(p->n_kernels * sizeof(*ls->kflow))) ||
 	    !(order = opmfu_malloc(p->n_kernels * sizeof(*order))))
 		goto out;
 	for (i = 0; i < p->n_kernels; i++) {
@@ -198,7 +210,14 @@ static int pair_flows(struct kin_parse *p, struct launches *ls)
 		k = &p->kernels[order[at - 1]];
 		if (k->thread != fk.thread || k->end < fk.ts || ls->kflow[order[at - 1]] != KIN_NONE)
 			continue;
-		if ((s = find_key(&tab, &kp, p->fends[i].id)) != OPMFU_IDTAB_NONE)
+		if (sorted) {
+			int64_t id = p->fends[i].id;
+			size_t f = opmfu_lbound(0, p->n_fstarts, flow_id_before, p->fstarts, &id);
+			s = id != INT64_MIN && f < p->n_fstarts && p->fstarts[f].id == id ? (uint32_t)f : OPMFU_IDTAB_NONE;
+		} else {
+			s = find_key(&tab, &kp, p->fends[i].id);
+		}
+		if (s != OPMFU_IDTAB_NONE)
 			ls->kflow[order[at - 1]] = s;
 	}
 	rc = 0;
@@ -237,11 +256,11 @@ static int link_by_ext(struct kin_parse *p, struct launches *ls)
 		if (op == OPMFU_IDTAB_NONE)
 			continue;
 		if (launch_at(p, ls, i, &ts, &th) != KIN_BY_NONE && (ts < p->ops[op].start || ts > p->ops[op].end)) {
-			p->kernels[i].by = KIN_BY_FIX;
+			p->kby[i] = KIN_BY_FIX;
 			continue;
 		}
 		p->kernels[i].op = op;
-		p->kernels[i].by = KIN_BY_EXT;
+		p->kby[i] = KIN_BY_EXT;
 	}
 	rc = 0;
 out:
@@ -368,8 +387,8 @@ static int link_by_corr(struct kin_parse *p, struct launches *ls)
 		via = launch_at(p, ls, i, &ts, &th);
 		if (via == KIN_BY_NONE || th == KIN_NONE)
 			continue;
-		if (p->kernels[i].by != KIN_BY_FIX)
-			p->kernels[i].by = (uint8_t)via;
+		if (p->kby[i] != KIN_BY_FIX)
+			p->kby[i] = (uint8_t)via;
 		q[n_q++] = (struct query){ ts, th, (uint32_t)i };
 	}
 	rc = sweep_ops(p, q, n_q, link_at);
@@ -732,16 +751,14 @@ static int emit(struct kin_parse *p, const int64_t *klaunch, const uint32_t *ord
 				return rc;
 			continue;
 		}
-		c->by_ext += k->by == KIN_BY_EXT;
-		c->by_corr += k->by == KIN_BY_CORR;
-		c->by_flow += k->by == KIN_BY_FLOW;
-		c->fixed += k->by == KIN_BY_FIX;
+		c->by_ext += p->kby[order[i]] == KIN_BY_EXT;
+		c->by_corr += p->kby[order[i]] == KIN_BY_CORR;
+		c->by_flow += p->kby[order[i]] == KIN_BY_FLOW;
+		c->fixed += p->kby[order[i]] == KIN_BY_FIX;
 		if ((rc = add_link(p, klaunch, k, 0)))
 			return rc;
 	}
 	t->n_compute = t->n_links;
-	if (find_hosts(p))
-		return -1;
 	if (t->n_compute && !(t->kx = opmfu_calloc(t->n_compute, sizeof(*t->kx))))
 		return -1;
 	for (i = 0; i < p->n_kernels; i++) {
@@ -763,6 +780,53 @@ static int emit(struct kin_parse *p, const int64_t *klaunch, const uint32_t *ord
 	}
 	t->n_comm_op = t->n_links - t->n_compute;
 	return 0;
+}
+
+/*
+ * Keeps the ops a kernel links to or hosts a comm kernel's call (most
+ * cpu_ops, the ones around and beside the launching op, neither) and hands
+ * back the rest of their pages before the links are made, which would
+ * otherwise be the parse's peak (docs/performance.md). Order is kept, so
+ * the ocargs stay sorted by owner; link_op (unused until the links) holds
+ * an op's new index meanwhile.
+ */
+static void keep_linked_ops(struct kin_parse *p)
+{
+	size_t i, n = 0, j = 0;
+	if (!p->n_kernels)
+		return; /* the note then counts the cpu_ops read */
+	for (i = 0; i < p->n_kernels; i++) {
+		if (p->kernels[i].op != KIN_NONE)
+			p->ops[p->kernels[i].op].link_op = 0;
+		if (p->coll_host && p->coll_host[i] != KIN_NONE)
+			p->ops[p->coll_host[i]].link_op = 0;
+	}
+	for (i = 0; i < p->n_ops; i++)
+		if (p->ops[i].link_op != KIN_NONE)
+			p->ops[i].link_op = (uint32_t)n++;
+	for (i = 0; i < p->n_kernels; i++) {
+		if (p->kernels[i].op != KIN_NONE)
+			p->kernels[i].op = p->ops[p->kernels[i].op].link_op;
+		if (p->coll_host && p->coll_host[i] != KIN_NONE)
+			p->coll_host[i] = p->ops[p->coll_host[i]].link_op;
+	}
+	for (i = 0; i < p->n_ocargs; i++) {
+		uint32_t to = p->ops[p->ocargs[i].owner].link_op;
+		if (to == KIN_NONE)
+			continue;
+		p->ocargs[j] = p->ocargs[i];
+		p->ocargs[j++].owner = to;
+	}
+	p->n_ocargs = j;
+	for (i = 0; i < p->n_ops; i++) {
+		uint32_t to = p->ops[i].link_op;
+		if (to == KIN_NONE)
+			continue;
+		p->ops[to] = p->ops[i];
+		p->ops[to].link_op = KIN_NONE;
+	}
+	p->n_ops = n;
+	KIN_SHRINK(p, KIN_PAGED_OPS, p->ops, p->cap_ops, n);
 }
 
 /* kx[i]: what the shape formulas need of compute link i beyond its shapes */
@@ -818,6 +882,9 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 	p->t->shape_only = 1; /* no FLOPs records in this format: OperatorMFU takes the shape FLOPs */
 	if (p->n_kernels >= KIN_NONE || p->n_ops >= KIN_NONE || p->n_launches >= KIN_NONE)
 		return opmfu_err_set(err, OPMFU_ERR_LIMIT, "%s: more than 2^32 events of one kind", p->path);
+	opmfu_free(p->kby);
+	if (!(p->kby = opmfu_calloc(p->n_kernels ? p->n_kernels : 1, 1)))
+		return result(p, -1, "linking kernels to cpu_ops", err);
 	opmfu_idtab_init(&ls.tab);
 	ls.kp = (struct key_probe){ p->launches, sizeof(*p->launches), offsetof(struct kin_launch, corr), 0 };
 	ls.kflow = NULL;
@@ -837,7 +904,12 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 		ls.kflow = NULL;
 		KIN_DROP(p, KIN_PAGED_LAUNCHES, p->launches, p->cap_launches);
 		KIN_DROP(p, KIN_PAGED_FSTARTS, p->fstarts, p->cap_fstarts);
-		rc = sorted_order(p->n_kernels, kernel_before, p->kernels, &order) ? -1 : emit(p, klaunch, order, c);
+		if (find_hosts(p))
+			rc = -1;
+		else
+			keep_linked_ops(p);
+		if (!rc)
+			rc = sorted_order(p->n_kernels, kernel_before, p->kernels, &order) ? -1 : emit(p, klaunch, order, c);
 		if (!rc && p->t->kx)
 			fill_kx(p, order);
 	}

@@ -71,6 +71,26 @@ int opmfu_kin_grow(struct kin_parse *p, unsigned bit, void **v, size_t *cap, siz
 #endif
 }
 
+void opmfu_kin_shrink(struct kin_parse *p, unsigned bit, void **v, size_t *cap, size_t n, size_t elem)
+{
+#ifdef __linux__
+	size_t old, len;
+	if (!(p->paged & bit) || n >= *cap)
+		return;
+	old = map_len(*cap, elem);
+	len = map_len(n ? n : 1, elem);
+	if (len < old && munmap((char *)*v + len, old - len) == 0)
+		*cap = len / elem;
+#else
+	(void)p;
+	(void)bit;
+	(void)v;
+	(void)cap;
+	(void)n;
+	(void)elem;
+#endif
+}
+
 void opmfu_kin_drop(struct kin_parse *p, unsigned bit, void **v, size_t *cap, size_t elem)
 {
 #ifdef __linux__
