@@ -449,7 +449,7 @@ enum opmfu_status opmfu_shard_pack_unpack(const char *path, int rank, const void
 		if (get_varint(&u, &rows))
 			return bad(&u, -1, "the pack ends before its row count");
 		/* each row takes a byte per column at least: a count past that is junk */
-		if (rows > (uint64_t)(u.end - u.p) / tabs[k].n_col)
+		if (rows > (uint64_t)(u.end - u.p) / (tabs[k].n_col ? tabs[k].n_col : 1))
 			return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: OpmfuShardPack, rank %d: table %s: %llu rows, "
 					     "more than the %zu bytes left of the pack could hold", path, rank,
 					     tabs[k].def->name, (unsigned long long)rows, (size_t)(u.end - u.p));
