@@ -275,20 +275,19 @@ static enum opmfu_status fold(struct opmfu_hot_group *g, const struct hot_spec *
 
 	if (!def)
 		return OPMFU_OK;
-	c_key = opmfu_table_col(def, sp->key);
-	c_calls = opmfu_table_col(def, sp->calls);
-	c_ns = opmfu_table_col(def, sp->kernel_ns);
-	c_lost = opmfu_table_col(def, sp->lost_ns);
-	c_rec = opmfu_table_col(def, sp->recoverable_ns);
-	c_key2 = sp->key2 ? opmfu_table_col(def, sp->key2) : -1;
-	c_key3 = sp->key3 ? opmfu_table_col(def, sp->key3) : -1;
+	if (g->col_def != def) {
+		const char *const named[13] = { sp->key, sp->calls, sp->kernel_ns, sp->lost_ns, sp->recoverable_ns,
+						sp->key2, sp->key3, sp->mfu, sp->weight, sp->roofline_ns,
+						sp->roofline_kernel_ns, sp->flops, sp->bytes };
+		for (i = 0; i < 13; i++)
+			g->col[i] = named[i] ? opmfu_table_col(def, named[i]) : -1;
+		g->col_def = def;
+	}
+	/* in named[]'s order */
+	c_key = g->col[0], c_calls = g->col[1], c_ns = g->col[2], c_lost = g->col[3], c_rec = g->col[4];
+	c_key2 = g->col[5], c_key3 = g->col[6], c_mfu = g->col[7], c_w = g->col[8], c_roof = g->col[9];
+	c_roof_k = g->col[10], c_flops = g->col[11], c_bytes = g->col[12];
 	sbuf_init(&sb);
-	c_mfu = opmfu_table_col(def, sp->mfu);
-	c_w = opmfu_table_col(def, sp->weight);
-	c_roof = opmfu_table_col(def, sp->roofline_ns);
-	c_roof_k = opmfu_table_col(def, sp->roofline_kernel_ns);
-	c_flops = sp->flops ? opmfu_table_col(def, sp->flops) : -1;
-	c_bytes = sp->bytes ? opmfu_table_col(def, sp->bytes) : -1;
 	for (i = 0; c_key >= 0 && i < g->pending.n_rows; i++) {
 		const struct opmfu_cell *row = g->pending.cells + i * def->n_cols;
 		struct opmfu_hot_sum *h;

@@ -49,6 +49,9 @@ struct opmfu_hot_group {
 	size_t n, cap;
 	struct opmfu_cell_store pending; /* the current rank's rows, until it is kept */
 	const struct opmfu_table_def *def;
+	/* the spec's columns in col_def (fold(): looked up once, not per rank) */
+	const struct opmfu_table_def *col_def;
+	int col[13];
 };
 
 struct opmfu_account {

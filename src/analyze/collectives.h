@@ -84,6 +84,7 @@ struct opmfu_coll_run {
 	size_t n_pieces, cap_pieces, pieces_kept;
 	struct opmfu_arena ar;
 	struct opmfu_intern strs; /* [0] is "" */
+	uint32_t last[6]; /* add_calls' string of each text column in the row before (0: none) */
 	struct opmfu_cell_store steps; /* the ranks' OpmfuSteps rows, completed by finish */
 	size_t steps_kept;
 };

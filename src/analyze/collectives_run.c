@@ -39,14 +39,21 @@ static int64_t cell_i(const struct opmfu_cell *c)
 	return c->null ? -1 : c->v.i;
 }
 
-/* The interned text of a cell; 0 for NULL or empty; UINT32_MAX out of memory. */
-static uint32_t cell_s(struct opmfu_coll_run *r, const struct opmfu_cell *c)
+/* The interned text of a cell, text column j of add_calls; 0 for NULL or
+ * empty; UINT32_MAX out of memory. A rank's calls mostly repeat the row
+ * before's texts (window, kind, group, dtype): compared, not looked up. */
+static uint32_t cell_s(struct opmfu_coll_run *r, const struct opmfu_cell *c, int j)
 {
-	uint32_t id;
+	uint32_t id = r->last[j];
 	if (c->null || !c->v.t.n)
 		return 0;
+	if (id && opmfu_intern_len(&r->strs, id) == c->v.t.n &&
+	    !memcmp(opmfu_intern_str(&r->strs, id), c->v.t.s, c->v.t.n))
+		return id;
 	id = opmfu_intern_add(&r->strs, c->v.t.s, c->v.t.n);
-	return id == OPMFU_IDTAB_NONE ? UINT32_MAX : id;
+	if (id == OPMFU_IDTAB_NONE)
+		return UINT32_MAX;
+	return r->last[j] = id;
 }
 
 /* "offset+length,..." into r->pieces; -1 when out of memory. Junk ends the list. */
@@ -82,6 +89,8 @@ static enum opmfu_status add_calls(struct opmfu_coll_run *r, const struct opmfu_
 {
 	struct opmfu_cell c[OPMFU_CC_NCOL];
 	size_t i;
+	uint32_t kind_name = UINT32_MAX; /* the interned name whose kind is `kind`: calls repeat it */
+	int kind = 0;
 	if (t->def->n_cols != OPMFU_CC_NCOL)
 		return opmfu_err_set(err, OPMFU_ERR_SCHEMA, "table %s with %zu columns, not %d", t->def->name,
 				     t->def->n_cols, OPMFU_CC_NCOL);
@@ -94,12 +103,12 @@ static enum opmfu_status add_calls(struct opmfu_coll_run *r, const struct opmfu_
 			goto nomem;
 		k = &r->v[r->n];
 		memset(k, 0, sizeof(*k));
-		s[0] = cell_s(r, &c[OPMFU_CC_WIN]);
-		s[1] = cell_s(r, &c[OPMFU_CC_NAME]);
-		s[2] = cell_s(r, &c[OPMFU_CC_OP]);
-		s[3] = cell_s(r, &c[OPMFU_CC_GROUP]);
-		s[4] = cell_s(r, &c[OPMFU_CC_DTYPE]);
-		s[5] = cell_s(r, &c[OPMFU_CC_TRANSPORT]);
+		s[0] = cell_s(r, &c[OPMFU_CC_WIN], 0);
+		s[1] = cell_s(r, &c[OPMFU_CC_NAME], 1);
+		s[2] = cell_s(r, &c[OPMFU_CC_OP], 2);
+		s[3] = cell_s(r, &c[OPMFU_CC_GROUP], 3);
+		s[4] = cell_s(r, &c[OPMFU_CC_DTYPE], 4);
+		s[5] = cell_s(r, &c[OPMFU_CC_TRANSPORT], 5);
 		for (j = 0; j < 6; j++)
 			if (s[j] == UINT32_MAX)
 				goto nomem;
@@ -107,7 +116,11 @@ static enum opmfu_status add_calls(struct opmfu_coll_run *r, const struct opmfu_
 		k->step = c[OPMFU_CC_STEP].null ? OPMFU_NO_STEP : c[OPMFU_CC_STEP].v.i;
 		k->win = s[0];
 		k->name = s[1];
-		k->kind = opmfu_coll_kind_of(c[OPMFU_CC_NAME].v.t.s, c[OPMFU_CC_NAME].null ? 0 : c[OPMFU_CC_NAME].v.t.n);
+		if (s[1] != kind_name) {
+			kind = opmfu_coll_kind_of(c[OPMFU_CC_NAME].v.t.s, c[OPMFU_CC_NAME].null ? 0 : c[OPMFU_CC_NAME].v.t.n);
+			kind_name = s[1];
+		}
+		k->kind = kind;
 		k->op_name = s[2];
 		k->group = s[3];
 		k->dtype = s[4];

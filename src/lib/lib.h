@@ -166,6 +166,47 @@ extern const struct opmfu_table_def opmfu_shard_def;
 enum opmfu_status opmfu_shard_take(const struct opmfu_opts *o, struct opmfu_rank_list *list, struct opmfu_report *rep,
 				   struct opmfu_err *err);
 
+/* What a merge reads of a shard rank by rank, and what it copies whole
+ * (copy: every writer can copy); what is read of defs[k] is the columns
+ * opmfu_shard_wants says, the others are NULL. */
+#define OPMFU_MAX_RANK_TABS 40
+struct opmfu_shard_split {
+	const struct opmfu_table_def *defs[OPMFU_MAX_RANK_TABS];   /* read rank by rank */
+	const struct opmfu_table_def *copied[OPMFU_MAX_RANK_TABS]; /* copied whole by every writer */
+	unsigned char run_only[OPMFU_MAX_RANK_TABS]; /* defs[k] is also copied: put to the per-run analyses alone */
+	size_t n_defs, n_copied;
+};
+void opmfu_shard_split(int copy, int summary_only, struct opmfu_shard_split *sp);
+int opmfu_shard_wants(const struct opmfu_shard_split *sp, size_t k, const char *col);
+
+/* ---- a shard's ranks packed (lib/shard_pack.c) ----
+ * OpmfuShardPack (rank_id, pack): per rank, its rows of the tables a merge
+ * writing the database reads rank by rank (opmfu_shard_split(1, 0)), in
+ * one blob; OpmfuShardPackLayout (format, layout): how they are packed. */
+extern const struct opmfu_table_def opmfu_shard_pack_def, opmfu_shard_layout_def;
+struct opmfu_shard_pack;
+struct opmfu_shard_pack *opmfu_shard_pack_new(void);
+void opmfu_shard_pack_free(struct opmfu_shard_pack *p);
+/* Packs t's rows when its table is packed (else nothing). */
+enum opmfu_status opmfu_shard_pack_add(struct opmfu_shard_pack *p, const struct opmfu_table *t, struct opmfu_err *err);
+/* The rows packed since the last take are taken back (a failed rank's). */
+void opmfu_shard_pack_drop(struct opmfu_shard_pack *p);
+/* The rank's OpmfuShardPack row of what was packed since the last take, into
+ * *t (valid until the next add or take); the packing starts again. */
+enum opmfu_status opmfu_shard_pack_take(struct opmfu_shard_pack *p, int rank, struct opmfu_table *t,
+					struct opmfu_err *err);
+/* The layout text, and its OpmfuShardPackLayout row. */
+const char *opmfu_shard_pack_layout(void);
+struct opmfu_table opmfu_shard_layout_table(void);
+/* Whether a shard's layout (format, text) is this opmfu's: else OPMFU_ERR_SCHEMA naming path and the table. */
+enum opmfu_status opmfu_shard_pack_check(const char *path, int64_t format, const char *text, struct opmfu_err *err);
+/* Rank's blob of the shard at path decoded into cs[k] (emptied first) for
+ * each sp->defs[k]; the texts point into blob, which must outlive the rows.
+ * Any bytes: a malformed blob is OPMFU_ERR_FORMAT naming path, rank, table. */
+enum opmfu_status opmfu_shard_pack_unpack(const char *path, int rank, const void *blob, size_t n,
+					  const struct opmfu_shard_split *sp, struct opmfu_cell_store *cs,
+					  struct opmfu_err *err);
+
 /* The OpmfuRankSummary table (lib/summary_table.c): one row, rr's. */
 extern const struct opmfu_table_def opmfu_rank_summary_def;
 struct opmfu_table opmfu_rank_summary_table(const struct opmfu_rank_report *rr);

@@ -312,6 +312,7 @@ void opmfu_report_release(struct opmfu_report *rep)
 	opmfu_states_free(rep->run_state, OPMFU_PER_RUN);
 	opmfu_cell_store_release(&rep->model_run);
 	opmfu_cell_store_release(&rep->shard);
+	opmfu_shard_pack_free(rep->pack);
 	opmfu_free(rep->run_id);
 	opmfu_free(rep->source);
 	memset(rep, 0, sizeof(*rep));

@@ -128,7 +128,7 @@ static size_t n_summary_tables;
 static const struct opmfu_table_def *detail_tables[MAX_TABS]; /* the others */
 static size_t n_detail_tables;
 /* a shard's: also what the merge's per-run analyses read (lib/shard.c) */
-static const struct opmfu_table_def *shard_tables[MAX_TABS + 3];
+static const struct opmfu_table_def *shard_tables[MAX_TABS + 5];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void list_tables(void)
@@ -146,6 +146,8 @@ static void list_tables(void)
 	shard_tables[n_run_tables] = &opmfu_coll_calls_def;
 	shard_tables[n_run_tables + 1] = &opmfu_shard_def;
 	shard_tables[n_run_tables + 2] = &opmfu_model_run_def;
+	shard_tables[n_run_tables + 3] = &opmfu_shard_pack_def;
+	shard_tables[n_run_tables + 4] = &opmfu_shard_layout_def;
 }
 
 _Static_assert(OPMFU_XLSX_KERNEL == 1 << 0 && OPMFU_XLSX_MODULE == 1 << 1,
@@ -191,7 +193,7 @@ enum opmfu_status opmfu_pool_open_writers(const struct opmfu_opts *o, struct opm
 	 * analyses read them; --summary-only is the merge's, cli refuses it with --shard). */
 	if (rep->shard_n) {
 		rep->n_tables = n_run_tables;
-		return opmfu_writers_open(ws, rep->out_dir, want, shard_tables, n_run_tables + 3, err);
+		return opmfu_writers_open(ws, rep->out_dir, want, shard_tables, n_run_tables + 5, err);
 	}
 	rep->n_tables = rep->summary_only ? n_summary_tables : n_run_tables;
 	st = opmfu_writers_open(ws, rep->out_dir, want, rep->summary_only ? summary_tables : run_tables,
@@ -266,6 +268,8 @@ enum opmfu_status opmfu_pool_put(struct opmfu_report *rep, struct opmfu_writers 
 		    !(rep->summary_only && (t->def->flags & OPMFU_TABLE_DETAIL));
 	for (k = 0; k < ws->n && st == OPMFU_OK && write; k++)
 		st = opmfu_writer_put(ws->v[k], rank, t, err);
+	if (st == OPMFU_OK && rank != OPMFU_RUN_RANK && rep->pack)
+		st = opmfu_shard_pack_add(rep->pack, t, err);
 	if (st == OPMFU_OK && rank != OPMFU_RUN_RANK)
 		st = opmfu_pool_put_run(rep, t, err);
 	return st;
@@ -364,6 +368,7 @@ enum opmfu_status opmfu_pool_finish(const char *run_id, const char *source, size
 		/* a shard's run tables would be of its ranks alone: the merge makes the run's */
 		n = 0;
 		t[n++] = opmfu_cell_store_table(&rep->shard);
+		t[n++] = opmfu_shard_layout_table();
 	}
 	have_median = median_rank(t, n, &median);
 	if (rep->model && !rep->shard_n) {
@@ -589,6 +594,8 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 		st = opmfu_writer_drop_rank(ws->v[k], rr->rank, err);
 	if (!analysed)
 		run_drop(rep);
+	if (!analysed && rep->pack)
+		opmfu_shard_pack_drop(rep->pack);
 	if (st == OPMFU_OK && analysed) {
 		st = write_stage(rep, w, OPMFU_STAGE_LAST, rr->rank, ws, err);
 		if (st == OPMFU_OK && rep->model)
@@ -598,6 +605,10 @@ static enum opmfu_status write_rest(const struct opmfu_opts *o, struct rank_work
 		t = opmfu_rank_summary_table(rr);
 		st = opmfu_pool_put(rep, ws, rr->rank, &t, err);
 	}
+	/* a shard's pack of the rank's rows, to the writers alone (no analysis reads it) */
+	if (st == OPMFU_OK && rep->pack && (st = opmfu_shard_pack_take(rep->pack, rr->rank, &t, err)) == OPMFU_OK)
+		for (k = 0; k < ws->n && st == OPMFU_OK; k++)
+			st = opmfu_writer_put(ws->v[k], rr->rank, &t, err);
 	if (st == OPMFU_OK)
 		st = opmfu_pool_keep(o, rep, ws, rr->rank, analysed, &rr->xlsx, err);
 	/* what a writer staged and did not keep here goes when it is closed */

@@ -138,6 +138,8 @@ struct opmfu_rank_report {
 	double seconds[OPMFU_NSTAGE]; /* wall time per stage (enum opmfu_stage) */
 };
 
+struct opmfu_shard_pack;
+
 struct opmfu_report {
 	struct opmfu_rank_report *ranks; /* in rank order */
 	size_t n_ranks, n_failed;
@@ -164,6 +166,7 @@ struct opmfu_report {
 	 * run's end instead of the run's tables; a merge: the shards' run */
 	int shard_n;
 	struct opmfu_cell_store shard;
+	struct opmfu_shard_pack *pack; /* a shard's: the rank's rows the merge reads, packed (lib/shard_pack.c) */
 	char *run_id, *source; /* a merge's run (a run analysed has them in its rank list) */
 };
 

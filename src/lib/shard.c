@@ -64,6 +64,8 @@ enum opmfu_status opmfu_shard_take(const struct opmfu_opts *o, struct opmfu_rank
 	lo = (size_t)(o->shard_i - 1) * n / (size_t)o->shard_n;
 	hi = (size_t)o->shard_i * n / (size_t)o->shard_n;
 	opmfu_cell_store_init(&rep->shard, &opmfu_shard_def);
+	if (!(rep->pack = opmfu_shard_pack_new()))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "out of memory");
 	row[SH_RUN] = opmfu_cell_str(rep->run_id);
 	row[SH_SOURCE] = opmfu_cell_str(rep->source);
 	row[SH_SHARD] = opmfu_cell_int(o->shard_i);
@@ -107,6 +109,9 @@ struct shard_in {
 	int *ranks;
 	size_t n, cap, rows;
 	int empty; /* its row with rank_id NULL */
+	char *layout; /* OpmfuShardPackLayout's: its ranks are packed (NULL: a shard of before the packs) */
+	int64_t format;
+	size_t layouts; /* its rows */
 };
 
 _Static_assert(sizeof(struct shard_in) <= OPMFU_SORT_MAX_ELEM, "opmfu_sort_array sorts the shards");
@@ -117,6 +122,7 @@ static void shard_in_release(struct shard_in *s)
 	opmfu_free(s->source);
 	opmfu_free(s->model);
 	opmfu_free(s->ranks);
+	opmfu_free(s->layout);
 }
 
 static char *dup_cell(const struct opmfu_cell *c)
@@ -189,9 +195,28 @@ static enum opmfu_status shard_rows(void *ctx, size_t k, const struct opmfu_tabl
 	return OPMFU_OK;
 }
 
+/* OpmfuShardPackLayout's row. */
+static enum opmfu_status layout_rows(void *ctx, size_t k, const struct opmfu_table *t, struct opmfu_err *err)
+{
+	struct shard_in *s = ctx;
+	struct opmfu_cell c[2];
+	(void)k;
+	if (!t->n_rows)
+		return OPMFU_OK;
+	s->layouts += t->n_rows;
+	t->row(t->src, 0, c);
+	if (s->layouts != 1 || c[0].null || c[1].null)
+		return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: OpmfuShardPackLayout: %s", s->path,
+				     s->layouts != 1 ? "more than one row" : "a NULL format or layout");
+	s->format = c[0].v.i;
+	if (!(s->layout = dup_cell(&c[1])))
+		return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory", s->path);
+	return OPMFU_OK;
+}
+
 static enum opmfu_status read_shard(struct shard_in *s, struct opmfu_err *err)
 {
-	const struct opmfu_table_def *def = &opmfu_shard_def;
+	const struct opmfu_table_def *def = &opmfu_shard_def, *layout = &opmfu_shard_layout_def;
 	enum opmfu_db_kind kind;
 	enum opmfu_status st = opmfu_db_kind(s->path, &kind, err);
 	if (st == OPMFU_OK && kind == OPMFU_DB_NOT_SQLITE)
@@ -202,6 +227,8 @@ static enum opmfu_status read_shard(struct shard_in *s, struct opmfu_err *err)
 	if (st == OPMFU_OK && !s->rows)
 		st = opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: not a shard result (no OpmfuShard rows): 'opmfu analyze "
 				   "--shard I/N -o DIR' writes one", s->path);
+	if (st == OPMFU_OK)
+		st = opmfu_results_tables(s->path, &layout, 1, NULL, 0, 4, layout_rows, s, err);
 	return st;
 }
 
@@ -300,7 +327,7 @@ static enum opmfu_status check_shards(const struct shard_in *sh, size_t n, struc
 /* The tables a rank of a shard holds, in the order the pool puts them:
  * the per-rank analyses' (internal ones too) by stage, OpmfuModel's rank
  * rows, then OpmfuRankSummary. */
-#define MAX_RANK_TABS 40
+#define MAX_RANK_TABS OPMFU_MAX_RANK_TABS
 static size_t rank_defs(const struct opmfu_table_def **out)
 {
 	size_t i, k, n = 0;
@@ -329,29 +356,49 @@ struct merge {
 	const struct opmfu_opts *o;
 	struct opmfu_report *rep;
 	struct opmfu_writers *ws;
-	const struct opmfu_table_def *defs[MAX_RANK_TABS];   /* read rank by rank */
-	const struct opmfu_table_def *copied[MAX_RANK_TABS]; /* copied whole by every writer */
-	unsigned char run_only[MAX_RANK_TABS]; /* defs[k] is also copied: put to the per-run analyses alone */
-	size_t n_defs, n_copied, ranks_done;
+	struct opmfu_shard_split sp;
+	int copy; /* every writer copies: a shard's packed ranks are read, when it has them */
+	size_t ranks_done;
 	size_t n_ranks; /* merged (rep->n_ranks counts rep->ranks, which a merge has not) */
 	struct opmfu_cell_store cs[MAX_RANK_TABS];
+	struct opmfu_cell_store pack; /* the rank's OpmfuShardPack row: cs's texts point into it */
 	double t0;
 };
 
-/* One rank of a shard: each table's rows put, then kept. */
-static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor *cur, const struct shard_in *s,
-				    int rank, struct opmfu_err *err)
+/* The rank's rows of every table from its OpmfuShardPack row (cur reads that table alone). */
+static enum opmfu_status unpack_rank(struct merge *m, struct opmfu_results_cursor *cur, const struct shard_in *s,
+				     int rank, struct opmfu_err *err)
+{
+	enum opmfu_status st;
+	opmfu_cell_store_clear(&m->pack);
+	if ((st = opmfu_results_cursor_rank(cur, 0, rank, &m->pack, err)))
+		return st;
+	if (m->pack.n_rows != 1 || m->pack.cells[1].null)
+		return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: OpmfuShardPack has %s for rank %d, not one pack",
+				     s->path, m->pack.n_rows ? "more rows, or a NULL pack," : "no row", rank);
+	return opmfu_shard_pack_unpack(s->path, rank, m->pack.cells[1].v.t.s, m->pack.cells[1].v.t.n, &m->sp, m->cs,
+				       err);
+}
+
+/* One rank of a shard: each table's rows put, then kept. packed: cur reads
+ * OpmfuShardPack, else the tables of m->sp.defs. */
+static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor *cur, int packed,
+				    const struct shard_in *s, int rank, struct opmfu_err *err)
 {
 	enum opmfu_status st = OPMFU_OK;
-	size_t k, last = m->n_defs - 1;
+	size_t k, last = m->sp.n_defs - 1;
 	int failed = 0;
 	unsigned xlsx = 0;
 
-	for (k = 0; k < m->n_defs && st == OPMFU_OK; k++) {
+	if (packed && (st = unpack_rank(m, cur, s, rank, err)))
+		return st;
+	for (k = 0; k < m->sp.n_defs && st == OPMFU_OK; k++) {
 		struct opmfu_table t;
-		opmfu_cell_store_clear(&m->cs[k]);
-		if ((st = opmfu_results_cursor_rank(cur, k, rank, &m->cs[k], err)))
-			break;
+		if (!packed) {
+			opmfu_cell_store_clear(&m->cs[k]);
+			if ((st = opmfu_results_cursor_rank(cur, k, rank, &m->cs[k], err)))
+				break;
+		}
 		t = opmfu_cell_store_table(&m->cs[k]);
 		if (k == last) {
 			int col = opmfu_table_col(t.def, "status");
@@ -361,7 +408,7 @@ static enum opmfu_status merge_rank(struct merge *m, struct opmfu_results_cursor
 						     "not one", s->path, t.n_rows, rank);
 			failed = col >= 0 && !c[col].null && c[col].v.t.n == 6 && !memcmp(c[col].v.t.s, "failed", 6);
 		}
-		st = m->run_only[k] ? opmfu_pool_put_run(m->rep, &t, err)
+		st = m->sp.run_only[k] ? opmfu_pool_put_run(m->rep, &t, err)
 				    : opmfu_pool_put(m->rep, m->ws, rank, &t, err);
 	}
 	if (st == OPMFU_OK)
@@ -380,22 +427,30 @@ static int want_col(void *ctx, size_t k, const char *col);
 
 static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, struct opmfu_err *err)
 {
-	struct opmfu_results_cursor *cur = NULL;
-	enum opmfu_status st = OPMFU_OK;
+	const struct opmfu_table_def *pack = &opmfu_shard_pack_def;
+	struct opmfu_results_cursor *cur = NULL, *pcur = NULL;
+	enum opmfu_status st;
+	/* a shard of before the packs is read table by table, as one whose
+	 * output is not all copies (the packs hold the columns a copy leaves) */
+	int packed = m->copy && s->layout;
 	size_t i;
-	/* the cursor checks the shard's tables first. Its ranks are one block
-	 * of the run's rank order: its rows go after the shard before's. Copied
-	 * before any row is put, the first shard's pages can be the output's
-	 * (the database writer's seed). */
-	st = opmfu_results_cursor_open(s->path, m->defs, m->n_defs, want_col, m, &cur, err);
-	for (i = 0; i < m->ws->n && st == OPMFU_OK && m->n_copied; i++)
-		st = m->ws->v[i]->type->copy(m->ws->v[i], s->path, m->copied, m->n_copied, err);
+	/* the cursor checks the shard's tables first (packed, it reads none of
+	 * their rows: the copies and the packs hold them). Its ranks are one
+	 * block of the run's rank order: its rows go after the shard before's.
+	 * Copied before any row is put, the first shard's pages can be the
+	 * output's (the database writer's seed). */
+	st = opmfu_results_cursor_open(s->path, m->sp.defs, m->sp.n_defs, want_col, m, &cur, err);
+	if (st == OPMFU_OK && packed && (st = opmfu_shard_pack_check(s->path, s->format, s->layout, err)) == OPMFU_OK)
+		st = opmfu_results_cursor_open(s->path, &pack, 1, NULL, NULL, &pcur, err);
+	for (i = 0; i < m->ws->n && st == OPMFU_OK && m->sp.n_copied; i++)
+		st = m->ws->v[i]->type->copy(m->ws->v[i], s->path, m->sp.copied, m->sp.n_copied, err);
 	for (i = 0; i < s->n && st == OPMFU_OK; i++)
-		st = merge_rank(m, cur, s, s->ranks[i], err);
+		st = merge_rank(m, packed ? pcur : cur, packed, s, s->ranks[i], err);
 	if (st == OPMFU_OK)
-		st = opmfu_results_cursor_close(cur, err);
+		st = opmfu_results_cursor_close(packed ? pcur : cur, err);
 	else
-		opmfu_results_cursor_close(cur, NULL);
+		opmfu_results_cursor_close(packed ? pcur : cur, NULL);
+	opmfu_results_cursor_close(packed ? cur : pcur, NULL);
 	return st;
 }
 
@@ -412,11 +467,15 @@ static int read_col_by_run(const char *name, const char *col)
 	return 0;
 }
 
-/* The columns the cursor reads: a table also copied feeds only the per-run analyses. */
+/* The columns read: a table also copied feeds only the per-run analyses. */
+int opmfu_shard_wants(const struct opmfu_shard_split *sp, size_t k, const char *col)
+{
+	return !sp->run_only[k] || read_col_by_run(sp->defs[k]->name, col);
+}
+
 static int want_col(void *ctx, size_t k, const char *col)
 {
-	const struct merge *m = ctx;
-	return !m->run_only[k] || read_col_by_run(m->defs[k]->name, col);
+	return opmfu_shard_wants(&((const struct merge *)ctx)->sp, k, col);
 }
 
 /* Whether a per-run analysis reads the table of that name (its needs). */
@@ -439,30 +498,36 @@ static int read_by_run(const char *name)
  * OpmfuKernels, OpmfuRankSummary, ...) are read for it, and copied. Read
  * and put: a held table (OpmfuSteps: the merge completes it), an internal
  * one (OpmfuCollCalls), OpmfuModel (the run's rows follow the ranks'). */
-static void split_defs(struct merge *m)
+void opmfu_shard_split(int copy, int summary_only, struct opmfu_shard_split *sp)
 {
 	const struct opmfu_table_def *all[MAX_RANK_TABS];
-	size_t n = rank_defs(all), i, k;
-	int copy = m->ws->n > 0;
+	size_t n = rank_defs(all), i;
 
-	for (k = 0; k < m->ws->n; k++)
-		copy &= m->ws->v[k]->type->copy != NULL;
-	m->n_defs = m->n_copied = 0;
+	sp->n_defs = sp->n_copied = 0;
 	for (i = 0; i < n; i++) {
 		/* --summary-only: a detail table no per-run analysis reads goes nowhere */
-		if (m->rep->summary_only && (all[i]->flags & OPMFU_TABLE_DETAIL) && !read_by_run(all[i]->name))
+		if (summary_only && (all[i]->flags & OPMFU_TABLE_DETAIL) && !read_by_run(all[i]->name))
 			continue;
 		int whole = copy && all[i] != &opmfu_model_def &&
 			    !(all[i]->flags & (OPMFU_TABLE_HELD | OPMFU_TABLE_INTERNAL)) &&
-			    !(m->rep->summary_only && (all[i]->flags & OPMFU_TABLE_DETAIL));
+			    !(summary_only && (all[i]->flags & OPMFU_TABLE_DETAIL));
 		if (whole)
-			m->copied[m->n_copied++] = all[i];
+			sp->copied[sp->n_copied++] = all[i];
 		/* OpmfuRankSummary is read whatever: a rank's status */
 		if (!whole || read_by_run(all[i]->name) || i + 1 == n) {
-			m->run_only[m->n_defs] = (unsigned char)whole;
-			m->defs[m->n_defs++] = all[i];
+			sp->run_only[sp->n_defs] = (unsigned char)whole;
+			sp->defs[sp->n_defs++] = all[i];
 		}
 	}
+}
+
+static void split_defs(struct merge *m)
+{
+	size_t k;
+	m->copy = m->ws->n > 0;
+	for (k = 0; k < m->ws->n; k++)
+		m->copy &= m->ws->v[k]->type->copy != NULL;
+	opmfu_shard_split(m->copy, m->rep->summary_only, &m->sp);
 }
 
 /* OpmfuModel's run rows: the median rank's OpmfuModelRun rows, from the
@@ -565,8 +630,9 @@ static enum opmfu_status merge_run(const struct opmfu_opts *o, struct opmfu_repo
 		rep->model_ctx = &mp;
 	}
 	split_defs(&m);
-	for (i = 0; i < m.n_defs; i++)
-		opmfu_cell_store_init(&m.cs[i], m.defs[i]);
+	for (i = 0; i < m.sp.n_defs; i++)
+		opmfu_cell_store_init(&m.cs[i], m.sp.defs[i]);
+	opmfu_cell_store_init(&m.pack, &opmfu_shard_pack_def);
 	for (i = 0; i < n && st == OPMFU_OK; i++)
 		st = merge_shard(&m, &sh[i], err);
 	if (st == OPMFU_OK)
@@ -599,8 +665,9 @@ static enum opmfu_status merge_run(const struct opmfu_opts *o, struct opmfu_repo
 	sbuf_release(&sb);
 out:
 	opmfu_writers_close(&ws);
-	for (i = 0; i < m.n_defs; i++)
+	for (i = 0; i < m.sp.n_defs; i++)
 		opmfu_cell_store_release(&m.cs[i]);
+	opmfu_cell_store_release(&m.pack);
 	return st;
 }
 

@@ -536,7 +536,7 @@ static void select_sql(struct sbuf *sb, const struct opmfu_table_def *def, const
 static enum opmfu_status typed_row(sqlite3_stmt *s, const char *path, const struct opmfu_table_def *def,
 				   const int *at, size_t row, struct opmfu_cell *cells, struct opmfu_err *err)
 {
-	static const char *const want[] = { "an integer", "a number", "a text" };
+	static const char *const want[] = { "an integer", "a number", "a text", "a blob" };
 	size_t c;
 	int k = 0;
 
@@ -564,6 +564,11 @@ static enum opmfu_status typed_row(sqlite3_stmt *s, const char *path, const stru
 				return opmfu_err_set(err, OPMFU_ERR_NOMEM, "%s: out of memory reading %s", path,
 						     def->name);
 			cells[c] = opmfu_cell_text(v, (size_t)sqlite3_value_bytes(val));
+		} else if (def->cols[c].type == OPMFU_COL_BLOB && t == SQLITE_BLOB) {
+			/* an empty blob is no pointer: "" then, not NULL */
+			const char *v = (const char *)sqlite3_value_blob(val);
+			size_t n = (size_t)sqlite3_value_bytes(val);
+			cells[c] = opmfu_cell_text(v ? v : "", v ? n : 0);
 		} else
 			return opmfu_err_set(err, OPMFU_ERR_FORMAT, "%s: %s row %zu: %s is not %s", path, def->name,
 					     row, def->cols[c].name, want[def->cols[c].type]);

@@ -87,7 +87,7 @@ enum opmfu_status opmfu_cell_store_add(struct opmfu_cell_store *cs, const struct
 	out = cs->cells + cs->n_rows * nc;
 	for (c = 0; c < nc; c++) {
 		out[c] = row[c];
-		if (cs->def->cols[c].type != OPMFU_COL_TEXT || row[c].null)
+		if ((cs->def->cols[c].type != OPMFU_COL_TEXT && cs->def->cols[c].type != OPMFU_COL_BLOB) || row[c].null)
 			continue;
 		if (!row[c].v.t.s) {
 			out[c] = opmfu_cell_null();
@@ -133,6 +133,21 @@ enum opmfu_status opmfu_cell_store_add_rows(struct opmfu_cell_store *cs, const s
 	if (st)
 		opmfu_cell_store_truncate(cs, n0);
 	return st;
+}
+
+struct opmfu_cell *opmfu_cell_store_extend(struct opmfu_cell_store *cs, size_t n)
+{
+	size_t nc = cs->def->n_cols, c;
+	struct opmfu_cell *out;
+
+	if (n > ((size_t)-1 / sizeof(*out) - cs->n_rows) / (nc ? nc : 1) ||
+	    OPMFU_GROW(cs->cells, cs->cap, (cs->n_rows + n) * nc))
+		return NULL;
+	out = cs->cells + cs->n_rows * nc;
+	for (c = 0; c < n * nc; c++)
+		out[c] = opmfu_cell_null();
+	cs->n_rows += n;
+	return out;
 }
 
 void opmfu_cell_store_truncate(struct opmfu_cell_store *cs, size_t n)

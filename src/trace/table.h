@@ -15,7 +15,9 @@
 
 #include "base/err.h"
 
-enum opmfu_coltype { OPMFU_COL_INT, OPMFU_COL_REAL, OPMFU_COL_TEXT };
+/* BLOB: bytes (a text cell's s and n) that only the database export stores:
+ * a shard result's packed ranks (lib/shard_pack.c), no table of a run's */
+enum opmfu_coltype { OPMFU_COL_INT, OPMFU_COL_REAL, OPMFU_COL_TEXT, OPMFU_COL_BLOB };
 
 /* Presentation hints, for writers that lay a table out (xlsx); the database ignores them. */
 enum opmfu_colflags {
@@ -202,6 +204,12 @@ enum opmfu_status opmfu_cell_store_add_table(struct opmfu_cell_store *cs, const 
 enum opmfu_status opmfu_cell_store_add_rows(struct opmfu_cell_store *cs, const struct opmfu_table *t,
 					    int (*keep)(const struct opmfu_cell *row, const void *ctx), const void *ctx,
 					    struct opmfu_err *err);
+
+/* Room for n more rows, counted, every cell NULL, for the caller to fill:
+ * their texts are not copied, so they must live as long as the rows (a
+ * merge's rows decoded from a shard's pack point into it, lib/shard_pack.c).
+ * NULL out of memory (nothing added). */
+struct opmfu_cell *opmfu_cell_store_extend(struct opmfu_cell_store *cs, size_t n);
 
 /* Keeps the first n rows (n <= n_rows): rows put for a rank that is then
  * dropped are taken back (their texts stay allocated until release). */

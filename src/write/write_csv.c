@@ -82,7 +82,7 @@ static void csv_cells(const struct opmfu_table_def *def, const struct opmfu_cell
 			continue;
 		if (def->cols[k].type == OPMFU_COL_INT)
 			opmfu_text_int(out, c[k].v.i);
-		else if (def->cols[k].type == OPMFU_COL_TEXT) {
+		else if (def->cols[k].type == OPMFU_COL_TEXT || def->cols[k].type == OPMFU_COL_BLOB) {
 			int prefix = !verbatim && formula_like(c[k].v.t.s, c[k].v.t.n);
 			st->prefixed += (size_t)prefix;
 			csv_text(out, c[k].v.t.s, c[k].v.t.n, prefix);

@@ -88,7 +88,7 @@ static void json_row(const struct opmfu_table_def *def, const struct opmfu_cell 
 			sbuf_add(out, "null", 4);
 		} else if (def->cols[k].type == OPMFU_COL_INT) {
 			opmfu_text_int(out, c[k].v.i);
-		} else if (def->cols[k].type == OPMFU_COL_TEXT) {
+		} else if (def->cols[k].type == OPMFU_COL_TEXT || def->cols[k].type == OPMFU_COL_BLOB) {
 			st->repaired += (size_t)json_str(out, c[k].v.t.s, c[k].v.t.n);
 		} else if (isfinite(c[k].v.r)) {
 			opmfu_text_real(out, reals, c[k].v.r);

@@ -82,7 +82,7 @@ struct bound {
 	unsigned char kind; /* BOUND_* */
 };
 
-enum { BOUND_UNKNOWN, BOUND_INT, BOUND_DOUBLE, BOUND_TEXT, BOUND_NULL };
+enum { BOUND_UNKNOWN, BOUND_INT, BOUND_DOUBLE, BOUND_TEXT, BOUND_NULL, BOUND_BLOB };
 
 /* A dimension of a stored table (trace/table.h): the ids of its values
  * within the rank being put. */
@@ -176,6 +176,16 @@ static void bind_str(sqlite3_stmt *s, struct bound *b, int i, const char *z, siz
 		sqlite3_bind_null(s, i);
 }
 
+static void bind_blob(sqlite3_stmt *s, struct bound *b, int i, const char *z, size_t len)
+{
+	if (b) {
+		if (b[i - 1].kind == BOUND_BLOB && b[i - 1].v == (uint64_t)(uintptr_t)z && b[i - 1].len == len)
+			return;
+		b[i - 1] = (struct bound){ (uint64_t)(uintptr_t)z, len, BOUND_BLOB };
+	}
+	sqlite3_bind_blob(s, i, z, (int)len, SQLITE_STATIC);
+}
+
 /* Binds one row of n cells of those types to parameters base+1 .. base+n. */
 static void bind_row(sqlite3_stmt *s, struct bound *b, int base, size_t n, const unsigned char *types,
 		     const struct opmfu_cell *c)
@@ -189,6 +199,8 @@ static void bind_row(sqlite3_stmt *s, struct bound *b, int base, size_t n, const
 			bind_int(s, b, i, c[k].v.i);
 		else if (types[k] == OPMFU_COL_REAL)
 			bind_dbl(s, b, i, c[k].v.r);
+		else if (types[k] == OPMFU_COL_BLOB)
+			bind_blob(s, b, i, c[k].v.t.s, c[k].v.t.n);
 		else
 			bind_str(s, b, i, c[k].v.t.s, c[k].v.t.n);
 	}
@@ -229,7 +241,7 @@ static enum opmfu_status exec(struct db_writer *o, const char *sql, const char *
  * that has no file there, a CREATE TABLE made from its columns. */
 static void ddl_of(const struct opmfu_table_def *def, struct sbuf *sb)
 {
-	static const char *const type_name[] = { "INTEGER", "REAL", "TEXT" };
+	static const char *const type_name[] = { "INTEGER", "REAL", "TEXT", "BLOB" };
 	const char *head = def->store ? "CREATE VIEW \"" : "CREATE TABLE \"";
 	size_t i, n = strlen(def->name), h = strlen(head);
 

@@ -149,6 +149,7 @@ static void put_cell(struct xw *x, lxw_row_t r, lxw_col_t c, const struct opmfu_
 		opmfu_xbook_num(&x->b, x->ws, r, c, v->v.r, f);
 		break;
 	case OPMFU_COL_TEXT:
+	case OPMFU_COL_BLOB: /* a shard's alone, which writes no workbook: as a text */
 		put_str(x, r, c, v->v.t.s, v->v.t.n, f);
 		break;
 	}

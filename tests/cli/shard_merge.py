@@ -26,7 +26,13 @@ Checked, for N = 1, 2, 3, 7 (N = 7: one rank per shard; with 7 ranks and N = 3 b
   * tampered shard results: OpmfuShard dropped, a REAL cell made text (one the run account reads,
     and with --export db,csv ones it does not), a rank's OpmfuRankSummary
     row deleted, a column dropped, a row's rank_id changed, a file that is not a database: each
-    exit 1 with its message naming the file and the table;
+    exit 1 with its message naming the file and the table (the tampered cells with --export db,csv,
+    which reads the tables: with the database alone the merge reads the ranks' packs);
+  * the packs (OpmfuShardPack, OpmfuShardPackLayout; pack_tests): each kind of damage to a rank's
+    blob, its row missing or NULL or text, the table dropped, another layout or format: exit 1
+    with the exact message (file, rank, table, row, column); a shard without the pack tables (an
+    older opmfu's) merges table by table to the single run's tables, and so does a junk pack
+    under --export db,csv, which does not read packs;
   * a rank whose database is junk: its shard exits 3 and is written, the merge exits 3 ("1 of 7
     ranks failed") and equals the single run (every table's md5);
   * --model (N = 2, the shards given in reverse): the merge's OpmfuModel equals the single run's, all
@@ -333,10 +339,11 @@ def main():
         t = tamper("noshard", "DROP TABLE OpmfuShard")
         run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: not a shard result (no OpmfuShard rows): "
             "'opmfu analyze --shard I/N -o DIR' writes one\n" % t)
-        # OpmfuModules feeds the run account (its hotspots read self_mfu, not mfu): the database
-        # alone copies it and reads the account's columns, which are checked
+        # OpmfuModules feeds the run account (its hotspots read self_mfu, not mfu): with the database
+        # alone the merge copies it and reads the rank's rows from its pack (OpmfuShardPack, below);
+        # with another export it reads them from the table, and checks them
         t = tamper("text", "UPDATE OpmfuModules SET self_mfu = 'high' WHERE rowid = 3")
-        run([opmfu, "merge", t, s2, "-o", nothing], 1,
+        run([opmfu, "merge", t, s2, "-o", nothing, "--export", "db,csv"], 1,
             "opmfu: error: %s: OpmfuModules row 3: self_mfu is not a number\n" % t)
         t = tamper("text_mfu", "UPDATE OpmfuModules SET mfu = 'high' WHERE rowid = 3")
         run([opmfu, "merge", t, s2, "-o", nothing, "--export", "db,csv"], 1,
@@ -351,18 +358,19 @@ def main():
         run([opmfu, "merge", t, s2, "-o", nothing], 1,
             "opmfu: error: %s: cannot copy OperatorMFU: no such column: op_name\n" % t)
         t = tamper("nosum", "DELETE FROM OpmfuRankSummary WHERE rank_id = 1")
-        run([opmfu, "merge", t, s2, "-o", nothing], 1,
+        run([opmfu, "merge", t, s2, "-o", nothing, "--export", "db,csv"], 1,
             "opmfu: error: %s: OpmfuRankSummary has 0 rows for rank 1, not one\n" % t)
         t = tamper("nocol", "ALTER TABLE OpmfuKernels DROP COLUMN kernel_ns")
         run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: table OpmfuKernels has no column "
             "kernel_ns: not a complete shard result\n" % t)
         t = tamper("rank", "UPDATE OpmfuModules SET rank_id = 99 WHERE rowid = (SELECT max(rowid) FROM OpmfuModules)")
         n_mod = sqlite3.connect(t).execute("SELECT count(*) FROM OpmfuModules").fetchone()[0]
-        run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: OpmfuModules row %d: rank 99 is not one of "
-            "the shard's ranks (OpmfuShard), or out of rank order\n" % (t, n_mod))
+        run([opmfu, "merge", t, s2, "-o", nothing, "--export", "db,csv"], 1, "opmfu: error: %s: OpmfuModules row %d: "
+            "rank 99 is not one of the shard's ranks (OpmfuShard), or out of rank order\n" % (t, n_mod))
         t = tamper("notable", "DROP TABLE OpmfuCollCalls")
         run([opmfu, "merge", t, s2, "-o", nothing], 1,
             "opmfu: error: %s: no table OpmfuCollCalls: not a complete shard result\n" % t)
+        pack_tests(opmfu, root, work, single, tamper, s2, nothing)
         junk = os.path.join(work, "junk.db")
         open(junk, "w").write("not a database\n")
         run([opmfu, "merge", junk, s2, "-o", nothing], 1,
@@ -382,6 +390,92 @@ def main():
             "writes the others\n")
         run([opmfu, "merge", s2], 2, "opmfu: error: merge needs -o DIR: where to write the merged result\n")
     return verdict()
+
+
+def pack_tests(opmfu, root, work, single, tamper, s2, nothing):
+    """A shard's packed ranks (OpmfuShardPack, OpmfuShardPackLayout: docs/scale.md), which the merge
+    reads with the database alone: a pack of any bytes is refused naming the file, the rank and the
+    table; a shard without the packs (an older opmfu's) is read table by table, the same result."""
+    def tamper_pack(name, rank, change):
+        """Shard 1 of 2 with rank's pack replaced by change(pack)."""
+        t = tamper(name, "")
+        con = sqlite3.connect(t)
+        (blob,) = con.execute("SELECT pack FROM OpmfuShardPack WHERE rank_id = ?", (rank,)).fetchone()
+        con.execute("UPDATE OpmfuShardPack SET pack = ? WHERE rank_id = ?", (change(bytes(blob)), rank))
+        con.commit()
+        con.close()
+        return t
+
+    con = sqlite3.connect(dbs(os.path.join(work, "n2_s1")))
+    (layout,) = con.execute("SELECT layout FROM OpmfuShardPackLayout").fetchone()
+    ranks = [r for (r,) in con.execute("SELECT rank_id FROM OpmfuShardPack ORDER BY rowid")]
+    con.close()
+    if ranks != [0, 1, 2] or not layout.startswith("OpmfuModules(rank_id I,"):
+        fail("shard 1 of 2 packs ranks %s, layout %r" % (ranks, layout[:60]))
+    prefix = "opmfu: error: %s: OpmfuShardPack, rank 1: "
+    # a pack's first bytes: OpmfuModules' row count, then row 1's rank_id (tag 1, zigzag varint 2)
+    cases = [
+        ("pack_empty", lambda b: b"", "table OpmfuModules: the pack ends before its row count"),
+        ("pack_rows", lambda b: b"\x05", "table OpmfuModules: 5 rows, more than the 0 bytes left of the pack "
+         "could hold"),
+        ("pack_more", lambda b: b + b"\x00", "bytes after its last table"),
+        ("pack_type", lambda b: b[:1] + b"\x03" + b[2:], "table OpmfuModules row 1, rank_id: not an integer"),
+        ("pack_tag", lambda b: b[:1] + b"\x09" + b[2:], "table OpmfuModules row 1, rank_id: a value of no known "
+         "type (tag past 4)"),
+        # tag 4 repeats the row before's value: the first row has none
+        ("pack_same", lambda b: b[:1] + b"\x04" + b[3:], "table OpmfuModules row 1, rank_id: the value of the row "
+         "before, which has none"),
+        ("pack_rank", lambda b: b[:2] + b"\x04" + b[3:], "table OpmfuModules row 1, rank_id: not the pack's rank"),
+        ("pack_varint", lambda b: b[:2] + b"\xff" * 11 + b[3:], "table OpmfuModules row 1, rank_id: an integer "
+         "that runs past the pack's end or 64 bits"),
+        # OpmfuModules' module (a text) follows rank_id: its length past the end
+        ("pack_text", lambda b: b[:3] + b"\x03\xff\xff\x7f" + b[4:], "table OpmfuModules row 1, module: a text whose "
+         "length runs past the pack's end, or not ended by a NUL"),
+    ]
+    for name, change, msg in cases:
+        t = tamper_pack(name, 1, change)
+        run([opmfu, "merge", t, s2, "-o", nothing], 1, prefix % t + msg + "\n")
+    # the cut pack: whatever the last value, the message names the rank and a table of the layout
+    t = tamper_pack("pack_cut", 1, lambda b: b[:len(b) // 2])
+    p = run([opmfu, "merge", t, s2, "-o", nothing], 1, prefix % t + "table Opmfu")
+    if "the pack ends" not in p.stderr and "past the pack's end" not in p.stderr and "more than" not in p.stderr:
+        fail("the cut pack: %r" % p.stderr)
+    t = tamper("pack_norow", "DELETE FROM OpmfuShardPack WHERE rank_id = 1")
+    run([opmfu, "merge", t, s2, "-o", nothing], 1,
+        "opmfu: error: %s: OpmfuShardPack has no row for rank 1, not one pack\n" % t)
+    t = tamper("pack_null", "UPDATE OpmfuShardPack SET pack = NULL WHERE rank_id = 1")
+    run([opmfu, "merge", t, s2, "-o", nothing], 1,
+        "opmfu: error: %s: OpmfuShardPack has more rows, or a NULL pack, for rank 1, not one pack\n" % t)
+    t = tamper("pack_text_cell", "UPDATE OpmfuShardPack SET pack = 'abc' WHERE rank_id = 1")
+    run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: OpmfuShardPack row 2: pack is not a blob\n" % t)
+    t = tamper("pack_notable", "DROP TABLE OpmfuShardPack")
+    run([opmfu, "merge", t, s2, "-o", nothing], 1,
+        "opmfu: error: %s: no table OpmfuShardPack: not a complete shard result\n" % t)
+    # a shard packed otherwise: refused, naming the table packed otherwise
+    t = tamper("pack_layout", "UPDATE OpmfuShardPackLayout SET layout = replace(layout, 'OpmfuKernels(rank_id I,', "
+               "'OpmfuKernels(rank_id I,extra R,')")
+    part = [x for x in layout.replace("OpmfuKernels(rank_id I,", "OpmfuKernels(rank_id I,extra R,").split(";")
+            if x.startswith("OpmfuKernels(")][0]
+    run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: OpmfuShardPackLayout: table OpmfuKernels is "
+        "not packed as this opmfu packs it ('%s'): a shard of another opmfu; analyse it again with this one\n"
+        % (t, part[:200]))
+    t = tamper("pack_format", "UPDATE OpmfuShardPackLayout SET format = 2")
+    run([opmfu, "merge", t, s2, "-o", nothing], 1, "opmfu: error: %s: OpmfuShardPackLayout: format 2, not 1: a shard "
+        "of another opmfu; analyse it again with this one\n" % t)
+    if os.path.exists(dbs(nothing)):
+        fail("a merge refusing a pack wrote %s" % dbs(nothing))
+    # without the packs (a shard of an opmfu before them): read table by table, the same result;
+    # and a pack is only read with the database alone: with CSV too the tables are read
+    old = tamper("pack_none", "DROP TABLE OpmfuShardPack; DROP TABLE OpmfuShardPackLayout")
+    out = os.path.join(work, "pack_none_m")
+    run([opmfu, "merge", old, s2, "-o", out, "-q"])
+    if md5s(root, single) != md5s(root, out):
+        fail("a merge of a shard without packs differs from the single run")
+    t = tamper_pack("pack_csv", 1, lambda b: b"")
+    out = os.path.join(work, "pack_csv_m")
+    run([opmfu, "merge", t, s2, "-o", out, "-q", "--export", "db,csv"])
+    if md5s(root, single) != md5s(root, out):
+        fail("a merge with --export db,csv of a shard with a junk pack differs from the single run")
 
 
 def verdict():

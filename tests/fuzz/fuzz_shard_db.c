@@ -1,7 +1,8 @@
 /*
  * fuzz_shard_db.c - `opmfu merge` of a shard result the input describes
- * (lib/shard.c, read/results.c): the tables of a shard (the run's tables,
- * OpmfuCollCalls, OpmfuModelRun and OpmfuShard), declared from the library's own table
+ * (lib/shard.c, lib/shard_pack.c, read/results.c): the tables of a shard (the
+ * run's tables, OpmfuCollCalls, OpmfuModelRun, OpmfuShard and the packed ranks,
+ * OpmfuShardPack and OpmfuShardPackLayout), declared from the library's own table
  * defs, a table or its last column sometimes left out, rows of any storage
  * class; the database is merged, alone or twice (the same shard given
  * twice), into a fresh folder with some exports.
@@ -16,7 +17,8 @@
  *   bytes 1-3  bit i: leave table i out; bytes 4-6: leave its last column out
  *   then     rows: a table byte (index mod the table count, the tables in
  *            name order), then one value per column: a kind byte and its data
- *            (value()). tests/fuzz/shard_db_seeds.py writes real shards so.
+ *            (value(): fuzz_db.h's kinds 0-10, and 11 a blob of a 2-byte length, a
+ *            rank's pack). tests/fuzz/shard_db_seeds.py writes real shards so.
  */
 #define _GNU_SOURCE /* nftw's FTW_DEPTH and FTW_PHYS */
 #include <ftw.h>
@@ -43,10 +45,22 @@ static const char *const dict[] = {
 };
 #define NDICT (sizeof(dict) / sizeof(dict[0]))
 
-/* A value of a kind the next byte chooses (fuzz_db.h's fuzz_bind, 0-10). */
+/* A value of a kind the next byte chooses (fuzz_db.h's fuzz_bind, 0-10; 11: a
+ * blob of any length up to 65535, a 2-byte length first, as packs are). */
 static void value(struct reader *r, sqlite3_stmt *s, int col)
 {
-	fuzz_bind(r, s, col, byte(r) % 11, dict, NDICT);
+	unsigned kind = byte(r) % 12, len;
+	if (kind != 11) {
+		fuzz_bind(r, s, col, kind, dict, NDICT);
+		return;
+	}
+	len = byte(r) << 8;
+	len |= byte(r);
+	if (len > r->n)
+		len = (unsigned)r->n;
+	sqlite3_bind_blob(s, col, r->p, (int)len, SQLITE_TRANSIENT);
+	r->p += len;
+	r->n -= len;
 }
 
 static int by_name(const void *a, const void *b)
@@ -59,12 +73,14 @@ static size_t shard_defs(const struct opmfu_table_def **out)
 {
 	size_t n, k;
 	const struct opmfu_table_def *const *run = opmfu_run_table_defs(&n);
-	FUZZ_ASSERT(n + 3 <= MAX_T);
+	FUZZ_ASSERT(n + 5 <= MAX_T);
 	for (k = 0; k < n; k++)
 		out[k] = run[k];
 	out[n++] = &opmfu_coll_calls_def;
 	out[n++] = &opmfu_model_run_def;
 	out[n++] = &opmfu_shard_def;
+	out[n++] = &opmfu_shard_pack_def;
+	out[n++] = &opmfu_shard_layout_def;
 	qsort(out, n, sizeof(*out), by_name);
 	return n;
 }

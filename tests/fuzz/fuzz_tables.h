@@ -13,11 +13,11 @@
 #include "fuzz_input.h"
 #include "trace/table.h"
 
-/* Creates def's table with its first ncols columns (INTEGER, REAL, TEXT)
+/* Creates def's table with its first ncols columns (INTEGER, REAL, TEXT, BLOB)
  * and returns the prepared INSERT of a row of them. */
 static inline sqlite3_stmt *fuzz_declare(sqlite3 *db, const struct opmfu_table_def *def, size_t ncols)
 {
-	static const char *const types[] = { "INTEGER", "REAL", "TEXT" };
+	static const char *const types[] = { "INTEGER", "REAL", "TEXT", "BLOB" };
 	char cols[4096], q[1024], sql[5200];
 	size_t n = 0, m = 0, c;
 	sqlite3_stmt *ins = NULL;
