@@ -66,7 +66,6 @@ struct rank_work {
 	 * trace, flops and op are valid, and a stage's tables can be written;
 	 * OPMFU_STAGE_LAST: the rank is analysed */
 	int ran;
-	int dropped; /* kernel MFU's entries are gone (lib/pool.c, under the pool's lock) */
 	int read_threads; /* threads its reader may use: the -j that fewer ranks than workers leave idle */
 };
 

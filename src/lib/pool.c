@@ -53,34 +53,6 @@ static void wait_stage(struct pool *p, struct rank_work *w, int stage)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* Kernel MFU's entries are done with once the tree is built and OperatorMFU
- * written; the writer drops them (drop_entries). A worker that went on to
- * the op units before that would hold both, the run's peak on a large
- * rank: past OPMFU_HOLD_ENTRIES bytes of entries it waits for the writer
- * instead (a small rank's wait would cost more than its entries). */
-#define OPMFU_HOLD_ENTRIES (1u << 20)
-static void wait_dropped(struct pool *p, struct rank_work *w)
-{
-	if (opmfu_op_mfu_entry_bytes(&w->op) <= OPMFU_HOLD_ENTRIES)
-		return;
-	pthread_mutex_lock(&p->mu);
-	while (!w->dropped && !p->abort)
-		pthread_cond_wait(&p->cv, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-}
-
-/* Kernel MFU's entries, once OperatorMFU is written and the tree built
- * (the writer's step for the tree), whatever the writer's status: a worker
- * may be waiting for them to go. */
-static void drop_entries(struct pool *p, struct rank_work *w)
-{
-	pthread_mutex_lock(&p->mu);
-	opmfu_op_mfu_drop_entries(&w->op);
-	w->dropped = 1;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-}
-
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
@@ -100,8 +72,6 @@ static void *worker(void *arg)
 		opmfu_rank_analyse_ops(p->o, &p->list->v[i], &p->work[i], &p->rep->ranks[i]);
 		set_stage(p, &p->work[i], OPMFU_STAGE_OPS);
 		for (stage = OPMFU_STAGE_OPS + 1; stage <= OPMFU_STAGE_LAST; stage++) {
-			if (stage == OPMFU_STAGE_OP_UNITS)
-				wait_dropped(p, &p->work[i]);
 			opmfu_rank_analyse_stage(&p->work[i], &p->rep->ranks[i], stage);
 			set_stage(p, &p->work[i], stage);
 		}
@@ -556,9 +526,9 @@ static void export_warn(const struct opmfu_opts *o, int rank, const char *name, 
  * A rank is written in steps, so that its tables (OperatorMFU and OpmfuOps
  * most of the writing) overlap with the worker making the next stage's.
  * Step s puts the tables of the analyses of stage s, once they ran, then
- * tells them. Before the module tree's, kernel MFU's entries go
- * (drop_entries): their readers are done (OperatorMFU written, ModuleMFU
- * made; trace/analysis.h).
+ * tells them. Before the module tree's, kernel MFU's entries go: their
+ * readers are done (OperatorMFU written, ModuleMFU made; trace/analysis.h),
+ * 24 bytes a kernel less under the op units, whose analyses the worker is on.
  */
 static enum opmfu_status write_stage(struct opmfu_report *rep, struct rank_work *w, int stage, int rank,
 				     struct opmfu_writers *ws, struct opmfu_err *err)
@@ -569,6 +539,8 @@ static enum opmfu_status write_stage(struct opmfu_report *rep, struct rank_work 
 
 	if (w->ran < stage)
 		return OPMFU_OK;
+	if (stage == OPMFU_STAGE_TREE)
+		opmfu_op_mfu_drop_entries(&w->op);
 	st = opmfu_analyses_tables(stage, &w->ctx, t, MAX_TABS, &n, err);
 	for (k = 0; k < n && st == OPMFU_OK; k++)
 		st = opmfu_pool_put(rep, ws, rank, &t[k], err);
@@ -711,13 +683,12 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 				wait_stage(&p, w, stage);
 			} else if (stage > OPMFU_STAGE_OPS) {
 				/* one thread makes a stage once the one before is written, so
-				 * that the entries go before the op units, as with workers */
+				 * that what the writing frees (kernel MFU's entries, the
+				 * tables written) is not held under the next stage */
 				double a = opmfu_now_s();
 				opmfu_rank_analyse_stage(w, rr, stage);
 				t += opmfu_now_s() - a;
 			}
-			if (stage == OPMFU_STAGE_TREE)
-				drop_entries(&p, w);
 			if (st == OPMFU_OK)
 				st = write_stage(rep, w, stage, rr->rank, ws, err);
 		}

@@ -39,11 +39,6 @@ void opmfu_op_mfu_drop_entries(struct opmfu_op_mfu *res)
 	res->n_r = res->n_m = res->cap_m = res->n_first = 0;
 }
 
-size_t opmfu_op_mfu_entry_bytes(const struct opmfu_op_mfu *res)
-{
-	return res->n_r * sizeof(*res->r) + res->cap_m * sizeof(*res->m) + res->n_first * sizeof(*res->first);
-}
-
 void opmfu_op_mfu_release(struct opmfu_op_mfu *res)
 {
 	opmfu_op_mfu_drop_entries(res);

@@ -61,8 +61,6 @@ void opmfu_op_mfu_release(struct opmfu_op_mfu *res);
 /* Frees R, the entries and the links' first entries, keeping the stats: for
  * a rank whose readers of them are done (trace/analysis.h, stage OPS). */
 void opmfu_op_mfu_drop_entries(struct opmfu_op_mfu *res);
-/* What opmfu_op_mfu_drop_entries would free, in bytes. */
-size_t opmfu_op_mfu_entry_bytes(const struct opmfu_op_mfu *res);
 
 /*
  * The part of the run that needs only the links (R, kernel keys), so that

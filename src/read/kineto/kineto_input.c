@@ -16,11 +16,13 @@
 #include "base/thread.h"
 #include "read/dirwalk.h"
 
-/* 64 KiB chunks, not 256: the five buffers are held through the parse,
- * when its records make the trace's peak (docs/performance.md) */
-#define ZBUF_SIZE (64 * 1024)
-#define OUT_SIZE (64 * 1024)
-#define RING 4 /* chunks inflated ahead, the one being parsed included */
+#define ZBUF_SIZE (256 * 1024)
+#define OUT_SIZE (256 * 1024)
+/* chunks inflated ahead, the one being parsed included: two, not four, as
+ * the buffers are held through the parse, when its records make a trace's
+ * peak; smaller chunks instead cost more hand-overs than the memory was
+ * worth (docs/performance.md) */
+#define RING 2
 
 /* The inflating thread's chunks: slot k % RING holds chunk k; chunks below
  * made are inflated, below taken handed out (the last of those still being
