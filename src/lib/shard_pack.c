@@ -54,6 +54,8 @@ struct pack_tab {
 	unsigned short col[MAX_PACK_COLS]; /* the def's columns packed, in order */
 	unsigned char tag[MAX_PACK_COLS];  /* the tag of their values */
 	size_t n_col;
+	unsigned short other[MAX_PACK_COLS]; /* the def's columns not packed: NULL in the merge */
+	size_t n_other;
 	int rank_at; /* rank_id's place among them */
 };
 
@@ -80,8 +82,10 @@ static void make_layout(void)
 		sbuf_addf(&layout, "%s%s(", k ? ";" : "", pt->def->name);
 		for (c = 0; c < pt->def->n_cols && pt->n_col < MAX_PACK_COLS; c++) {
 			/* the rows are the rank's by their rank_id, as the cursor's are (read/results.c) */
-			if (!opmfu_shard_wants(&sp, k, pt->def->cols[c].name) && strcmp(pt->def->cols[c].name, "rank_id"))
+			if (!opmfu_shard_wants(&sp, k, pt->def->cols[c].name) && strcmp(pt->def->cols[c].name, "rank_id")) {
+				pt->other[pt->n_other++] = (unsigned short)c;
 				continue;
+			}
 			if (!strcmp(pt->def->cols[c].name, "rank_id"))
 				pt->rank_at = (int)pt->n_col;
 			sbuf_addf(&layout, "%s%s %c", pt->n_col ? "," : "", pt->def->cols[c].name,
@@ -464,6 +468,9 @@ enum opmfu_status opmfu_shard_pack_unpack(const char *path, int rank, const void
 			struct opmfu_cell *row = out ? out + i * tabs[k].def->n_cols : NULL, skip;
 			enum opmfu_status st;
 			u.row = i + 1;
+			/* extend leaves the cells to be set: those not packed are NULL */
+			for (j = 0; row && j < tabs[k].n_other; j++)
+				row[tabs[k].other[j]] = opmfu_cell_null();
 			for (j = 0; j < tabs[k].n_col; j++) {
 				unsigned tag;
 				if (u.p >= u.end)
@@ -476,10 +483,13 @@ enum opmfu_status opmfu_shard_pack_unpack(const char *path, int rank, const void
 						row[tabs[k].col[j]] = (row - tabs[k].def->n_cols)[tabs[k].col[j]];
 					continue;
 				}
-				/* a NULL cell is left as extend made it */
 				had[j] = tag != TAG_NULL;
-				if (tag != TAG_NULL && (st = get_cell(&u, j, tag, row ? &row[tabs[k].col[j]] : &skip)))
+				if (tag == TAG_NULL) {
+					if (row)
+						row[tabs[k].col[j]] = opmfu_cell_null();
+				} else if ((st = get_cell(&u, j, tag, row ? &row[tabs[k].col[j]] : &skip))) {
 					return st;
+				}
 			}
 			/* the cursor reads a rank's rows by their rank_id: the pack's must be its own */
 			if (row && tabs[k].rank_at >= 0 && (row[tabs[k].col[tabs[k].rank_at]].null ||

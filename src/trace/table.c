@@ -137,15 +137,13 @@ enum opmfu_status opmfu_cell_store_add_rows(struct opmfu_cell_store *cs, const s
 
 struct opmfu_cell *opmfu_cell_store_extend(struct opmfu_cell_store *cs, size_t n)
 {
-	size_t nc = cs->def->n_cols, c;
+	size_t nc = cs->def->n_cols;
 	struct opmfu_cell *out;
 
 	if (n > ((size_t)-1 / sizeof(*out) - cs->n_rows) / (nc ? nc : 1) ||
 	    OPMFU_GROW(cs->cells, cs->cap, (cs->n_rows + n) * nc))
 		return NULL;
 	out = cs->cells + cs->n_rows * nc;
-	for (c = 0; c < n * nc; c++)
-		out[c] = opmfu_cell_null();
 	cs->n_rows += n;
 	return out;
 }

@@ -205,10 +205,11 @@ enum opmfu_status opmfu_cell_store_add_rows(struct opmfu_cell_store *cs, const s
 					    int (*keep)(const struct opmfu_cell *row, const void *ctx), const void *ctx,
 					    struct opmfu_err *err);
 
-/* Room for n more rows, counted, every cell NULL, for the caller to fill:
- * their texts are not copied, so they must live as long as the rows (a
- * merge's rows decoded from a shard's pack point into it, lib/shard_pack.c).
- * NULL out of memory (nothing added). */
+/* Room for n more rows, counted, their cells not set: the caller sets every
+ * one (filling them first was 5 % of a merge). Their texts are not copied,
+ * so they must live as long as the rows (a merge's rows decoded from a
+ * shard's pack point into it, lib/shard_pack.c). NULL out of memory (nothing
+ * added). */
 struct opmfu_cell *opmfu_cell_store_extend(struct opmfu_cell_store *cs, size_t n);
 
 /* Keeps the first n rows (n <= n_rows): rows put for a rank that is then
