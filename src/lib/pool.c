@@ -53,6 +53,23 @@ static void wait_stage(struct pool *p, struct rank_work *w, int stage)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* Stage `stage` (after the first) of a rank is made: the worker's, waited
+ * for; with no worker, made here, once the stage before is written, so that
+ * what the writing frees (kernel MFU's entries, the tables written) is not
+ * held under the next stage. Returns the seconds spent making it here. */
+static double stage_ready(struct pool *p, size_t started, struct rank_work *w, struct opmfu_rank_report *rr,
+			  int stage)
+{
+	double t0;
+	if (started) {
+		wait_stage(p, w, stage);
+		return 0;
+	}
+	t0 = opmfu_now_s();
+	opmfu_rank_analyse_stage(w, rr, stage);
+	return opmfu_now_s() - t0;
+}
+
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
@@ -679,24 +696,13 @@ enum opmfu_status opmfu_run_ranks(const struct opmfu_opts *o, const struct opmfu
 		}
 		t = opmfu_now_s();
 		for (stage = OPMFU_STAGE_OPS; stage < OPMFU_STAGE_LAST; stage++) {
-			if (started) {
-				wait_stage(&p, w, stage);
-			} else if (stage > OPMFU_STAGE_OPS) {
-				/* one thread makes a stage once the one before is written, so
-				 * that what the writing frees (kernel MFU's entries, the
-				 * tables written) is not held under the next stage */
-				double a = opmfu_now_s();
-				opmfu_rank_analyse_stage(w, rr, stage);
-				t += opmfu_now_s() - a;
-			}
+			if (stage > OPMFU_STAGE_OPS)
+				t += stage_ready(&p, started, w, rr, stage);
 			if (st == OPMFU_OK)
 				st = write_stage(rep, w, stage, rr->rank, ws, err);
 		}
 		rr->seconds[OPMFU_STAGE_WRITE] = opmfu_now_s() - t;
-		if (started)
-			wait_stage(&p, w, OPMFU_STAGE_LAST);
-		else
-			opmfu_rank_analyse_stage(w, rr, OPMFU_STAGE_LAST);
+		stage_ready(&p, started, w, rr, OPMFU_STAGE_LAST);
 		if (rr->state == OPMFU_RANK_FAILED)
 			rep->n_failed++;
 		t = opmfu_now_s();

@@ -327,7 +327,6 @@ static enum opmfu_status check_shards(const struct shard_in *sh, size_t n, struc
 /* The tables a rank of a shard holds, in the order the pool puts them:
  * the per-rank analyses' (internal ones too) by stage, OpmfuModel's rank
  * rows, then OpmfuRankSummary. */
-#define MAX_RANK_TABS OPMFU_MAX_RANK_TABS
 static size_t rank_defs(const struct opmfu_table_def **out)
 {
 	size_t i, k, n = 0;
@@ -337,7 +336,7 @@ static size_t rank_defs(const struct opmfu_table_def **out)
 			const struct opmfu_analysis *a = opmfu_analyses[i];
 			if (a->scope != OPMFU_PER_RANK || a->stage != stage)
 				continue;
-			for (k = 0; a->makes && a->makes[k] && n < MAX_RANK_TABS - 2; k++)
+			for (k = 0; a->makes && a->makes[k] && n < OPMFU_MAX_RANK_TABS - 2; k++)
 				out[n++] = a->makes[k];
 		}
 	out[n++] = &opmfu_model_def;
@@ -360,7 +359,7 @@ struct merge {
 	int copy; /* every writer copies: a shard's packed ranks are read, when it has them */
 	size_t ranks_done;
 	size_t n_ranks; /* merged (rep->n_ranks counts rep->ranks, which a merge has not) */
-	struct opmfu_cell_store cs[MAX_RANK_TABS];
+	struct opmfu_cell_store cs[OPMFU_MAX_RANK_TABS];
 	struct opmfu_cell_store pack; /* the rank's OpmfuShardPack row: cs's texts point into it */
 	double t0;
 };
@@ -428,7 +427,7 @@ static int want_col(void *ctx, size_t k, const char *col);
 static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, struct opmfu_err *err)
 {
 	const struct opmfu_table_def *pack = &opmfu_shard_pack_def;
-	struct opmfu_results_cursor *cur = NULL, *pcur = NULL;
+	struct opmfu_results_cursor *cur = NULL, *pcur = NULL, *rows;
 	enum opmfu_status st;
 	/* a shard of before the packs is read table by table, as one whose
 	 * output is not all copies (the packs hold the columns a copy leaves) */
@@ -444,12 +443,13 @@ static enum opmfu_status merge_shard(struct merge *m, const struct shard_in *s, 
 		st = opmfu_results_cursor_open(s->path, &pack, 1, NULL, NULL, &pcur, err);
 	for (i = 0; i < m->ws->n && st == OPMFU_OK && m->sp.n_copied; i++)
 		st = m->ws->v[i]->type->copy(m->ws->v[i], s->path, m->sp.copied, m->sp.n_copied, err);
+	rows = packed ? pcur : cur;
 	for (i = 0; i < s->n && st == OPMFU_OK; i++)
-		st = merge_rank(m, packed ? pcur : cur, packed, s, s->ranks[i], err);
+		st = merge_rank(m, rows, packed, s, s->ranks[i], err);
 	if (st == OPMFU_OK)
-		st = opmfu_results_cursor_close(packed ? pcur : cur, err);
+		st = opmfu_results_cursor_close(rows, err);
 	else
-		opmfu_results_cursor_close(packed ? pcur : cur, NULL);
+		opmfu_results_cursor_close(rows, NULL);
 	opmfu_results_cursor_close(packed ? cur : pcur, NULL);
 	return st;
 }
@@ -500,7 +500,7 @@ static int read_by_run(const char *name)
  * one (OpmfuCollCalls), OpmfuModel (the run's rows follow the ranks'). */
 void opmfu_shard_split(int copy, int summary_only, struct opmfu_shard_split *sp)
 {
-	const struct opmfu_table_def *all[MAX_RANK_TABS];
+	const struct opmfu_table_def *all[OPMFU_MAX_RANK_TABS];
 	size_t n = rank_defs(all), i;
 
 	sp->n_defs = sp->n_copied = 0;

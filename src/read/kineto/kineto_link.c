@@ -55,71 +55,106 @@ static int index_keys(struct opmfu_idtab *tab, struct key_probe *kp, size_t n)
 	return 0;
 }
 
-static uint32_t find_key(const struct opmfu_idtab *tab, struct key_probe *kp, int64_t key)
+static int64_t key_of(const struct key_probe *kp, size_t i)
 {
-	kp->key = key;
-	return key == INT64_MIN ? OPMFU_IDTAB_NONE : opmfu_idtab_find(tab, opmfu_mix64((uint64_t)key), key_eq, kp);
+	int64_t v;
+	memcpy(&v, (const char *)kp->base + i * kp->stride + kp->off, sizeof(v));
+	return v;
 }
 
-/* The runtime calls by correlation id (the first in file order of equal
- * ids), made once for the links and the launch times; kflow: by kernel,
- * the "s" end of the ac2g flow whose "f" end binds to it (NULL: the trace
- * has no flows). Calls already in correlationId order (nsys's tables, as
- * CUDA hands the ids out) are searched in place, from the last one found,
- * without the table: kernels ask in about that order, so a search is a
- * step or two over memory just read, where the table's were cache misses. */
-struct launches {
-	struct opmfu_idtab tab; /* unless sorted */
+/* element i goes before the key asked for */
+static int key_before(const void *ctx, size_t i, const void *key)
+{
+	return key_of(ctx, i) < *(const int64_t *)key;
+}
+
+/*
+ * n records found by their int64 key (INT64_MIN: none), the first in file
+ * order of equal keys. Records already in key order (nsys's runtime calls
+ * by correlationId, as CUDA hands the ids out; Kineto's flows by id) are
+ * searched in place, from where the last search ended, without a hash
+ * table: asked in about key order, a search is a step or two over memory
+ * just read, where the table's were cache misses; and no table is held
+ * while every record of the parse is (the link's peak).
+ */
+struct key_index {
 	struct key_probe kp;
-	uint32_t *kflow;
+	struct opmfu_idtab tab; /* unless sorted */
+	size_t n, at;           /* sorted: where the last search ended */
 	int sorted;
-	size_t at; /* sorted: where the last search ended */
 };
 
-/* p->launches[i] goes before the call key asks for */
-static int corr_before(const void *ctx, size_t i, const void *key)
+/* 0, or -1 when out of memory (x is then released). */
+static int key_index_make(struct key_index *x, const void *base, size_t n, size_t stride, size_t off)
 {
-	return ((const struct kin_launch *)ctx)[i].corr < *(const int64_t *)key;
+	size_t i;
+	x->kp = (struct key_probe){ base, stride, off, 0 };
+	x->n = n;
+	x->at = 0;
+	opmfu_idtab_init(&x->tab);
+	for (i = 1; i < n && key_of(&x->kp, i - 1) <= key_of(&x->kp, i); i++)
+		;
+	x->sorted = i >= n;
+	if (!x->sorted && index_keys(&x->tab, &x->kp, n)) {
+		opmfu_idtab_release(&x->tab);
+		return -1;
+	}
+	return 0;
 }
 
-/* The first runtime call with correlation id corr, or OPMFU_IDTAB_NONE. */
-static uint32_t launch_find(const struct kin_parse *p, struct launches *ls, int64_t corr)
+static void key_index_release(struct key_index *x)
 {
-	const struct kin_launch *l = p->launches;
-	size_t n = p->n_launches, lo, hi, step = 1;
+	opmfu_idtab_release(&x->tab);
+}
 
-	if (!ls->sorted)
-		return find_key(&ls->tab, &ls->kp, corr);
-	if (corr == INT64_MIN || n == 0)
+/* The first record with that key, or OPMFU_IDTAB_NONE. */
+static uint32_t key_index_find(struct key_index *x, int64_t key)
+{
+	const struct key_probe *kp = &x->kp;
+	size_t n = x->n, lo, hi, step = 1;
+
+	if (key == INT64_MIN || n == 0)
 		return OPMFU_IDTAB_NONE;
-	/* gallop from the last place to [lo, hi], which holds the first call
-	 * not before corr (hi == n: none) */
-	if (l[ls->at].corr < corr) {
-		lo = ls->at + 1;
-		while (lo + step - 1 < n && l[lo + step - 1].corr < corr) {
+	if (!x->sorted) {
+		x->kp.key = key;
+		return opmfu_idtab_find(&x->tab, opmfu_mix64((uint64_t)key), key_eq, &x->kp);
+	}
+	/* gallop from the last place to [lo, hi], which holds the first record
+	 * not before key (hi == n: none) */
+	if (key_of(kp, x->at) < key) {
+		lo = x->at + 1;
+		while (lo + step - 1 < n && key_of(kp, lo + step - 1) < key) {
 			lo += step;
 			step *= 2;
 		}
 		hi = lo + step - 1 < n ? lo + step - 1 : n;
 	} else {
-		hi = ls->at;
-		while (hi >= step && l[hi - step].corr >= corr) {
+		hi = x->at;
+		while (hi >= step && key_of(kp, hi - step) >= key) {
 			hi -= step;
 			step *= 2;
 		}
 		lo = hi >= step ? hi - step + 1 : 0;
 	}
-	lo = opmfu_lbound(lo, hi, corr_before, l, &corr);
-	ls->at = lo < n ? lo : n - 1;
-	return lo < n && l[lo].corr == corr ? (uint32_t)lo : OPMFU_IDTAB_NONE;
+	lo = opmfu_lbound(lo, hi, key_before, kp, &key);
+	x->at = lo < n ? lo : n - 1;
+	return lo < n && key_of(kp, lo) == key ? (uint32_t)lo : OPMFU_IDTAB_NONE;
 }
+
+/* The runtime calls by correlation id, made once for the links and the
+ * launch times; kflow: by kernel, the "s" end of the ac2g flow whose "f"
+ * end binds to it (NULL: the trace has no flows). */
+struct launches {
+	struct key_index idx;
+	uint32_t *kflow;
+};
 
 /* The launch of kernel ki: the runtime call with its correlation id, else
  * the "s" end of its flow. Returns KIN_BY_CORR or KIN_BY_FLOW (*ts and
  * *thread, without the base), or KIN_BY_NONE when neither is in the trace. */
 static int launch_at(const struct kin_parse *p, struct launches *ls, size_t ki, int64_t *ts, uint32_t *thread)
 {
-	uint32_t l = launch_find(p, ls, p->kernels[ki].corr);
+	uint32_t l = key_index_find(&ls->idx, p->kernels[ki].corr);
 	if (l != OPMFU_IDTAB_NONE) {
 		*ts = p->launches[l].ts;
 		*thread = p->launches[l].thread;
@@ -166,32 +201,20 @@ static int kernel_not_after(const void *ctx, size_t i, const void *key)
  * in file order; the first "f" to bind a kernel wins). Sorting and binary
  * search: O((kernels + flows) log kernels). -1 when out of memory.
  */
-static int flow_id_before(const void *ctx, size_t i, const void *key)
-{
-	return ((const struct kin_flow *)ctx)[i].id < *(const int64_t *)key;
-}
-
 static int pair_flows(struct kin_parse *p, struct launches *ls)
 {
-	struct opmfu_idtab tab;
-	struct key_probe kp = { p->fstarts, sizeof(*p->fstarts), offsetof(struct kin_flow, id), 0 };
+	struct key_index starts;
 	uint32_t *order = NULL;
 	size_t i;
-	int rc = -1, sorted;
+	int rc = -1;
 
 	if (!p->n_fstarts || !p->n_fends || !p->n_kernels)
 		return 0;
 	if (p->n_fstarts >= KIN_NONE || p->n_fends >= KIN_NONE)
 		return -1;
-	/* "s" ends in id order (Kineto writes them so) are searched in place:
-	 * an index of them was the largest array of the link's peak, with
-	 * every record of the parse still held */
-	for (i = 1; i < p->n_fstarts && p->fstarts[i - 1].id <= p->fstarts[i].id; i++)
-		;
-	sorted = i >= p->n_fstarts;
-	opmfu_idtab_init(&tab);
-	if ((!sorted && index_keys(&tab, &kp, p->n_fstarts)) ||
-	    !(ls->kflow = opmfu_malloc(p->n_kernels * sizeof(*ls->kflow))) ||
+	if (key_index_make(&starts, p->fstarts, p->n_fstarts, sizeof(*p->fstarts), offsetof(struct kin_flow, id)))
+		return -1;
+	if (!(ls->kflow = opmfu_malloc(p->n_kernels * sizeof(*ls->kflow))) ||
 	    !(order = opmfu_malloc(p->n_kernels * sizeof(*order))))
 		goto out;
 	for (i = 0; i < p->n_kernels; i++) {
@@ -210,20 +233,13 @@ static int pair_flows(struct kin_parse *p, struct launches *ls)
 		k = &p->kernels[order[at - 1]];
 		if (k->thread != fk.thread || k->end < fk.ts || ls->kflow[order[at - 1]] != KIN_NONE)
 			continue;
-		if (sorted) {
-			int64_t id = p->fends[i].id;
-			size_t f = opmfu_lbound(0, p->n_fstarts, flow_id_before, p->fstarts, &id);
-			s = id != INT64_MIN && f < p->n_fstarts && p->fstarts[f].id == id ? (uint32_t)f : OPMFU_IDTAB_NONE;
-		} else {
-			s = find_key(&tab, &kp, p->fends[i].id);
-		}
-		if (s != OPMFU_IDTAB_NONE)
+		if ((s = key_index_find(&starts, p->fends[i].id)) != OPMFU_IDTAB_NONE)
 			ls->kflow[order[at - 1]] = s;
 	}
 	rc = 0;
 out:
 	opmfu_free(order);
-	opmfu_idtab_release(&tab);
+	key_index_release(&starts);
 	return rc;
 }
 
@@ -240,17 +256,14 @@ out:
  */
 static int link_by_ext(struct kin_parse *p, struct launches *ls)
 {
-	struct opmfu_idtab tab;
-	struct key_probe kp = { p->ops, sizeof(*p->ops), offsetof(struct kin_op, ext), 0 };
+	struct key_index ext;
 	size_t i;
-	int rc = -1;
 
-	opmfu_idtab_init(&tab);
-	if (index_keys(&tab, &kp, p->n_ops))
-		goto out;
+	if (key_index_make(&ext, p->ops, p->n_ops, sizeof(*p->ops), offsetof(struct kin_op, ext)))
+		return -1;
 	for (i = 0; i < p->n_kernels; i++) {
 		uint32_t op = p->kernels[i].ext == p->kernels[i].corr ? OPMFU_IDTAB_NONE
-									: find_key(&tab, &kp, p->kernels[i].ext);
+									: key_index_find(&ext, p->kernels[i].ext);
 		int64_t ts;
 		uint32_t th;
 		if (op == OPMFU_IDTAB_NONE)
@@ -262,10 +275,8 @@ static int link_by_ext(struct kin_parse *p, struct launches *ls)
 		p->kernels[i].op = op;
 		p->kby[i] = KIN_BY_EXT;
 	}
-	rc = 0;
-out:
-	opmfu_idtab_release(&tab);
-	return rc;
+	key_index_release(&ext);
+	return 0;
 }
 
 /* ---- the innermost cpu_op around a launch ---- */
@@ -435,7 +446,7 @@ static int at_base(const struct kin_parse *p, int64_t v, int64_t *out)
  * when it overflows. */
 static int launch_of(const struct kin_parse *p, struct launches *ls, int64_t corr, int64_t *out)
 {
-	uint32_t l = launch_find(p, ls, corr);
+	uint32_t l = key_index_find(&ls->idx, corr);
 	*out = OPMFU_NO_LAUNCH;
 	return l != OPMFU_IDTAB_NONE && at_base(p, p->launches[l].ts, out) ? -2 : 0;
 }
@@ -874,7 +885,6 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 	struct launches ls;
 	uint32_t *order = NULL;
 	int64_t *klaunch = NULL;
-	size_t i;
 	int rc = -1, flows;
 
 	memset(c, 0, sizeof(*c));
@@ -885,21 +895,17 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 	opmfu_free(p->kby);
 	if (!(p->kby = opmfu_calloc(p->n_kernels ? p->n_kernels : 1, 1)))
 		return result(p, -1, "linking kernels to cpu_ops", err);
-	opmfu_idtab_init(&ls.tab);
-	ls.kp = (struct key_probe){ p->launches, sizeof(*p->launches), offsetof(struct kin_launch, corr), 0 };
 	ls.kflow = NULL;
-	for (i = 1; i < p->n_launches && p->launches[i - 1].corr <= p->launches[i].corr; i++)
-		;
-	ls.sorted = i >= p->n_launches;
-	ls.at = 0;
-	flows = (ls.sorted || !index_keys(&ls.tab, &ls.kp, p->n_launches)) && !pair_flows(p, &ls);
+	flows = !key_index_make(&ls.idx, p->launches, p->n_launches, sizeof(*p->launches),
+				offsetof(struct kin_launch, corr)) &&
+		!pair_flows(p, &ls);
 	/* the "f" ends have found their kernels: nothing else reads them */
 	KIN_DROP(p, KIN_PAGED_FENDS, p->fends, p->cap_fends);
 	if (flows && !link_by_ext(p, &ls) && !link_by_corr(p, &ls) && !(rc = launch_times(p, &ls, &klaunch)) &&
 	    !(rc = emit_copies(p, &ls))) {
 		/* every launch time is known: the runtime calls, the flows and their
 		 * index go before the links and ranges are written */
-		opmfu_idtab_release(&ls.tab);
+		key_index_release(&ls.idx);
 		opmfu_free(ls.kflow);
 		ls.kflow = NULL;
 		KIN_DROP(p, KIN_PAGED_LAUNCHES, p->launches, p->cap_launches);
@@ -913,7 +919,7 @@ enum opmfu_status opmfu_kin_link(struct kin_parse *p, struct kin_counts *c, stru
 		if (!rc && p->t->kx)
 			fill_kx(p, order);
 	}
-	opmfu_idtab_release(&ls.tab);
+	key_index_release(&ls.idx);
 	opmfu_free(ls.kflow);
 	opmfu_free(klaunch);
 	opmfu_free(order);
